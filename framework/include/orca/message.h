@@ -1,0 +1,49 @@
+/*
+ * Message: a user-facing error or warning as a value.
+ *
+ * A message names a help topic (file help-<area>.txt, section [topic]) and
+ * the values of its placeholders. Code that detects a problem builds a
+ * Message; the edge of the program (a tool's main) renders it through a
+ * HelpCatalog (help.h). Keeping the text in help files means every message
+ * can say what happened, why, and what to set, in plain language, without
+ * string-building scattered through the code.
+ */
+#ifndef ORCA_MESSAGE_H
+#define ORCA_MESSAGE_H
+
+#include <orca/export.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace orca {
+
+class ORCA_EXPORT Message {
+ public:
+  using Args = std::vector<std::pair<std::string, std::string>>;
+
+  Message(std::string area, std::string topic, Args args = {})
+      : area_(std::move(area)), topic_(std::move(topic)), args_(std::move(args)) {}
+
+  const std::string& area() const noexcept { return area_; }
+  const std::string& topic() const noexcept { return topic_; }
+  const Args& args() const noexcept { return args_; }
+
+  /* The value of placeholder `key`, or "" when absent. */
+  std::string arg(std::string_view key) const;
+
+  /* One line without the help text: "<area>/<topic>: key=value; ...".
+   * For logs and tests; users see the rendered help text. */
+  std::string summary() const;
+
+ private:
+  std::string area_;
+  std::string topic_;
+  Args args_;
+};
+
+}  // namespace orca
+
+#endif  // ORCA_MESSAGE_H

@@ -1,0 +1,94 @@
+/*
+ * Runtime: what one Orca process owns for the MCA core.
+ *
+ * Every tool (orca_info, orcarun, orcad) builds one Runtime and calls
+ * load() with its command-line options. load() gathers settings in
+ * precedence order -- defaults, param files (mca_base_param_files), --tune
+ * files, ORCA_MCA_* environment, --mca, the override file
+ * (mca_base_override_param_file) -- declares the mca_base_* variables and
+ * scans mca_base_component_path for components. add_framework() then
+ * declares each framework the tool uses. After the last one,
+ * report_settings() warns about settings that nothing claimed (with the
+ * closest registered name) and about deprecated synonyms.
+ *
+ * Destruction order is fixed: frameworks (closing components) before the
+ * repository (unloading them) before the registry.
+ */
+#ifndef ORCA_RUNTIME_H
+#define ORCA_RUNTIME_H
+
+#include <orca/export.h>
+#include <orca/help.h>
+#include <orca/mca_framework.h>
+#include <orca/mca_repository.h>
+#include <orca/mca_sources.h>
+#include <orca/mca_var.h>
+#include <orca/result.h>
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace orca {
+
+/* Where `make install` put things; the defaults of the mca_base_* paths. */
+struct ORCA_EXPORT InstallPaths {
+  std::string sysconfdir;
+  std::string pkglibdir;
+  std::string pkgdatadir;
+  /* The directories configure chose. */
+  static InstallPaths configured();
+};
+
+class ORCA_EXPORT Runtime {
+ public:
+  /* `program` names the process in messages; `envp` is the environment to
+   * read ORCA_MCA_* and HOME from. */
+  Runtime(std::string program, const char* const* envp,
+          InstallPaths paths = InstallPaths::configured());
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /* Loads every source of settings and the components. Errors: a bad
+   * value, a malformed or unreadable file; the runtime is then unusable. */
+  Status load(const mca::ToolOptions& options);
+
+  /* Creates, and declares the variables of, a framework. */
+  Result<mca::Framework*> add_framework(const mca::FrameworkDecl& decl);
+
+  /* Prints deprecated-synonym notices and unclaimed-setting warnings
+   * through the help catalog. Call once every framework is added. */
+  void report_settings(std::ostream& err);
+
+  /* Verbose output of mca_base_verbose (component loading). */
+  int verbosity() const;
+  /* Writes "[program:pid] channel: text" to standard error. */
+  void log(std::string_view channel, const std::string& text) const;
+
+  const std::string& program() const noexcept { return program_; }
+  mca::Registry& registry() noexcept { return registry_; }
+  HelpCatalog& help() noexcept { return help_; }
+  const mca::ComponentRepository& components() const noexcept { return repository_; }
+  const std::vector<std::unique_ptr<mca::Framework>>& frameworks() const noexcept {
+    return frameworks_;
+  }
+
+ private:
+  Status declare_base_vars();
+  Status load_files(const std::string& list, mca::SourceKind kind, bool missing_ok);
+
+  std::string program_;
+  std::vector<std::string> environment_;
+  InstallPaths paths_;
+  mca::Registry registry_;
+  HelpCatalog help_;
+  mca::ComponentRepository repository_;
+  std::vector<std::unique_ptr<mca::Framework>> frameworks_;
+};
+
+}  // namespace orca
+
+#endif  // ORCA_RUNTIME_H

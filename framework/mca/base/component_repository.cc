@@ -1,0 +1,130 @@
+// ComponentRepository: discovery and checked loading of component files.
+#include <orca/mca_repository.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace orca::mca {
+
+SharedObject::~SharedObject() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+SharedObject& SharedObject::operator=(SharedObject&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) dlclose(handle_);
+    handle_ = other.release();
+  }
+  return *this;
+}
+
+std::string LoadedComponent::version() const {
+  return std::to_string(descriptor->version_major) + "." + std::to_string(descriptor->version_minor) +
+         "." + std::to_string(descriptor->version_patch);
+}
+
+bool parse_component_file_name(std::string_view file_name, std::string* framework,
+                               std::string* component) {
+  constexpr std::string_view prefix = "mca_";
+  constexpr std::string_view suffix = ".so";
+  if (file_name.size() <= prefix.size() + suffix.size() || file_name.substr(0, prefix.size()) != prefix ||
+      file_name.substr(file_name.size() - suffix.size()) != suffix)
+    return false;
+  std::string_view stem = file_name.substr(prefix.size(), file_name.size() - prefix.size() - suffix.size());
+  size_t us = stem.find('_');
+  if (us == std::string_view::npos || us == 0 || us + 1 == stem.size()) return false;
+  *framework = std::string(stem.substr(0, us));
+  *component = std::string(stem.substr(us + 1));
+  return true;
+}
+
+namespace {
+
+std::vector<std::string> component_files(const std::string& dir) {
+  std::vector<std::string> names;
+  std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+  if (!d) return names;
+  while (dirent* e = readdir(d.get())) {
+    std::string fw, comp;
+    if (parse_component_file_name(e->d_name, &fw, &comp)) names.emplace_back(e->d_name);
+  }
+  std::sort(names.begin(), names.end());  // readdir order is arbitrary; keep runs repeatable
+  return names;
+}
+
+// Loads one file; returns the reason it cannot be used, or "" on success.
+std::string load_one(const std::string& path, const std::string& framework, const std::string& component,
+                     LoadedComponent* out) {
+  dlerror();
+  SharedObject so(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (so.get() == nullptr) {
+    const char* err = dlerror();
+    return std::string("cannot be loaded: ") + (err ? err : "unknown dlopen error");
+  }
+  const std::string symbol = "mca_" + framework + "_" + component + "_component";
+  dlerror();
+  void* sym = dlsym(so.get(), symbol.c_str());
+  if (sym == nullptr) return "does not export the descriptor symbol " + symbol;
+  const auto* desc = static_cast<const orca_mca_component*>(sym);
+  if (desc->abi_version != ORCA_MCA_COMPONENT_ABI_VERSION) {
+    return "was built for component ABI version " + std::to_string(desc->abi_version) +
+           ", this Orca uses version " + std::to_string(ORCA_MCA_COMPONENT_ABI_VERSION) + "; rebuild it";
+  }
+  if (desc->framework == nullptr || framework != desc->framework) {
+    return "declares framework '" + std::string(desc->framework ? desc->framework : "(null)") +
+           "' but its file name says '" + framework + "'";
+  }
+  if (desc->name == nullptr || component != desc->name) {
+    return "declares component '" + std::string(desc->name ? desc->name : "(null)") +
+           "' but its file name says '" + component + "'";
+  }
+  if (desc->query == nullptr) return "has no query function";
+  out->path = path;
+  out->descriptor = desc;
+  out->object = std::move(so);
+  return {};
+}
+
+}  // namespace
+
+ComponentRepository ComponentRepository::scan(const std::vector<std::string>& dirs, const Log& log) {
+  ComponentRepository repo;
+  for (const auto& dir : dirs) {
+    if (dir.empty()) continue;
+    for (const auto& name : component_files(dir)) {
+      const std::string path = dir + "/" + name;
+      std::string fw, comp;
+      parse_component_file_name(name, &fw, &comp);
+      auto same = [&](const LoadedComponent& c) { return c.framework() == fw && c.name() == comp; };
+      std::string reason;
+      LoadedComponent loaded;
+      if (auto it = std::find_if(repo.loaded_.begin(), repo.loaded_.end(), same); it != repo.loaded_.end()) {
+        reason = "is shadowed by " + it->path + ", found earlier on mca_base_component_path";
+      } else {
+        reason = load_one(path, fw, comp, &loaded);
+      }
+      if (reason.empty()) {
+        if (log) log("loaded component " + fw + "/" + comp + " " + loaded.version() + " from " + path);
+        repo.loaded_.push_back(std::move(loaded));
+      } else {
+        if (log) log("skipped " + path + ": it " + reason);
+        repo.rejected_.push_back(RejectedFile{path, "it " + reason});
+      }
+    }
+  }
+  return repo;
+}
+
+std::vector<const LoadedComponent*> ComponentRepository::of_framework(std::string_view framework) const {
+  std::vector<const LoadedComponent*> out;
+  for (const auto& c : loaded_) {
+    if (c.framework() == framework) out.push_back(&c);
+  }
+  return out;
+}
+
+}  // namespace orca::mca

@@ -1,0 +1,149 @@
+// Parsing of MCA variable values, one rule per type. Errors name the
+// variable, the source and what is valid (help-mca-var.txt [bad-value]).
+#include <orca/mca_var.h>
+
+#include "mca/var/text.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace orca::mca {
+
+std::string_view type_name(VarType type) {
+  switch (type) {
+    case VarType::Bool: return "bool";
+    case VarType::Int: return "int";
+    case VarType::Unsigned: return "unsigned";
+    case VarType::Size: return "size";
+    case VarType::Double: return "double";
+    case VarType::String: return "string";
+    case VarType::Enum: return "enum";
+    case VarType::StringList: return "string list";
+  }
+  return "unknown";
+}
+
+std::string valid_values(const VarSpec& spec) {
+  switch (spec.type) {
+    case VarType::Bool: return "one of 1, 0, true, false, yes, no, on, off";
+    case VarType::Int: return "a whole number, e.g. -3 or 42";
+    case VarType::Unsigned: return "a non-negative whole number, e.g. 0 or 42";
+    case VarType::Size: return "a byte count with an optional suffix k, M, G or T (powers of 1024), e.g. 4096, 64k, 4M";
+    case VarType::Double: return "a finite number, e.g. 0.25 or 3";
+    case VarType::String: return "any text";
+    case VarType::Enum: return "one of " + join(spec.enum_words, ", ");
+    case VarType::StringList: return "a comma-separated list of non-empty items, e.g. a,b,c";
+  }
+  return {};
+}
+
+namespace {
+
+Message bad_value(const VarSpec& spec, std::string_view text, const Source& source,
+                  std::string why) {
+  return Message("mca-var", "bad-value",
+                 {{"name", spec.full_name()},
+                  {"value", std::string(text)},
+                  {"source", source.describe()},
+                  {"why", std::move(why)},
+                  {"valid", valid_values(spec)}});
+}
+
+// Whole-string unsigned decimal (or 0x hex) parse; false on junk or overflow.
+bool parse_u64(std::string_view text, std::uint64_t* out) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || is_space(text[0])) return false;
+  std::string s(text);
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  if (errno == ERANGE || end == s.c_str() || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+Result<Value> parse_int(const VarSpec& spec, std::string_view text, const Source& source) {
+  std::string s(text);
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 0);
+  if (s.empty() || is_space(s[0]) || end == s.c_str() || *end != '\0')
+    return bad_value(spec, text, source, "not a whole number");
+  if (errno == ERANGE) return bad_value(spec, text, source, "out of the 64-bit range");
+  return Value(std::int64_t{v});
+}
+
+Result<Value> parse_size(const VarSpec& spec, std::string_view text, const Source& source) {
+  std::string_view digits = text;
+  std::uint64_t multiplier = 1;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'k': case 'K': multiplier = 1ull << 10; break;
+      case 'm': case 'M': multiplier = 1ull << 20; break;
+      case 'g': case 'G': multiplier = 1ull << 30; break;
+      case 't': case 'T': multiplier = 1ull << 40; break;
+      default: break;
+    }
+    if (multiplier != 1) digits.remove_suffix(1);
+  }
+  std::uint64_t v = 0;
+  if (!parse_u64(digits, &v)) return bad_value(spec, text, source, "not a byte count");
+  if (v > std::numeric_limits<std::uint64_t>::max() / multiplier)
+    return bad_value(spec, text, source, "too large");
+  return Value(v * multiplier);
+}
+
+}  // namespace
+
+Result<Value> parse_value(const VarSpec& spec, std::string_view text, const Source& source) {
+  switch (spec.type) {
+    case VarType::Bool: {
+      const std::string w = lower(text);
+      if (w == "1" || w == "true" || w == "yes" || w == "on") return Value(true);
+      if (w == "0" || w == "false" || w == "no" || w == "off") return Value(false);
+      return bad_value(spec, text, source, "not a boolean");
+    }
+    case VarType::Int:
+      return parse_int(spec, text, source);
+    case VarType::Unsigned: {
+      std::uint64_t v = 0;
+      if (!parse_u64(text, &v)) return bad_value(spec, text, source, "not a non-negative whole number");
+      return Value(v);
+    }
+    case VarType::Size:
+      return parse_size(spec, text, source);
+    case VarType::Double: {
+      std::string s(text);
+      errno = 0;
+      char* end = nullptr;
+      double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || is_space(s[0]) || end == s.c_str() || *end != '\0')
+        return bad_value(spec, text, source, "not a number");
+      if (errno == ERANGE || !std::isfinite(v)) return bad_value(spec, text, source, "not finite");
+      return Value(v);
+    }
+    case VarType::String:
+      return Value(std::string(text));
+    case VarType::Enum: {
+      const std::string w = lower(text);
+      for (const auto& word : spec.enum_words) {
+        if (lower(word) == w) return Value(word);
+      }
+      return bad_value(spec, text, source, "not one of its words");
+    }
+    case VarType::StringList: {
+      std::vector<std::string> items;
+      if (trim(text).empty()) return Value(items);
+      for (const auto& item : split(text, ',')) {
+        std::string t(trim(item));
+        if (t.empty()) return bad_value(spec, text, source, "an empty item in the list");
+        items.push_back(std::move(t));
+      }
+      return Value(std::move(items));
+    }
+  }
+  return bad_value(spec, text, source, "unknown type");
+}
+
+}  // namespace orca::mca

@@ -1,0 +1,165 @@
+// Runtime: gathers settings from every source, declares the mca_base_*
+// variables, loads components and owns the frameworks a tool uses.
+#include <orca/runtime.h>
+
+#include "mca/var/text.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+namespace orca {
+
+using mca::Setting;
+using mca::Source;
+using mca::SourceKind;
+using mca::VarSpec;
+using mca::VarType;
+
+InstallPaths InstallPaths::configured() {
+  return InstallPaths{ORCA_SYSCONFDIR, ORCA_PKGLIBDIR, ORCA_PKGDATADIR};
+}
+
+Runtime::Runtime(std::string program, const char* const* envp, InstallPaths paths)
+    : program_(std::move(program)), paths_(std::move(paths)), help_(program_, {paths_.pkgdatadir}) {
+  for (; envp != nullptr && *envp != nullptr; ++envp) environment_.emplace_back(*envp);
+}
+
+Runtime::~Runtime() {
+  frameworks_.clear();  // close components before the repository unloads them
+}
+
+namespace {
+
+std::string env_value(const std::vector<std::string>& env, std::string_view key) {
+  for (const auto& e : env) {
+    if (e.size() > key.size() && e.compare(0, key.size(), key) == 0 && e[key.size()] == '=')
+      return e.substr(key.size() + 1);
+  }
+  return {};
+}
+
+std::vector<std::string> path_list(const std::string& text) {
+  std::vector<std::string> out;
+  for (auto& p : mca::split(text, ':')) {
+    if (!p.empty()) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status Runtime::declare_base_vars() {
+  const std::string home = env_value(environment_, "HOME");
+  const std::string user_dir = home.empty() ? std::string() : home + "/.orca";
+  auto base = [](std::string name, VarType type, std::string def, int level, std::string help,
+                 unsigned flags = ORCA_MCA_VAR_FLAG_NONE) {
+    VarSpec s;
+    s.framework = "mca";
+    s.component = "base";
+    s.name = std::move(name);
+    s.type = type;
+    s.default_text = std::move(def);
+    s.level = level;
+    s.description = std::move(help);
+    s.flags = flags;
+    return s;
+  };
+  std::string param_files = paths_.sysconfdir + "/orca-mca-params.conf";
+  std::string component_path = paths_.pkglibdir;
+  if (!user_dir.empty()) {
+    param_files += ":" + user_dir + "/mca-params.conf";
+    component_path += ":" + user_dir + "/components";
+  }
+  const VarSpec specs[] = {
+      base("param_files", VarType::String, param_files, 2,
+           "Colon-separated param files read in order (a later file beats an earlier one); \"none\" reads none. "
+           "Set only in the environment or on the command line.",
+           ORCA_MCA_VAR_FLAG_NOT_FROM_FILES),
+      base("override_param_file", VarType::String, paths_.sysconfdir + "/orca-mca-params-override.conf", 3,
+           "A param file whose settings beat every other source; \"none\" reads none. "
+           "Set only in the environment or on the command line.",
+           ORCA_MCA_VAR_FLAG_NOT_FROM_FILES),
+      base("component_path", VarType::String, component_path, 2,
+           "Colon-separated directories searched in order for component files mca_<framework>_<component>.so"),
+      base("help_path", VarType::String, paths_.pkgdatadir, 9,
+           "Colon-separated directories holding the help-*.txt message files"),
+      base("verbose", VarType::Int, "0", 8,
+           "Verbosity of component loading: 0 quiet, 1 or more lists every file loaded or skipped and why"),
+  };
+  // Declare them all even if one has a bad value: the help path must be
+  // known before that error can be shown.
+  Status first;
+  for (const auto& s : specs) {
+    if (auto r = registry_.declare(s); !r && first) first = r.error();
+  }
+  help_.set_dirs(path_list(registry_.find("mca_base_help_path")->as_string()));
+  return first;
+}
+
+Status Runtime::load_files(const std::string& list, SourceKind kind, bool missing_ok) {
+  if (list == "none") return {};
+  int order = 0;
+  for (const auto& path : path_list(list)) {
+    Source origin{kind, path, 0, order++};
+    auto settings = mca::read_param_file(path, origin, missing_ok);
+    if (!settings) return settings.error();
+    for (auto& s : settings.value()) {
+      if (Status st = registry_.add_setting(std::move(s)); !st) return st;
+    }
+  }
+  return {};
+}
+
+Status Runtime::load(const mca::ToolOptions& options) {
+  std::vector<const char*> envp;
+  for (const auto& e : environment_) envp.push_back(e.c_str());
+  envp.push_back(nullptr);
+  for (auto& s : mca::settings_from_environment(envp.data())) (void)registry_.add_setting(std::move(s));
+  for (const auto& s : options.mca) (void)registry_.add_setting(s);
+
+  if (Status st = declare_base_vars(); !st) return st;
+
+  // Files are read in precedence order; registry precedence does the rest.
+  if (Status st = load_files(registry_.find("mca_base_param_files")->as_string(), SourceKind::ParamFile, true); !st)
+    return st;
+  for (const auto& tune : options.tune_files) {
+    if (Status st = load_files(tune, SourceKind::TuneFile, false); !st) return st;
+  }
+  if (Status st = load_files(registry_.find("mca_base_override_param_file")->as_string(), SourceKind::OverrideFile, true);
+      !st)
+    return st;
+  // A file may have changed the help path.
+  help_.set_dirs(path_list(registry_.find("mca_base_help_path")->as_string()));
+
+  mca::ComponentRepository::Log log;
+  if (verbosity() > 0) log = [this](const std::string& text) { this->log("mca", text); };
+  repository_ = mca::ComponentRepository::scan(path_list(registry_.find("mca_base_component_path")->as_string()), log);
+  return {};
+}
+
+Result<mca::Framework*> Runtime::add_framework(const mca::FrameworkDecl& decl) {
+  auto fw = std::make_unique<mca::Framework>(
+      decl, registry_, repository_,
+      [this, name = std::string(decl.name)](const std::string& text) { log(name, text); });
+  if (Status st = fw->register_vars(); !st) return st.error();
+  frameworks_.push_back(std::move(fw));
+  return frameworks_.back().get();
+}
+
+void Runtime::report_settings(std::ostream& err) {
+  for (const auto& m : registry_.take_notices()) help_.show(m, err);
+  // Every unknown name is its own mistake: show each one.
+  for (const auto& m : registry_.unclaimed_settings()) help_.show(m, err, true);
+}
+
+int Runtime::verbosity() const {
+  const mca::Variable* v = registry_.find("mca_base_verbose");
+  return v == nullptr ? 0 : static_cast<int>(v->as_int());
+}
+
+void Runtime::log(std::string_view channel, const std::string& text) const {
+  std::cerr << "[" << program_ << ":" << getpid() << "] " << channel << ": " << text << std::endl;
+}
+
+}  // namespace orca

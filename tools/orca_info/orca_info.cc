@@ -1,0 +1,131 @@
+// orca_info: shows what Orca would do, before a job runs: frameworks,
+// components and why any were not loaded, and every MCA variable with its
+// value and where that value came from.
+#include "info_report.h"
+
+#include <orca/frameworks.h>
+#include <orca/runtime.h>
+
+#include "config.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+extern char** environ;
+
+namespace {
+
+constexpr const char* kUsage = R"(Usage: orca_info [OPTIONS]
+
+Shows Orca's frameworks and components (with why any file was not loaded),
+and the MCA variables: value, where the value came from, level, type,
+description and valid values.
+
+Options:
+  --param FRAMEWORK COMPONENT   show the variables of one component; "all"
+                                works for either ("--param mca base" shows
+                                the core variables, "--param all all" all)
+  --level N                     with --param: only variables of level 1..N
+                                (1: every user ... 9: developers; default 9)
+  --parsable                    one fact per line, for scripts:
+                                mca:<framework>:<component>:param:<var>:<field>:<value>
+  --mca NAME VALUE              set an MCA variable (beats files and environment)
+  --tune FILE                   read NAME = VALUE lines from FILE
+  --version                     print the version and exit
+  -h, --help                    print this help and exit
+
+Variables are also read from ORCA_MCA_<name> in the environment and from the
+param files named by mca_base_param_files.
+
+Examples:
+  orca_info
+  orca_info --param mca base
+  ORCA_MCA_mca_base_verbose=1 orca_info --param all all --level 2 --parsable
+)";
+
+struct InfoArgs {
+  bool help = false;
+  bool version = false;
+  bool params = false;
+  std::string framework, component;
+  orca::info::ReportOptions report;
+};
+
+orca::Result<InfoArgs> parse_info_args(const std::vector<std::string>& args) {
+  InfoArgs out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      out.help = true;
+    } else if (a == "--version" || a == "-V") {
+      out.version = true;
+    } else if (a == "--parsable") {
+      out.report.parsable = true;
+    } else if (a == "--param") {
+      if (i + 2 >= args.size()) return orca::Message("orca-info", "param-args", {});
+      out.params = true;
+      out.framework = args[++i];
+      out.component = args[++i];
+    } else if (a == "--level") {
+      char* end = nullptr;
+      long level = i + 1 < args.size() ? std::strtol(args[i + 1].c_str(), &end, 10) : 0;
+      if (i + 1 >= args.size() || *end != '\0' || level < 1 || level > 9)
+        return orca::Message("orca-info", "bad-level", {{"value", i + 1 < args.size() ? args[i + 1] : ""}});
+      out.report.level = static_cast<int>(level);
+      ++i;
+    } else {
+      return orca::Message("orca-info", "unknown-option", {{"option", a}});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  orca::Runtime runtime("orca_info", environ);
+  auto fail = [&](const orca::Message& m) {
+    runtime.help().show(m, std::cerr, true);
+    return EXIT_FAILURE;
+  };
+
+  auto tool_options = orca::mca::parse_tool_options(argc, argv);
+  if (!tool_options) return fail(tool_options.error());
+  auto args = parse_info_args(tool_options->rest);
+  if (!args) return fail(args.error());
+  if (args->help) {
+    std::cout << kUsage;
+    return EXIT_SUCCESS;
+  }
+  if (args->version) {
+    std::cout << "orca_info (Orca) " << PACKAGE_VERSION << "\n";
+    return EXIT_SUCCESS;
+  }
+
+  if (orca::Status st = runtime.load(tool_options.value()); !st) return fail(st.error());
+  for (const auto* decl : orca::known_frameworks()) {
+    auto fw = runtime.add_framework(*decl);
+    if (!fw) return fail(fw.error());
+  }
+  runtime.report_settings(std::cerr);
+
+  if (args->params) {
+    orca::Status st = orca::info::print_params(runtime, args->framework, args->component, args->report, std::cout);
+    return st ? EXIT_SUCCESS : fail(st.error());
+  }
+  // Open every framework so the listing shows which components would run.
+  int status = EXIT_SUCCESS;
+  for (const auto& fw : runtime.frameworks()) {
+    if (orca::Status st = fw->open(); !st) {
+      runtime.help().show(st.error(), std::cerr, true);
+      status = EXIT_FAILURE;
+    }
+  }
+  if (!args->report.parsable) {
+    std::cout << "Orca " << PACKAGE_VERSION << "\n"
+              << "Component path: " << runtime.registry().find("mca_base_component_path")->as_string() << "\n";
+  }
+  orca::info::print_components(runtime, args->report, std::cout);
+  return status;
+}
