@@ -1,0 +1,43 @@
+# Shared by the two quickstart scripts: install what Orca needs on Debian 12
+# and build it out of tree in $ORCA_BUILD_DIR (default: <source>/_build).
+set -euo pipefail
+
+ORCA_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ORCA_BUILD_DIR=${ORCA_BUILD_DIR:-$ORCA_TOP/_build}
+ORCA_PREFIX=${ORCA_PREFIX:-$ORCA_BUILD_DIR/prefix}
+
+# Packages: the toolchain, autotools, libevent, hwloc, GoogleTest and
+# Google Benchmark, and the network tools the namespace tests use.
+ORCA_PACKAGES=(build-essential autoconf automake libtool pkg-config
+               libevent-dev libhwloc-dev libgtest-dev libbenchmark-dev
+               iproute2 nftables procps)
+
+install_packages() {
+    local missing=()
+    for p in "${ORCA_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "Missing Debian packages: ${missing[*]}; run as root or: sudo apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "== installing ${missing[*]}"
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build_orca() {
+    if [ ! -x "$ORCA_TOP/configure" ]; then
+        echo "== autogen"
+        (cd "$ORCA_TOP" && ./autogen.sh)
+    fi
+    mkdir -p "$ORCA_BUILD_DIR"
+    cd "$ORCA_BUILD_DIR"
+    if [ ! -f Makefile ]; then
+        echo "== configure (prefix $ORCA_PREFIX)"
+        "$ORCA_TOP/configure" --prefix="$ORCA_PREFIX" ${ORCA_CONFIGURE_FLAGS:-}
+    fi
+    echo "== build"
+    make -j"$(nproc)"
+}
