@@ -2,8 +2,10 @@
 // components and why any were not loaded, and every MCA variable with its
 // value and where that value came from.
 #include "info_report.h"
+#include "network_report.h"
 
 #include <orca/frameworks.h>
+#include <orca/interface_selection.h>
 #include <orca/runtime.h>
 
 #include "config.h"
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -28,8 +31,18 @@ Options:
                                 the core variables, "--param all all" all)
   --level N                     with --param: only variables of level 1..N
                                 (1: every user ... 9: developers; default 9)
+  --interfaces                  every interface address of this host with its
+                                kind, and whether the oob would use it and why
+  --reach ADDR[/PREFIX][@KIND]...
+                                the weight and reason of every (local, remote)
+                                address pair for a peer with these addresses,
+                                from the selected reachable component; KIND is
+                                what the peer would advertise (e.g. bridge)
+  --same-host                   with --reach: the peer is on this host
   --parsable                    one fact per line, for scripts:
                                 mca:<framework>:<component>:param:<var>:<field>:<value>
+                                iface:<name>:<addr>/<len>:kind=K:selected=yes|no:reason=R
+                                reach:<local>:<remote>:weight=N:reason=R
   --mca NAME VALUE              set an MCA variable (beats files and environment)
   --tune FILE                   read NAME = VALUE lines from FILE
   --version                     print the version and exit
@@ -41,6 +54,8 @@ param files named by mca_base_param_files.
 Examples:
   orca_info
   orca_info --param mca base
+  orca_info --interfaces --mca oob_tcp_if_include eth0
+  orca_info --reach 10.0.0.2/24 192.168.122.1 --mca reachable weighted
   ORCA_MCA_mca_base_verbose=1 orca_info --param all all --level 2 --parsable
 )";
 
@@ -48,6 +63,9 @@ struct InfoArgs {
   bool help = false;
   bool version = false;
   bool params = false;
+  bool interfaces = false;
+  bool same_host = false;
+  std::vector<std::string> reach;
   std::string framework, component;
   orca::info::ReportOptions report;
 };
@@ -67,6 +85,13 @@ orca::Result<InfoArgs> parse_info_args(const std::vector<std::string>& args) {
       out.params = true;
       out.framework = args[++i];
       out.component = args[++i];
+    } else if (a == "--interfaces") {
+      out.interfaces = true;
+    } else if (a == "--same-host") {
+      out.same_host = true;
+    } else if (a == "--reach") {
+      while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) out.reach.push_back(args[++i]);
+      if (out.reach.empty()) return orca::Message("orca-info", "reach-args", {});
     } else if (a == "--level") {
       char* end = nullptr;
       long level = i + 1 < args.size() ? std::strtol(args[i + 1].c_str(), &end, 10) : 0;
@@ -104,6 +129,7 @@ int main(int argc, char** argv) {
   }
 
   if (orca::Status st = runtime.load(tool_options.value()); !st) return fail(st.error());
+  if (orca::Status st = orca::net::declare_interface_selection_vars(runtime.registry()); !st) return fail(st.error());
   for (const auto* decl : orca::known_frameworks()) {
     auto fw = runtime.add_framework(*decl);
     if (!fw) return fail(fw.error());
@@ -114,6 +140,10 @@ int main(int argc, char** argv) {
     orca::Status st = orca::info::print_params(runtime, args->framework, args->component, args->report, std::cout);
     return st ? EXIT_SUCCESS : fail(st.error());
   }
+  if (args->interfaces) {
+    orca::Status st = orca::info::print_interfaces(runtime, args->report, std::cout);
+    return st ? EXIT_SUCCESS : fail(st.error());
+  }
   // Open every framework so the listing shows which components would run.
   int status = EXIT_SUCCESS;
   for (const auto& fw : runtime.frameworks()) {
@@ -121,6 +151,11 @@ int main(int argc, char** argv) {
       runtime.help().show(st.error(), std::cerr, true);
       status = EXIT_FAILURE;
     }
+  }
+  if (!args->reach.empty()) {
+    if (status != EXIT_SUCCESS) return status;
+    orca::Status st = orca::info::print_reach(runtime, args->reach, args->same_host, args->report, std::cout);
+    return st ? EXIT_SUCCESS : fail(st.error());
   }
   if (!args->report.parsable) {
     std::cout << "Orca " << PACKAGE_VERSION << "\n"

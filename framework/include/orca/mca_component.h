@@ -30,6 +30,10 @@
 extern "C" {
 #endif
 
+/* Marks the descriptor symbol for export from a component built with
+ * hidden visibility. */
+#define ORCA_COMPONENT_EXPORT __attribute__((visibility("default")))
+
 /* Bumped whenever any struct in this header changes layout or meaning. */
 #define ORCA_MCA_COMPONENT_ABI_VERSION 1u
 

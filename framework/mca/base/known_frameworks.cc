@@ -1,12 +1,10 @@
 // The list of frameworks in this build. Each framework's declaration lives
-// with its base code; this file only gathers them for enumeration.
+// with its public header; this file only gathers them for enumeration.
 #include <orca/frameworks.h>
+#include <orca/reachable.h>
 
 namespace orca {
 
-std::vector<const mca::FrameworkDecl*> known_frameworks() {
-  // Frameworks are added here as they land (reachable, oob, plm, routed).
-  return {};
-}
+std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework}; }
 
 }  // namespace orca

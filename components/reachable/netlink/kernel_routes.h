@@ -1,0 +1,36 @@
+// reachable/netlink: asks the kernel (RTM_GETROUTE) which interface and
+// gateway it would use for a destination.
+#ifndef ORCA_COMPONENTS_REACHABLE_NETLINK_KERNEL_ROUTES_H
+#define ORCA_COMPONENTS_REACHABLE_NETLINK_KERNEL_ROUTES_H
+
+#include <orca/ip_address.h>
+#include <orca/netlink.h>
+
+#include <optional>
+#include <string>
+
+namespace orca::reach::netlink {
+
+struct Route {
+  bool found = false;      // false: no route; `error` says why
+  std::string error;
+  int type = 0;            // RTN_UNICAST, RTN_LOCAL, RTN_UNREACHABLE, ...
+  int oif = 0;             // output interface index
+  std::optional<net::IpAddress> gateway;
+  std::optional<net::IpAddress> preferred_source;
+};
+
+class KernelRoutes {
+ public:
+  explicit KernelRoutes(net::NetlinkSocket socket) : socket_(std::move(socket)) {}
+  /* The kernel's route to `destination`; for IPv6 link-local the scope
+   * (interface index) is passed as the output interface. */
+  Route lookup(const net::IpAddress& destination);
+
+ private:
+  net::NetlinkSocket socket_;
+};
+
+}  // namespace orca::reach::netlink
+
+#endif

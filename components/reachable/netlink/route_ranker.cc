@@ -1,0 +1,90 @@
+// reachable/netlink: the kernel's chosen interface first (on-link before
+// via a gateway), other interfaces demoted, no route never.
+#include "route_ranker.h"
+
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+namespace orca::reach::netlink {
+
+namespace {
+
+net::IpAddress address_of(const orca_reach_endpoint& e) {
+  return net::IpAddress(e.family == AF_INET ? net::Family::V4 : net::Family::V6, e.address, e.scope_id);
+}
+
+std::string interface_name(int index) {
+  char name[IF_NAMESIZE] = {};
+  return if_indextoname(static_cast<unsigned>(index), name) ? name : "interface " + std::to_string(index);
+}
+
+void set(orca_reach_verdict& v, int weight, const std::string& why) {
+  v.weight = weight;
+  std::snprintf(v.reason, sizeof v.reason, "%s", why.c_str());
+}
+
+}  // namespace
+
+orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& q, orca_reach_verdict* verdicts) {
+  std::map<net::IpAddress, Route> cache;  // answers valid for this call only
+  for (size_t r = 0; r < q.n_remotes; ++r) {
+    const net::IpAddress ra = address_of(q.remotes[r]);
+    for (size_t l = 0; l < q.n_locals; ++l) {
+      orca_reach_verdict& v = verdicts[l * q.n_remotes + r];
+      if (v.weight != ORCA_REACH_UNDECIDED) continue;
+      const orca_reach_endpoint& local = q.locals[l];
+      // A link-local destination is routed per link: ask with this link.
+      net::IpAddress dst = ra;
+      if (ra.is_link_local() && ra.family() == net::Family::V6) dst.set_scope_id(static_cast<std::uint32_t>(local.if_index));
+      auto it = cache.find(dst);
+      if (it == cache.end()) it = cache.emplace(dst, routes.lookup(dst)).first;
+      const Route& route = it->second;
+      const std::string dst_text = ra.to_string();
+      if (!route.found) {
+        set(v, 0, "no route to " + dst_text + (route.error.empty() ? "" : " (" + route.error + ")"));
+        continue;
+      }
+      if (route.type != RTN_UNICAST && route.type != RTN_LOCAL) {
+        set(v, 0, "the kernel's route to " + dst_text + " is not usable (type " + std::to_string(route.type) + ")");
+        continue;
+      }
+      const std::string lname = local.if_name ? local.if_name : interface_name(local.if_index);
+      int weight;
+      std::string why;
+      if (route.type == RTN_LOCAL) {
+        weight = kLocalDelivery;
+        why = "the kernel delivers " + dst_text + " locally";
+      } else if (route.oif != local.if_index) {
+        set(v, kOtherInterface, "the kernel would send to " + dst_text + " on " + interface_name(route.oif) +
+                                    ", not " + lname);
+        continue;
+      } else if (route.gateway) {
+        weight = kGatewayRoute;
+        why = "the kernel routes " + dst_text + " via " + route.gateway->to_string() + " on " + lname;
+      } else {
+        weight = kDirectRoute;
+        why = "the kernel routes " + dst_text + " directly on " + lname;
+      }
+      if (route.preferred_source && route.preferred_source->same_address(address_of(local))) {
+        weight += 20;
+        why += " from this address";
+      }
+      std::string link_why;
+      weight += link_bonus(local, q.remotes[r], &link_why);
+      why += "; " + link_why;
+      if (!local.running) {
+        weight /= 4;
+        why += "; no carrier";
+      }
+      set(v, weight, why);
+    }
+  }
+  return ORCA_MCA_OK;
+}
+
+}  // namespace orca::reach::netlink

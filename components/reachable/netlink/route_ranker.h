@@ -1,0 +1,22 @@
+// reachable/netlink: ranks pairs by the kernel's own route choice.
+#ifndef ORCA_COMPONENTS_REACHABLE_NETLINK_ROUTE_RANKER_H
+#define ORCA_COMPONENTS_REACHABLE_NETLINK_ROUTE_RANKER_H
+
+#include "kernel_routes.h"
+
+#include <orca/reachable.h>
+
+namespace orca::reach::netlink {
+
+inline constexpr int kDirectRoute = 900;    // the kernel's interface, on-link
+inline constexpr int kGatewayRoute = 700;   // the kernel's interface, via a gateway
+inline constexpr int kLocalDelivery = 500;  // the destination is this host
+inline constexpr int kOtherInterface = 50;  // the kernel would use another interface
+
+/* Fills the undecided verdicts; one route lookup per distinct remote
+ * address within the call. */
+orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& query, orca_reach_verdict* verdicts);
+
+}  // namespace orca::reach::netlink
+
+#endif

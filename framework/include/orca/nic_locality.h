@@ -1,0 +1,38 @@
+/*
+ * NicLocality: PCI bus id and NUMA node of physical NICs, from hwloc.
+ *
+ * Loading an hwloc topology with I/O devices takes tens of milliseconds,
+ * so it happens at most once per NicLocality object, and only when
+ * annotate() meets a physical or wireless link. A machine (or container)
+ * where hwloc sees no NIC is normal: the fields stay empty.
+ */
+#ifndef ORCA_NIC_LOCALITY_H
+#define ORCA_NIC_LOCALITY_H
+
+#include <orca/export.h>
+#include <orca/interfaces.h>
+
+#include <memory>
+
+namespace orca::net {
+
+class ORCA_EXPORT NicLocality {
+ public:
+  NicLocality();
+  ~NicLocality();
+  NicLocality(const NicLocality&) = delete;
+  NicLocality& operator=(const NicLocality&) = delete;
+
+  /* Fills pci_bus_id and numa_node of the inventory's hardware links. */
+  void annotate(InterfaceInventory& inventory);
+  /* Whether a topology was loaded (for tests of the lazy contract). */
+  bool loaded() const noexcept;
+
+ private:
+  struct Topology;
+  std::unique_ptr<Topology> topology_;
+};
+
+}  // namespace orca::net
+
+#endif  // ORCA_NIC_LOCALITY_H

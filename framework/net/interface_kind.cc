@@ -1,0 +1,48 @@
+// Interface kinds: names and the classification rule.
+#include <orca/interfaces.h>
+
+namespace orca::net {
+
+namespace {
+constexpr std::pair<InterfaceKind, std::string_view> kKindNames[] = {
+    {InterfaceKind::Loopback, "loopback"},   {InterfaceKind::Physical, "physical"},
+    {InterfaceKind::Wireless, "wireless"},   {InterfaceKind::Bridge, "bridge"},
+    {InterfaceKind::Veth, "veth"},           {InterfaceKind::Vlan, "vlan"},
+    {InterfaceKind::Bond, "bond"},           {InterfaceKind::TunTap, "tun/tap"},
+    {InterfaceKind::Dummy, "dummy"},         {InterfaceKind::OtherVirtual, "other-virtual"},
+    {InterfaceKind::Unknown, "unknown"},
+};
+}  // namespace
+
+std::string_view kind_name(InterfaceKind kind) {
+  for (const auto& [k, n] : kKindNames) {
+    if (k == kind) return n;
+  }
+  return "unknown";
+}
+
+std::optional<InterfaceKind> parse_kind(std::string_view name) {
+  for (const auto& [k, n] : kKindNames) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+InterfaceKind classify_link(const LinkTraits& t) {
+  if (t.loopback_flag) return InterfaceKind::Loopback;
+  // The kernel's own link type is authoritative where it exists.
+  static constexpr std::pair<std::string_view, InterfaceKind> kLinkKinds[] = {
+      {"bridge", InterfaceKind::Bridge}, {"veth", InterfaceKind::Veth},   {"vlan", InterfaceKind::Vlan},
+      {"bond", InterfaceKind::Bond},     {"tun", InterfaceKind::TunTap},  {"dummy", InterfaceKind::Dummy},
+  };
+  for (const auto& [k, kind] : kLinkKinds) {
+    if (t.link_kind == k) return kind;
+  }
+  if (t.wireless) return InterfaceKind::Wireless;
+  if (t.tun_flags) return InterfaceKind::TunTap;
+  if (t.bridge_dir) return InterfaceKind::Bridge;
+  if (!t.link_kind.empty()) return InterfaceKind::OtherVirtual;  // macvlan, vxlan, wireguard, ...
+  return t.has_device ? InterfaceKind::Physical : InterfaceKind::OtherVirtual;
+}
+
+}  // namespace orca::net

@@ -1,0 +1,156 @@
+// The interface selection policy and its two variables.
+#include <orca/interface_selection.h>
+
+#include "mca/var/text.h"
+
+#include <algorithm>
+
+namespace orca::net {
+
+Status declare_interface_selection_vars(mca::Registry& registry) {
+  auto list_var = [](const char* name, const char* help) {
+    mca::VarSpec s;
+    s.framework = "oob";
+    s.component = "tcp";
+    s.name = name;
+    s.type = mca::VarType::StringList;
+    s.level = 1;
+    s.description = help;
+    return s;
+  };
+  const mca::VarSpec specs[] = {
+      list_var("if_include",
+               "Use only these interfaces: names (eth0) and IPv4/IPv6 CIDRs (10.0.0.0/8, fd00::/8), comma-separated. "
+               "Loopback stays for peers on the same host. Mutually exclusive with oob_tcp_if_exclude"),
+      list_var("if_exclude",
+               "Never use these interfaces: names and IPv4/IPv6 CIDRs, comma-separated (naming lo removes loopback too). "
+               "Mutually exclusive with oob_tcp_if_include"),
+  };
+  for (const auto& s : specs) {
+    if (auto r = registry.declare(s); !r) return r.error();
+  }
+  return {};
+}
+
+bool FilterEntry::matches(const InterfaceAddress& entry) const {
+  return is_prefix ? prefix.contains(entry.address) : entry.link.name == text;
+}
+
+namespace {
+
+// Interface names: what the kernel allows, minus the characters that make
+// an entry look like an address.
+bool plausible_name(const std::string& s) {
+  return !s.empty() && s.size() < 16 && std::none_of(s.begin(), s.end(), [](char c) {
+    return c == '/' || c == ':' || c == ' ' || c == ',';
+  });
+}
+
+bool looks_like_address(const std::string& s) {
+  if (s.find('/') != std::string::npos || s.find(':') != std::string::npos) return true;
+  // Dotted digits: 10.0.0.1 or a typo of it.
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
+
+}  // namespace
+
+Result<std::vector<FilterEntry>> parse_filter_entries(const std::vector<std::string>& items,
+                                                      const std::string& variable, const std::string& source) {
+  std::vector<FilterEntry> out;
+  for (const auto& item : items) {
+    FilterEntry e;
+    e.text = item;
+    if (looks_like_address(item)) {
+      std::string why;
+      auto prefix = IpPrefix::parse(item, &why);
+      if (!prefix) {
+        return Message("net", "if-bad-entry",
+                       {{"variable", variable}, {"source", source}, {"entry", item}, {"why", why}});
+      }
+      e.is_prefix = true;
+      e.prefix = *prefix;
+    } else if (!plausible_name(item)) {
+      return Message("net", "if-bad-entry",
+                     {{"variable", variable}, {"source", source}, {"entry", item},
+                      {"why", "it is neither an interface name nor an IPv4/IPv6 CIDR"}});
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<InterfaceFilter> interface_filter_from(const mca::Registry& registry) {
+  const mca::Variable* inc = registry.find(kIfIncludeVar);
+  const mca::Variable* exc = registry.find(kIfExcludeVar);
+  if (inc == nullptr || exc == nullptr) {
+    return Message("mca-var", "bad-declaration", {{"name", kIfIncludeVar}, {"why", "not declared before use"}});
+  }
+  InterfaceFilter filter;
+  if (!inc->as_list().empty() && !exc->as_list().empty()) {
+    return Message("net", "if-both-set",
+                   {{"include", inc->text()}, {"include_source", inc->source().describe()},
+                    {"exclude", exc->text()}, {"exclude_source", exc->source().describe()}});
+  }
+  const mca::Variable* set = !inc->as_list().empty() ? inc : !exc->as_list().empty() ? exc : nullptr;
+  if (set == nullptr) return filter;
+  filter.mode = set == inc ? InterfaceFilter::Mode::Include : InterfaceFilter::Mode::Exclude;
+  filter.variable = set->name();
+  filter.source = set->source().describe();
+  auto entries = parse_filter_entries(set->as_list(), filter.variable, filter.source);
+  if (!entries) return entries.error();
+  filter.entries = std::move(entries.value());
+  return filter;
+}
+
+Result<std::vector<InterfaceDecision>> select_interfaces(const InterfaceInventory& inventory,
+                                                         const InterfaceFilter& filter) {
+  const auto& all = inventory.entries();
+  // An entry that matches nothing is almost always a typo or the wrong host.
+  for (const auto& f : filter.entries) {
+    const bool hit = std::any_of(all.begin(), all.end(), [&](const InterfaceAddress& e) { return f.matches(e); }) ||
+                     (!f.is_prefix && std::any_of(inventory.links().begin(), inventory.links().end(),
+                                                  [&](const LinkInfo& l) { return l.name == f.text; }));
+    if (!hit) {
+      return Message("net", "if-no-match",
+                     {{"variable", filter.variable}, {"source", filter.source}, {"entry", f.text},
+                      {"interfaces", inventory.describe()}});
+    }
+  }
+  std::vector<InterfaceDecision> out;
+  out.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const InterfaceAddress& e = all[i];
+    InterfaceDecision d{i, false, {}};
+    const FilterEntry* match = nullptr;
+    for (const auto& f : filter.entries) {
+      if (f.matches(e)) {
+        match = &f;
+        break;
+      }
+    }
+    if (filter.mode == InterfaceFilter::Mode::Exclude && match != nullptr) {
+      d.rule = "excluded by " + filter.variable + " entry '" + match->text + "' (" + filter.source + ")";
+    } else if (!e.link.up) {
+      d.rule = "interface is down";
+    } else if (e.tentative) {
+      d.rule = "address not usable yet (IPv6 duplicate address detection pending or failed)";
+    } else if (e.link.loopback) {
+      d.selected = true;
+      d.rule = filter.mode == InterfaceFilter::Mode::Include && match == nullptr
+                   ? "loopback, kept for peers on this host although " + filter.variable +
+                         " does not name it; list it in " + std::string(kIfExcludeVar) + " to remove it"
+                   : "loopback, used only for peers on this host";
+    } else if (filter.mode == InterfaceFilter::Mode::Include && match == nullptr) {
+      d.rule = "not in " + filter.variable + " (" + filter.source + ")";
+    } else {
+      d.selected = true;
+      d.rule = match != nullptr ? "included by " + filter.variable + " entry '" + match->text + "'"
+                                : std::string("up with an address; no ") + kIfIncludeVar + "/" + kIfExcludeVar + " set";
+      if (!e.link.running) d.rule += " (no carrier: nothing may be attached)";
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace orca::net

@@ -1,0 +1,100 @@
+// NetlinkSocket: request/response and dumps over rtnetlink.
+#include <orca/netlink.h>
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace orca::net {
+
+NetlinkRequest::NetlinkRequest(std::uint16_t type, std::uint16_t flags) {
+  append(nullptr, sizeof(nlmsghdr));
+  header()->nlmsg_type = type;
+  header()->nlmsg_flags = flags;
+}
+
+size_t NetlinkRequest::append(const void* bytes, size_t length) {
+  const size_t offset = storage_.empty() ? 0 : NLMSG_ALIGN(header_const()->nlmsg_len);
+  const size_t end = NLMSG_ALIGN(offset + length);
+  storage_.resize((end + 3) / 4, 0);
+  if (bytes != nullptr) std::memcpy(data() + offset, bytes, length);
+  header()->nlmsg_len = static_cast<std::uint32_t>(offset + length);
+  return offset;
+}
+
+void NetlinkRequest::add_attribute(std::uint16_t type, const void* value, size_t length) {
+  rtattr attr{};
+  attr.rta_type = type;
+  attr.rta_len = static_cast<unsigned short>(RTA_LENGTH(length));
+  const size_t offset = append(nullptr, RTA_LENGTH(length));
+  std::memcpy(data() + offset, &attr, sizeof attr);
+  std::memcpy(data() + offset + RTA_LENGTH(0), value, length);
+}
+
+void for_each_attribute(const rtattr* first, size_t length,
+                        const std::function<void(std::uint16_t, const void*, size_t)>& fn) {
+  auto remaining = static_cast<int>(length);
+  for (const rtattr* a = first; RTA_OK(a, remaining); a = RTA_NEXT(a, remaining)) {
+    fn(a->rta_type, RTA_DATA(a), RTA_PAYLOAD(a));
+  }
+}
+
+Result<NetlinkSocket> NetlinkSocket::open() {
+  UniqueFd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+  if (!fd.valid()) {
+    return Message("net", "netlink-failed", {{"call", "socket(AF_NETLINK)"}, {"why", std::strerror(errno)}});
+  }
+  // Strict checking makes the kernel filter dumps by the request's fields.
+  int one = 1;
+  ::setsockopt(fd.get(), SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof one);
+  ::setsockopt(fd.get(), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof one);
+  sockaddr_nl local{};
+  local.nl_family = AF_NETLINK;
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+    return Message("net", "netlink-failed", {{"call", "bind(AF_NETLINK)"}, {"why", std::strerror(errno)}});
+  }
+  return NetlinkSocket(std::move(fd));
+}
+
+Status NetlinkSocket::exchange(NetlinkRequest& request, const OnMessage& on_message) {
+  nlmsghdr* req = request.header();
+  req->nlmsg_seq = ++sequence_;
+  req->nlmsg_flags |= NLM_F_REQUEST;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (::sendto(fd_.get(), req, request.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) {
+    return Message("net", "netlink-failed", {{"call", "sendto(netlink)"}, {"why", std::strerror(errno)}});
+  }
+  if (buffer_.empty()) buffer_.resize(64 * 1024);
+  while (true) {
+    ssize_t n = ::recv(fd_.get(), buffer_.data(), buffer_.size(), 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Message("net", "netlink-failed", {{"call", "recv(netlink)"}, {"why", std::strerror(errno)}});
+    }
+    bool finished = false;
+    auto remaining = static_cast<unsigned int>(n);
+    for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer_.data()); NLMSG_OK(h, remaining);
+         h = NLMSG_NEXT(h, remaining)) {
+      if (h->nlmsg_seq != sequence_) continue;  // a stale answer to an earlier request
+      if (h->nlmsg_type == NLMSG_DONE) {
+        finished = true;
+        break;
+      }
+      if (h->nlmsg_type == NLMSG_ERROR) {
+        const auto* err = static_cast<const nlmsgerr*>(NLMSG_DATA(h));
+        if (err->error == 0) {
+          finished = true;
+          break;
+        }
+        return Message("net", "netlink-error", {{"why", std::strerror(-err->error)}, {"errno", std::to_string(-err->error)}});
+      }
+      on_message(h);
+      if (!(h->nlmsg_flags & NLM_F_MULTI)) finished = true;
+    }
+    if (finished) return {};
+  }
+}
+
+}  // namespace orca::net

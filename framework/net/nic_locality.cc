@@ -1,0 +1,77 @@
+// NicLocality: hwloc lookups for physical NICs, loaded lazily and once.
+#include <orca/nic_locality.h>
+
+#include <hwloc.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace orca::net {
+
+struct NicLocality::Topology {
+  hwloc_topology_t topo = nullptr;
+  bool usable = false;
+  Topology() {
+    if (hwloc_topology_init(&topo) != 0) {
+      topo = nullptr;
+      return;
+    }
+    // OS devices (network interfaces) and their PCI parents only.
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    usable = hwloc_topology_load(topo) == 0;
+  }
+  ~Topology() {
+    if (topo != nullptr) hwloc_topology_destroy(topo);
+  }
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+};
+
+NicLocality::NicLocality() = default;
+NicLocality::~NicLocality() = default;
+
+bool NicLocality::loaded() const noexcept { return topology_ != nullptr; }
+
+namespace {
+
+void fill(hwloc_topology_t topo, hwloc_obj_t osdev, LinkInfo& link) {
+  for (hwloc_obj_t p = osdev->parent; p != nullptr; p = p->parent) {
+    if (p->type == HWLOC_OBJ_PCI_DEVICE) {
+      char busid[32];
+      std::snprintf(busid, sizeof busid, "%04x:%02x:%02x.%01x", p->attr->pcidev.domain, p->attr->pcidev.bus,
+                    p->attr->pcidev.dev, p->attr->pcidev.func);
+      link.pci_bus_id = busid;
+      break;
+    }
+  }
+  hwloc_obj_t cpu_side = hwloc_get_non_io_ancestor_obj(topo, osdev);
+  if (cpu_side != nullptr && cpu_side->nodeset != nullptr && hwloc_bitmap_weight(cpu_side->nodeset) == 1)
+    link.numa_node = hwloc_bitmap_first(cpu_side->nodeset);
+}
+
+}  // namespace
+
+void NicLocality::annotate(InterfaceInventory& inventory) {
+  auto hardware = [](const LinkInfo& l) {
+    return l.kind == InterfaceKind::Physical || l.kind == InterfaceKind::Wireless;
+  };
+  bool any = false;
+  for (const auto& l : inventory.links()) any = any || hardware(l);
+  if (!any) return;
+  if (!topology_) topology_ = std::make_unique<Topology>();
+  if (!topology_->usable) return;
+  auto apply = [&](LinkInfo& link) {
+    if (!hardware(link)) return;
+    for (hwloc_obj_t o = hwloc_get_next_osdev(topology_->topo, nullptr); o != nullptr;
+         o = hwloc_get_next_osdev(topology_->topo, o)) {
+      if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name != nullptr && link.name == o->name) {
+        fill(topology_->topo, o, link);
+        return;
+      }
+    }
+  };
+  for (auto& l : inventory.links()) apply(l);
+  for (auto& e : inventory.entries()) apply(e.link);
+}
+
+}  // namespace orca::net
