@@ -20,15 +20,6 @@ InstallPaths InstallPaths::configured() {
   return InstallPaths{ORCA_SYSCONFDIR, ORCA_PKGLIBDIR, ORCA_PKGDATADIR};
 }
 
-Runtime::Runtime(std::string program, const char* const* envp, InstallPaths paths)
-    : program_(std::move(program)), paths_(std::move(paths)), help_(program_, {paths_.pkgdatadir}) {
-  for (; envp != nullptr && *envp != nullptr; ++envp) environment_.emplace_back(*envp);
-}
-
-Runtime::~Runtime() {
-  frameworks_.clear();  // close components before the repository unloads them
-}
-
 namespace {
 
 std::string env_value(const std::vector<std::string>& env, std::string_view key) {
@@ -48,6 +39,20 @@ std::vector<std::string> path_list(const std::string& text) {
 }
 
 }  // namespace
+
+Runtime::Runtime(std::string program, const char* const* envp, InstallPaths paths)
+    : program_(std::move(program)), paths_(std::move(paths)), help_(program_, {paths_.pkgdatadir}) {
+  for (; envp != nullptr && *envp != nullptr; ++envp) environment_.emplace_back(*envp);
+  // Errors in the command line itself come before load(): honour a help
+  // path given in the environment for them too.
+  const std::string help_path = env_value(environment_, std::string(mca::kEnvPrefix) + "mca_base_help_path");
+  if (!help_path.empty()) help_.set_dirs(path_list(help_path));
+}
+
+Runtime::~Runtime() {
+  frameworks_.clear();  // close components before the repository unloads them
+}
+
 
 Status Runtime::declare_base_vars() {
   const std::string home = env_value(environment_, "HOME");
@@ -97,16 +102,20 @@ Status Runtime::declare_base_vars() {
   return first;
 }
 
+Status Runtime::load_file(const std::string& path, SourceKind kind, int order, bool missing_ok) {
+  auto settings = mca::read_param_file(path, Source{kind, path, 0, order}, missing_ok);
+  if (!settings) return settings.error();
+  for (auto& s : settings.value()) {
+    if (Status st = registry_.add_setting(std::move(s)); !st) return st;
+  }
+  return {};
+}
+
 Status Runtime::load_files(const std::string& list, SourceKind kind, bool missing_ok) {
   if (list == "none") return {};
   int order = 0;
   for (const auto& path : path_list(list)) {
-    Source origin{kind, path, 0, order++};
-    auto settings = mca::read_param_file(path, origin, missing_ok);
-    if (!settings) return settings.error();
-    for (auto& s : settings.value()) {
-      if (Status st = registry_.add_setting(std::move(s)); !st) return st;
-    }
+    if (Status st = load_file(path, kind, order++, missing_ok); !st) return st;
   }
   return {};
 }
@@ -124,7 +133,7 @@ Status Runtime::load(const mca::ToolOptions& options) {
   if (Status st = load_files(registry_.find("mca_base_param_files")->as_string(), SourceKind::ParamFile, true); !st)
     return st;
   for (const auto& tune : options.tune_files) {
-    if (Status st = load_files(tune, SourceKind::TuneFile, false); !st) return st;
+    if (Status st = load_file(tune, SourceKind::TuneFile, 0, false); !st) return st;
   }
   if (Status st = load_files(registry_.find("mca_base_override_param_file")->as_string(), SourceKind::OverrideFile, true);
       !st)
@@ -148,8 +157,9 @@ Result<mca::Framework*> Runtime::add_framework(const mca::FrameworkDecl& decl) {
 }
 
 void Runtime::report_settings(std::ostream& err) {
-  for (const auto& m : registry_.take_notices()) help_.show(m, err);
-  // Every unknown name is its own mistake: show each one.
+  // Each notice and each unknown name is its own problem: show every one
+  // (the registry already dropped exact repeats).
+  for (const auto& m : registry_.take_notices()) help_.show(m, err, true);
   for (const auto& m : registry_.unclaimed_settings()) help_.show(m, err, true);
 }
 

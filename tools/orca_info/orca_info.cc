@@ -145,15 +145,17 @@ int main(int argc, char** argv) {
     return st ? EXIT_SUCCESS : fail(st.error());
   }
   // Open every framework so the listing shows which components would run.
-  int status = EXIT_SUCCESS;
+  // A framework with no usable component is shown, not fatal, for the
+  // listing: it is what the user came to find out.
+  bool all_opened = true;
   for (const auto& fw : runtime.frameworks()) {
     if (orca::Status st = fw->open(); !st) {
       runtime.help().show(st.error(), std::cerr, true);
-      status = EXIT_FAILURE;
+      all_opened = false;
     }
   }
   if (!args->reach.empty()) {
-    if (status != EXIT_SUCCESS) return status;
+    if (!all_opened) return EXIT_FAILURE;
     orca::Status st = orca::info::print_reach(runtime, args->reach, args->same_host, args->report, std::cout);
     return st ? EXIT_SUCCESS : fail(st.error());
   }
@@ -162,5 +164,5 @@ int main(int argc, char** argv) {
               << "Component path: " << runtime.registry().find("mca_base_component_path")->as_string() << "\n";
   }
   orca::info::print_components(runtime, args->report, std::cout);
-  return status;
+  return EXIT_SUCCESS;
 }

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -66,6 +67,8 @@ struct ORCA_EXPORT Source {
 
   /* "default", "environment", "command line", "param file /x:3", ... */
   std::string describe() const;
+  /* "default", "param file", "tune file", ... without file and line. */
+  std::string kind_word() const;
 };
 
 /* A raw name = text pair from some source, before any variable claims it. */
@@ -175,6 +178,7 @@ class ORCA_EXPORT Registry {
   std::map<std::string, Entry*, std::less<>> by_name_;  // full names and synonyms
   std::vector<std::pair<Setting, std::uint64_t>> settings_;  // with arrival order
   std::vector<Message> notices_;
+  std::set<std::string> reported_;  // summaries of notices already taken
   std::uint64_t sequence_ = 0;
 };
 

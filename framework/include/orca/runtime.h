@@ -78,6 +78,7 @@ class ORCA_EXPORT Runtime {
 
  private:
   Status declare_base_vars();
+  Status load_file(const std::string& path, mca::SourceKind kind, int order, bool missing_ok);
   Status load_files(const std::string& list, mca::SourceKind kind, bool missing_ok);
 
   std::string program_;

@@ -53,7 +53,17 @@ Status Framework::register_vars() {
   select.level = 2;
   select.description = "Which " + fw + " components may be used: \"a,b\" only these, \"^a,b\" all but these; empty: all (" +
                        std::string(decl_.description) + ")";
-  if (auto r = registry_.declare(select); !r) return r.error();
+  // A bad user value still declares the variable (with its default): go
+  // on, so that every component registers, and report the first at the end.
+  std::optional<Message> value_error;
+  auto declare = [&](const VarSpec& spec) -> Status {
+    auto r = registry_.declare(spec);
+    if (r) return {};
+    if (r.error().topic() != "bad-value") return r.error();
+    if (!value_error) value_error = r.error();
+    return {};
+  };
+  if (Status st = declare(select); !st) return st;
 
   VarSpec verbose_spec;
   verbose_spec.framework = fw;
@@ -63,9 +73,8 @@ Status Framework::register_vars() {
   verbose_spec.default_text = "0";
   verbose_spec.level = 8;
   verbose_spec.description = "Verbosity of the " + fw + " framework: 0 quiet, 10 selection, 20 every component call, 100 everything";
-  if (auto r = registry_.declare(verbose_spec); !r) return r.error();
+  if (Status st = declare(verbose_spec); !st) return st;
 
-  std::optional<Message> value_error;
   for (const LoadedComponent* c : repository_.of_framework(fw)) {
     Entry e;
     e.component = c;

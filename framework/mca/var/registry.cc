@@ -4,22 +4,28 @@
 #include "mca/var/text.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <tuple>
 
 namespace orca::mca {
 
-std::string Source::describe() const {
-  const std::string at = file + ":" + std::to_string(line);
+std::string Source::kind_word() const {
   switch (kind) {
     case SourceKind::Default: return "default";
-    case SourceKind::ParamFile: return "param file " + at;
-    case SourceKind::TuneFile: return "tune file " + at;
+    case SourceKind::ParamFile: return "param file";
+    case SourceKind::TuneFile: return "tune file";
     case SourceKind::Environment: return "environment";
     case SourceKind::CommandLine: return "command line";
-    case SourceKind::OverrideFile: return "override file " + at;
+    case SourceKind::OverrideFile: return "override file";
   }
   return "unknown";
+}
+
+std::string Source::describe() const {
+  const bool in_file =
+      kind == SourceKind::ParamFile || kind == SourceKind::TuneFile || kind == SourceKind::OverrideFile;
+  return in_file ? kind_word() + " " + file + ":" + std::to_string(line) : kind_word();
 }
 
 std::string VarSpec::full_name() const {
@@ -41,11 +47,10 @@ std::string Variable::text() const {
     case VarType::Unsigned:
     case VarType::Size: return std::to_string(as_unsigned());
     case VarType::Double: {
-      std::string s = std::to_string(as_double());
-      // to_string gives six decimals; drop the trailing zeros.
-      while (s.size() > 1 && s.back() == '0') s.pop_back();
-      if (!s.empty() && s.back() == '.') s.pop_back();
-      return s;
+      // The shortest text that parses back to exactly this value.
+      char buf[64];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, as_double());
+      return ec == std::errc() ? std::string(buf, end) : std::string("?");
     }
     case VarType::String:
     case VarType::Enum: return as_string();
@@ -162,11 +167,11 @@ std::vector<const Variable*> Registry::variables() const {
 }
 
 std::vector<Message> Registry::take_notices() {
-  // The same notice can be raised by every re-resolution; report each once.
+  // The same notice can be raised by every re-resolution; report each once
+  // per registry, not once per call.
   std::vector<Message> out;
-  std::set<std::string> seen;
   for (auto& m : notices_) {
-    if (seen.insert(m.summary()).second) out.push_back(std::move(m));
+    if (reported_.insert(m.summary()).second) out.push_back(std::move(m));
   }
   notices_.clear();
   return out;

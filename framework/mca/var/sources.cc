@@ -3,6 +3,8 @@
 
 #include "mca/var/text.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -39,7 +41,7 @@ Result<std::vector<Setting>> parse_param_text(std::string_view text, const Sourc
                      {{"source", where.describe()},
                       {"line", std::string(line)},
                       {"why", eq == std::string_view::npos ? "there is no '='"
-                                                            : "the name before '=' is not [a-z0-9_]+"}});
+                                                            : "the name before '=' is not letters, digits and '_'"}});
     }
     std::string_view value = trim(line.substr(eq + 1));
     // A value may be quoted to keep surrounding spaces or a '#'.
@@ -51,13 +53,20 @@ Result<std::vector<Setting>> parse_param_text(std::string_view text, const Sourc
 
 Result<std::vector<Setting>> read_param_file(const std::string& path, const Source& origin,
                                              bool missing_ok) {
-  std::ifstream in(path);
-  if (!in) {
-    const int err = errno;
-    if (err == ENOENT && missing_ok) return std::vector<Setting>{};
+  auto unreadable = [&](int err) {
     return Message("mca-var", "unreadable-param-file",
-                   {{"file", path}, {"why", std::strerror(err)}, {"kind", origin.describe()}});
+                   {{"file", path}, {"why", std::strerror(err)}, {"kind", origin.kind_word()}});
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    // Only a missing file is optional; ENOTDIR or EACCES on the way is not.
+    if (errno == ENOENT && missing_ok) return std::vector<Setting>{};
+    return unreadable(errno);
   }
+  // An ifstream opens a directory and reads nothing: say so instead.
+  if (S_ISDIR(st.st_mode)) return unreadable(EISDIR);
+  std::ifstream in(path);
+  if (!in) return unreadable(errno != 0 ? errno : EACCES);
   std::stringstream buf;
   buf << in.rdbuf();
   Source o = origin;
@@ -98,6 +107,7 @@ Result<ToolOptions> parse_tool_options(int argc, const char* const* argv) {
       if (i + 1 >= argc) return Message("mca-var", "tune-option-args", {});
       opts.tune_files.emplace_back(argv[++i]);
     } else if (a.substr(0, 7) == "--tune=") {
+      if (a.size() == 7) return Message("mca-var", "tune-option-args", {});
       opts.tune_files.emplace_back(a.substr(7));
     } else {
       opts.rest.emplace_back(a);

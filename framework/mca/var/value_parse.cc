@@ -51,13 +51,18 @@ Message bad_value(const VarSpec& spec, std::string_view text, const Source& sour
                   {"valid", valid_values(spec)}});
 }
 
-// Whole-string unsigned decimal (or 0x hex) parse; false on junk or overflow.
+// Decimal, or hexadecimal after 0x; never octal (a leading zero is decimal).
+int number_base(std::string_view digits) {
+  return digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
+}
+
+// Whole-string unsigned parse; false on junk or overflow.
 bool parse_u64(std::string_view text, std::uint64_t* out) {
   if (text.empty() || text[0] == '-' || text[0] == '+' || is_space(text[0])) return false;
   std::string s(text);
   errno = 0;
   char* end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  unsigned long long v = std::strtoull(s.c_str(), &end, number_base(s));
   if (errno == ERANGE || end == s.c_str() || *end != '\0') return false;
   *out = v;
   return true;
@@ -67,7 +72,8 @@ Result<Value> parse_int(const VarSpec& spec, std::string_view text, const Source
   std::string s(text);
   errno = 0;
   char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 0);
+  const std::string_view unsigned_part = !s.empty() && (s[0] == '-' || s[0] == '+') ? std::string_view(s).substr(1) : s;
+  long long v = std::strtoll(s.c_str(), &end, number_base(unsigned_part));
   if (s.empty() || is_space(s[0]) || end == s.c_str() || *end != '\0')
     return bad_value(spec, text, source, "not a whole number");
   if (errno == ERANGE) return bad_value(spec, text, source, "out of the 64-bit range");
@@ -120,7 +126,10 @@ Result<Value> parse_value(const VarSpec& spec, std::string_view text, const Sour
       double v = std::strtod(s.c_str(), &end);
       if (s.empty() || is_space(s[0]) || end == s.c_str() || *end != '\0')
         return bad_value(spec, text, source, "not a number");
-      if (errno == ERANGE || !std::isfinite(v)) return bad_value(spec, text, source, "not finite");
+      if (!std::isfinite(v)) return bad_value(spec, text, source, "not finite");
+      // ERANGE also flags tiny (subnormal) results, which are fine; only a
+      // result flushed to zero has lost the value.
+      if (errno == ERANGE && v == 0.0) return bad_value(spec, text, source, "too small to represent");
       return Value(v);
     }
     case VarType::String:
