@@ -7,11 +7,16 @@
 #include <orca/reachable.h>
 
 #include <cstdio>
+#include <iterator>
 #include <memory>
 
 namespace {
 
-constexpr int kPriority = 50;
+const orca_mca_var_decl kVars[] = {
+    {"priority", ORCA_MCA_VAR_INT, "50", 6,
+     "Selection priority of reachable/netlink (the highest-priority reachable component is used)", nullptr,
+     nullptr, ORCA_MCA_VAR_FLAG_NONE},
+};
 
 struct State {
   explicit State(orca::net::NetlinkSocket socket) : routes(std::move(socket)) {
@@ -27,23 +32,31 @@ struct State {
   }
   orca::reach::netlink::KernelRoutes routes;
   orca_reachable_module module{};
+  int priority = 0;
 };
 
-orca_mca_rc netlink_open(void** state, orca_mca_reason* why) {
+orca_mca_rc netlink_register(orca_mca_registrar* registrar) {
+  return orca_mca_declare_vars(registrar, kVars, std::size(kVars));
+}
+
+orca_mca_rc netlink_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {
+  int64_t priority = 0;
+  if (context->get_int(context, "priority", &priority) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
   auto socket = orca::net::NetlinkSocket::open();
   if (!socket) {
     std::snprintf(why->text, sizeof why->text, "cannot open a netlink socket: %s",
                   socket.error().arg("why").c_str());
     return ORCA_MCA_DECLINED;
   }
-  // Ownership passes to the framework until close().
-  *state = std::make_unique<State>(std::move(socket.value())).release();
+  auto s = std::make_unique<State>(std::move(socket.value()));
+  s->priority = static_cast<int>(priority);
+  *state = s.release();  // owned by the framework until close()
   return ORCA_MCA_OK;
 }
 
 orca_mca_rc netlink_query(void* state, void** module, int* priority, orca_mca_reason* /*why*/) {
   *module = &static_cast<State*>(state)->module;
-  *priority = kPriority;
+  *priority = static_cast<State*>(state)->priority;
   return ORCA_MCA_OK;
 }
 
@@ -53,4 +66,5 @@ void netlink_close(void* state) { std::unique_ptr<State>(static_cast<State*>(sta
 
 extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_reachable_netlink_component = {
     ORCA_MCA_COMPONENT_ABI_VERSION, "reachable", ORCA_REACHABLE_INTERFACE_VERSION, "netlink", 1, 0, 0,
-    "Ranks address pairs by the route the kernel would take (RTM_GETROUTE)", nullptr, netlink_open, netlink_query, netlink_close};
+    "Ranks address pairs by the route the kernel would take (RTM_GETROUTE)",
+    netlink_register, netlink_open, netlink_query, netlink_close};

@@ -10,7 +10,8 @@
  * Lifecycle, driven by the framework base (see mca_framework.h):
  *   register_vars  declare MCA variables; nothing else. Tools such as
  *                  orca_info call only this, so it must have no side effects.
- *   open           prepare; may return per-component state.
+ *   open           read variables through the context, prepare; may return
+ *                  per-component state (kept there, not in globals).
  *   query          return a module and a priority, or decline.
  *   close          release the state and every module query returned.
  * All calls happen on the thread that owns the process's event loop.
@@ -91,6 +92,33 @@ struct orca_mca_registrar {
     orca_mca_rc (*declare_var)(orca_mca_registrar *self, const orca_mca_var_decl *decl);
 };
 
+/* Declares every row of a component's variable table; the usual body of
+ * register_vars. */
+static inline orca_mca_rc orca_mca_declare_vars(orca_mca_registrar *registrar, const orca_mca_var_decl *decls,
+                                                size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        if (registrar->declare_var(registrar, &decls[i]) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
+    }
+    return ORCA_MCA_OK;
+}
+
+/* Handed to open: how a component reads the values of variables. The
+ * context is valid only during the call; copy what you keep. */
+typedef struct orca_mca_context orca_mca_context;
+struct orca_mca_context {
+    void *host; /* opaque to components */
+    /* The value of `name` in canonical text (what --mca would accept).
+     * `name` is the component's own short name ("priority" for
+     * <framework>_<component>_priority) or a full variable name. Writes at
+     * most `length` bytes including the NUL. ORCA_MCA_FAILED when no such
+     * variable exists or the buffer is too small. */
+    orca_mca_rc (*get_text)(const orca_mca_context *self, const char *name, char *buffer, size_t length);
+    /* The value of a bool (0/1), int, unsigned or size variable. */
+    orca_mca_rc (*get_int)(const orca_mca_context *self, const char *name, int64_t *value);
+    /* <framework>_base_verbose */
+    int verbosity;
+};
+
 /* The descriptor a component exports as mca_<framework>_<component>_component. */
 typedef struct orca_mca_component {
     uint32_t abi_version;        /* ORCA_MCA_COMPONENT_ABI_VERSION */
@@ -105,7 +133,7 @@ typedef struct orca_mca_component {
     /* May be NULL when the component has no variables. */
     orca_mca_rc (*register_vars)(orca_mca_registrar *registrar);
     /* May be NULL. *state is handed to query and close. */
-    orca_mca_rc (*open)(void **state, orca_mca_reason *why);
+    orca_mca_rc (*open)(const orca_mca_context *context, void **state, orca_mca_reason *why);
     /* Required. *module is the framework-specific module; it stays valid
      * until close. A higher priority wins where one module is selected. */
     orca_mca_rc (*query)(void *state, void **module, int *priority, orca_mca_reason *why);

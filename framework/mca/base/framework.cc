@@ -2,6 +2,7 @@
 // every framework.
 #include <orca/mca_framework.h>
 
+#include "mca/base/component_context.h"
 #include "mca/base/component_registrar.h"
 #include "mca/var/text.h"
 
@@ -123,7 +124,8 @@ Status Framework::open() {
     orca_mca_rc rc = ORCA_MCA_OK;
     if (d->open != nullptr) {
       verbose(20, "opening component " + std::string(d->name));
-      rc = d->open(&e.open_state, &why);
+      ComponentContext context(registry_, fw, d->name, verbosity());
+      rc = d->open(context.c_handle(), &e.open_state, &why);
     }
     if (rc == ORCA_MCA_OK) {
       e.opened = true;
