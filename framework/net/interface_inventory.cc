@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <map>
 
@@ -192,16 +193,13 @@ std::optional<HostIdentity> HostIdentity::parse(std::string_view text) {
   if (a == std::string_view::npos || a == 0) return std::nullopt;
   HostIdentity id;
   id.boot_id = std::string(text.substr(0, a));
-  try {
-    size_t used = 0;
-    const std::string dev(text.substr(a + 1, b - a - 1)), ino(text.substr(b + 1));
-    id.netns_device = std::stoull(dev, &used);
-    if (used != dev.size()) return std::nullopt;
-    id.netns_inode = std::stoull(ino, &used);
-    if (used != ino.size()) return std::nullopt;
-  } catch (const std::exception&) {
+  // Plain decimal digits only: no sign, no space.
+  auto number = [](std::string_view digits, std::uint64_t* out) {
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *out);
+    return !digits.empty() && ec == std::errc() && end == digits.data() + digits.size();
+  };
+  if (!number(text.substr(a + 1, b - a - 1), &id.netns_device) || !number(text.substr(b + 1), &id.netns_inode))
     return std::nullopt;
-  }
   return id;
 }
 

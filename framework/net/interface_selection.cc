@@ -138,7 +138,7 @@ Result<std::vector<InterfaceDecision>> select_interfaces(const InterfaceInventor
       d.selected = true;
       d.rule = filter.mode == InterfaceFilter::Mode::Include && match == nullptr
                    ? "loopback, kept for peers on this host although " + filter.variable +
-                         " does not name it; list it in " + std::string(kIfExcludeVar) + " to remove it"
+                         " does not name it; to remove it, use " + std::string(kIfExcludeVar) + " instead"
                    : "loopback, used only for peers on this host";
     } else if (filter.mode == InterfaceFilter::Mode::Include && match == nullptr) {
       d.rule = "not in " + filter.variable + " (" + filter.source + ")";

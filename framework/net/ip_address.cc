@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -29,10 +30,15 @@ std::optional<IpAddress> IpAddress::parse(std::string_view text, std::string* wh
     const std::string zone = s.substr(pct + 1);
     s.resize(pct);
     if (zone.empty()) return fail("an empty scope after '%'");
-    char* end = nullptr;
-    unsigned long idx = std::strtoul(zone.c_str(), &end, 10);
-    scope = *end == '\0' ? static_cast<std::uint32_t>(idx) : if_nametoindex(zone.c_str());
-    if (scope == 0) return fail("the scope after '%' is not an interface of this host");
+    if (std::all_of(zone.begin(), zone.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      auto [end, ec] = std::from_chars(zone.data(), zone.data() + zone.size(), scope);
+      if (ec != std::errc() || end != zone.data() + zone.size())
+        return fail("the scope index after '%' must be 1..4294967295");
+      if (scope == 0) return fail("the scope after '%' is not an interface of this host");
+    } else {
+      scope = if_nametoindex(zone.c_str());
+      if (scope == 0) return fail("the scope after '%' is not an interface of this host");
+    }
   }
   std::uint8_t buf[16];
   if (s.find(':') == std::string::npos) {
@@ -102,14 +108,14 @@ std::optional<IpPrefix> IpPrefix::parse(std::string_view text, std::string* why)
   const int max = addr->family() == Family::V4 ? 32 : 128;
   int length = max;
   if (slash != std::string_view::npos) {
-    const std::string len(text.substr(slash + 1));
-    char* end = nullptr;
-    long v = std::strtol(len.c_str(), &end, 10);
-    if (len.empty() || *end != '\0' || v < 0 || v > max) {
+    const std::string_view len = text.substr(slash + 1);
+    int v = -1;
+    auto [end, ec] = std::from_chars(len.data(), len.data() + len.size(), v);
+    if (len.empty() || ec != std::errc() || end != len.data() + len.size() || v < 0 || v > max) {
       if (why != nullptr) *why = "the prefix length after '/' must be 0.." + std::to_string(max);
       return std::nullopt;
     }
-    length = static_cast<int>(v);
+    length = v;
   }
   return IpPrefix(*addr, length);
 }

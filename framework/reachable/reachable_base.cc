@@ -34,7 +34,8 @@ bool base_verdict(const orca_reach_endpoint& local, const orca_reach_endpoint& r
   } else if (l.is_loopback() || r.is_loopback()) {
     set(out, 0, "loopback pairs only with loopback");
   } else if (remote_is_mine && !same_host) {
-    set(out, 0, r.to_string() + " is also an address of this host (a bridge on every host?): no path to another host");
+    // Short enough for the longest IPv6 address in the reason buffer.
+    set(out, 0, r.to_string() + " is also an address of this host: no path to another host");
   } else if (l.is_link_local() != r.is_link_local()) {
     set(out, 0, "link-local pairs only with link-local on the same link");
   } else {
