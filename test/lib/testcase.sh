@@ -1,9 +1,11 @@
 # Shell test cases that report like GoogleTest, so that one summary counts
 # every test case of the suite. Source it, define functions, then:
-#   run_case NAME FUNCTION   runs FUNCTION in a subshell; a non-zero exit fails
+#   run_case NAME FUNCTION   runs FUNCTION in a subshell with `set -e`
 #   skip_case NAME WHY       records a skipped case with the reason
 #   finish_cases             exits 0 only if no case failed
-# Inside a case, `fail MESSAGE` stops it with a message.
+# Inside a case: `fail MESSAGE` fails it, `skip MESSAGE` skips it. A
+# function named teardown_case, if defined, runs after every case in the
+# parent shell (cases run in subshells and cannot clean up the parent).
 
 _cases_failed=0
 
@@ -12,24 +14,33 @@ fail() {
     exit 1
 }
 
+skip() {
+    echo "SKIPPED: $*"
+    exit 77
+}
+
+_case_line() { echo "[ $1 ] $2 ($3 ms)"; }
+
 run_case() {
-    local name=$1 fn=$2 start end
+    local name=$1 fn=$2 start end rc
     echo "[ RUN      ] $name"
     start=$(date +%s%3N)
-    if ( set -e; "$fn" ); then
-        end=$(date +%s%3N)
-        echo "[       OK ] $name ($((end - start)) ms)"
-    else
-        end=$(date +%s%3N)
-        echo "[  FAILED  ] $name ($((end - start)) ms)"
-        _cases_failed=$((_cases_failed + 1))
-    fi
+    # Not in a condition, so that `set -e` stays in force inside.
+    ( set -e; "$fn" )
+    rc=$?
+    end=$(date +%s%3N)
+    case $rc in
+        0) _case_line "      OK" "$name" $((end - start)) ;;
+        77) _case_line " SKIPPED" "$name" $((end - start)) ;;
+        *) _case_line " FAILED " "$name" $((end - start)); _cases_failed=$((_cases_failed + 1)) ;;
+    esac
+    if declare -F teardown_case >/dev/null; then teardown_case; fi
 }
 
 skip_case() {
     echo "[ RUN      ] $1"
     echo "SKIPPED: $2"
-    echo "[  SKIPPED ] $1 (0 ms)"
+    _case_line " SKIPPED" "$1" 0
 }
 
 finish_cases() {

@@ -1,4 +1,397 @@
 #!/bin/bash
 # orca_info end to end, against the build tree.
 . "$(dirname "$0")/../lib/testcase.sh"
+
+# `make check` sets these (AM_TESTS_ENVIRONMENT in test/Makefile.inc).
+if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_COMPONENT_DIR:-}" ] ||
+    [ -z "${ORCA_MCA_mca_base_help_path:-}" ]; then
+    echo "ORCA_TEST_BUILDDIR, ORCA_TEST_COMPONENT_DIR and ORCA_MCA_mca_base_help_path must be set (run via make check)" >&2
+    exit 1
+fi
+ORCA_INFO="$ORCA_TEST_BUILDDIR/tools/orca_info/orca_info"
+if [ ! -x "$ORCA_INFO" ]; then
+    echo "$ORCA_INFO is not built" >&2
+    exit 1
+fi
+
+# Each case runs in its own subshell (run_case) under `set -e`; the checks
+# below still fail explicitly, so that each failure says what was expected.
+
+# A private directory as $HOME, removed when the case ends; no param or
+# override file and no ORCA_MCA_* setting from the caller except the help
+# path. Sets T.
+setup() {
+    T=$(mktemp -d) || fail "mktemp -d failed"
+    trap 'rm -rf "$T"' EXIT
+    local v
+    for v in $(compgen -e); do
+        case $v in
+            ORCA_MCA_mca_base_help_path) ;;
+            ORCA_MCA_*) unset "$v" ;;
+        esac
+    done
+    export HOME="$T"
+    export ORCA_MCA_mca_base_param_files=none
+    export ORCA_MCA_mca_base_override_param_file=none
+}
+
+# info ARGS...: runs orca_info; stdout in $T/out, stderr in $T/err, exit
+# status in $status.
+info() {
+    status=0
+    "$ORCA_INFO" "$@" >"$T/out" 2>"$T/err" || status=$?
+}
+
+show_output() {
+    echo "--- exit status: $status" >&2
+    echo "--- stdout:" >&2
+    cat "$T/out" >&2
+    echo "--- stderr:" >&2
+    cat "$T/err" >&2
+}
+
+expect_status() {
+    if [ "$status" -ne "$1" ]; then
+        show_output
+        fail "expected exit status $1, got $status"
+    fi
+}
+
+expect_failure() {
+    if [ "$status" -eq 0 ]; then
+        show_output
+        fail "expected a non-zero exit status"
+    fi
+}
+
+# expect_line out|err LINE: that exact line is in stdout/stderr.
+expect_line() {
+    if ! grep -qxF -- "$2" "$T/$1"; then
+        show_output
+        fail "no line \"$2\" in std$1"
+    fi
+}
+
+# expect_text out|err TEXT: TEXT is somewhere in stdout/stderr.
+expect_text() {
+    if ! grep -qF -- "$2" "$T/$1"; then
+        show_output
+        fail "\"$2\" not in std$1"
+    fi
+}
+
+# reject_text out|err TEXT: TEXT is nowhere in stdout/stderr.
+reject_text() {
+    if grep -qF -- "$2" "$T/$1"; then
+        show_output
+        fail "\"$2\" unexpectedly in std$1"
+    fi
+}
+
+# count_lines out|err PREFIX: how many lines start with PREFIX (no regex
+# characters in PREFIX).
+count_lines() {
+    grep -c -- "^$2" "$T/$1"
+}
+
+# ":DIR:DIR..." for the directories of the components built in this tree
+# (what $pkglibdir holds once installed); "" when there are none. Listing
+# cases append it to their path so that every framework of this build
+# finds its own components (a framework of mode One without any fails the
+# listing) and only the case's own files are under test.
+built_components() {
+    local d out=""
+    for d in "$ORCA_TEST_BUILDDIR"/components/*/*/.libs; do
+        [ -d "$d" ] && out="$out:$d"
+    done
+    printf '%s' "$out"
+}
+
+P=mca:mca:base:param
+
+# --- help and version ---------------------------------------------------------
+
+case_help() {
+    setup
+    info --help
+    expect_status 0
+    expect_text out "Usage: orca_info"
+    expect_text out "--param FRAMEWORK COMPONENT"
+    info -h
+    expect_status 0
+    expect_text out "Usage: orca_info"
+}
+
+case_version() {
+    setup
+    local version
+    version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$ORCA_TEST_BUILDDIR/config.h")
+    [ -n "$version" ] || fail "no PACKAGE_VERSION in $ORCA_TEST_BUILDDIR/config.h"
+    info --version
+    expect_status 0
+    expect_line out "orca_info (Orca) $version"
+}
+
+# --- where a value comes from ------------------------------------------------
+
+case_component_path_from_environment() {
+    setup
+    ORCA_MCA_mca_base_component_path="$T/x" info --param mca base --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_component_path:value:$T/x"
+    expect_line out "$P:mca_base_component_path:source:environment"
+    expect_line out "$P:mca_base_component_path:level:2"
+    expect_line out "$P:mca_base_component_path:type:string"
+}
+
+case_command_line_beats_environment() {
+    setup
+    ORCA_MCA_mca_base_component_path="$T/x" \
+        info --mca mca_base_component_path "$T/y" --param mca base --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_component_path:value:$T/y"
+    expect_line out "$P:mca_base_component_path:source:command line"
+    reject_text out "$P:mca_base_component_path:value:$T/x"
+}
+
+case_default_source() {
+    setup
+    info --param mca base --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_component_path:source:default"
+    # The default path includes the user's own component directory.
+    expect_text out "$P:mca_base_component_path:value:"
+    expect_text out ":$T/.orca/components"
+    expect_line out "$P:mca_base_verbose:value:0"
+    expect_line out "$P:mca_base_verbose:source:default"
+}
+
+# --- component listing -------------------------------------------------------
+
+case_garbage_component_file_parsable() {
+    setup
+    mkdir "$T/components" || fail "mkdir"
+    echo "this is not a shared object" >"$T/components/mca_oob_junk.so"
+    ORCA_MCA_mca_base_component_path="$T/components$(built_components)" info --parsable
+    expect_status 0
+    expect_text out "rejected:$T/components/mca_oob_junk.so:reason:it cannot be loaded"
+    [ "$(count_lines out "rejected:$T/")" -eq 1 ] || { show_output; fail "expected one rejected line"; }
+    reject_text out "unused:$T/"
+}
+
+case_garbage_component_file_listing() {
+    setup
+    mkdir "$T/components" || fail "mkdir"
+    echo "this is not a shared object" >"$T/components/mca_oob_junk.so"
+    ORCA_MCA_mca_base_component_path="$T/components$(built_components)" info
+    expect_status 0
+    expect_line out "Component path: $T/components$(built_components)"
+    expect_line out "Not loaded: $T/components/mca_oob_junk.so"
+    expect_text out "it cannot be loaded"
+}
+
+case_fixture_components() {
+    setup
+    local d=$ORCA_TEST_COMPONENT_DIR why="framework 'test' is not part of this build" c
+    ORCA_MCA_mca_base_component_path="$d$(built_components)" info --parsable
+    expect_status 0
+    # They load, but this build has no framework "test".
+    for c in good second decliner oldiface badvar; do
+        expect_line out "unused:$d/mca_test_$c.so:reason:$why"
+    done
+    expect_text out "rejected:$d/mca_test_oldabi.so:reason:"
+    expect_text out "rejected:$d/mca_test_misnamed.so:reason:"
+    expect_text out "rejected:$d/mca_test_nosym.so:reason:"
+    [ "$(count_lines out "unused:$d/")" -eq 5 ] || { show_output; fail "expected five unused lines"; }
+    [ "$(count_lines out "rejected:$d/")" -eq 3 ] || { show_output; fail "expected three rejected lines"; }
+    # Each rejection says why.
+    grep -F "rejected:$d/mca_test_oldabi.so:" "$T/out" | grep -qF "ABI version" ||
+        { show_output; fail "oldabi's reason does not mention the ABI version"; }
+    grep -F "rejected:$d/mca_test_misnamed.so:" "$T/out" | grep -qF "'other'" ||
+        { show_output; fail "misnamed's reason does not name 'other'"; }
+    grep -F "rejected:$d/mca_test_nosym.so:" "$T/out" | grep -qF "mca_test_nosym_component" ||
+        { show_output; fail "nosym's reason does not name the symbol"; }
+    # The .la, .lai and .o files there are no component files: not listed.
+    if grep -qE '\.(la|lai|o):' "$T/out"; then
+        show_output
+        fail "a file that is not named mca_<framework>_<component>.so is listed"
+    fi
+
+    ORCA_MCA_mca_base_component_path="$d$(built_components)" info
+    expect_status 0
+    expect_line out "Not used: $d/mca_test_good.so"
+    expect_line out "Not loaded: $d/mca_test_oldabi.so"
+}
+
+case_verbose_logs_every_file() {
+    setup
+    mkdir "$T/components" || fail "mkdir"
+    cp "$ORCA_TEST_COMPONENT_DIR/mca_test_good.so" "$T/components/" || fail "cp"
+    echo junk >"$T/components/mca_oob_junk.so"
+    ORCA_MCA_mca_base_component_path="$T/components$(built_components)" info --mca mca_base_verbose 1 --parsable
+    expect_status 0
+    expect_text err "loaded component test/good 1.2.3 from $T/components/mca_test_good.so"
+    expect_text err "skipped $T/components/mca_oob_junk.so"
+    ORCA_MCA_mca_base_component_path="$T/components$(built_components)" info --parsable
+    expect_status 0
+    reject_text err "loaded component"
+}
+
+# --- mistakes in settings ----------------------------------------------------
+
+case_misspelled_variable() {
+    setup
+    info --mca mca_base_verbsoe 1 --param mca base
+    expect_status 0
+    expect_text err "mca_base_verbsoe"
+    expect_text err "Did you mean mca_base_verbose"
+}
+
+case_bad_value() {
+    setup
+    info --mca mca_base_verbose abc --param mca base
+    expect_failure
+    expect_text err "mca_base_verbose"
+    expect_text err "\"abc\""
+    expect_text err "It came from: command line"
+    expect_text err "Valid values: a whole number"
+}
+
+# --- files -----------------------------------------------------------------
+
+case_param_file() {
+    setup
+    mkdir -p "$T/.orca" || fail "mkdir"
+    local f="$T/.orca/mca-params.conf"
+    printf '# my settings\nmca_base_verbose = 3\n' >"$f"
+    ORCA_MCA_mca_base_param_files="$f" info --param mca base --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_verbose:value:3"
+    expect_line out "$P:mca_base_verbose:source:param file $f:2"
+}
+
+case_malformed_param_file() {
+    setup
+    mkdir -p "$T/.orca" || fail "mkdir"
+    local f="$T/.orca/mca-params.conf"
+    printf 'mca_base_verbose = 3\nthis line has no equals sign\n' >"$f"
+    ORCA_MCA_mca_base_param_files="$f" info --param mca base --parsable
+    expect_failure
+    expect_text err "$f:2"
+    expect_text err "this line has no equals sign"
+}
+
+case_tune_file() {
+    setup
+    mkdir -p "$T/.orca" || fail "mkdir"
+    printf 'mca_base_verbose = 3\n' >"$T/.orca/mca-params.conf"
+    printf '\nmca_base_verbose = 4\n' >"$T/job.conf"
+    # A tune file beats a param file.
+    ORCA_MCA_mca_base_param_files="$T/.orca/mca-params.conf" \
+        info --tune "$T/job.conf" --param mca base --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_verbose:value:4"
+    expect_line out "$P:mca_base_verbose:source:tune file $T/job.conf:2"
+    info "--tune=$T/job.conf" --param mca base --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_verbose:value:4"
+    # The environment beats it.
+    ORCA_MCA_mca_base_verbose=5 info --tune "$T/job.conf" --param mca base --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_verbose:value:5"
+    expect_line out "$P:mca_base_verbose:source:environment"
+}
+
+case_missing_tune_file() {
+    setup
+    info --tune "$T/missing.conf" --param mca base
+    expect_failure
+    expect_text err "$T/missing.conf"
+}
+
+case_override_file_beats_command_line() {
+    setup
+    printf 'mca_base_verbose = 7\n' >"$T/override.conf"
+    ORCA_MCA_mca_base_override_param_file="$T/override.conf" \
+        info --mca mca_base_verbose 2 --param mca base --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_verbose:value:7"
+    expect_line out "$P:mca_base_verbose:source:override file $T/override.conf:1"
+}
+
+# --- --param, --level and options --------------------------------------------
+
+case_param_unknown_framework() {
+    setup
+    info --param nosuch all
+    expect_failure
+    expect_text err "\"nosuch\""
+    expect_text err "Frameworks with variables:"
+    grep -F "Frameworks with variables:" "$T/err" | grep -qw mca ||
+        { show_output; fail "the list of frameworks does not name mca"; }
+}
+
+case_level_hides_higher_levels() {
+    setup
+    info --param mca base --level 1 --parsable
+    expect_status 0
+    reject_text out ":mca_base_component_path:"
+    info --param mca base --level 1
+    expect_status 0
+    reject_text out "mca_base_component_path"
+    expect_text out "more at levels above 1"
+    # Level 2 shows it (and still hides mca_base_verbose, level 8).
+    info --param mca base --level 2 --parsable
+    expect_status 0
+    expect_line out "$P:mca_base_component_path:level:2"
+    reject_text out ":mca_base_verbose:"
+}
+
+case_bad_level() {
+    setup
+    info --param mca base --level 10
+    expect_failure
+    expect_text err "10"
+}
+
+case_unknown_option() {
+    setup
+    info --bogus
+    expect_failure
+    expect_text err "--bogus"
+    [ ! -s "$T/out" ] || { show_output; fail "nothing should go to stdout"; }
+}
+
+case_unknown_option_message_uses_help_path() {
+    # The message text comes from help-orca-info.txt in the directory that
+    # ORCA_MCA_mca_base_help_path names, like every other message.
+    setup
+    info --bogus
+    expect_failure
+    expect_text err "unknown option \"--bogus\". See orca_info --help."
+    reject_text err "not found in"
+}
+
+run_case OrcaInfo.Help case_help
+run_case OrcaInfo.Version case_version
+run_case OrcaInfo.ComponentPathFromEnvironment case_component_path_from_environment
+run_case OrcaInfo.CommandLineBeatsEnvironment case_command_line_beats_environment
+run_case OrcaInfo.DefaultSource case_default_source
+run_case OrcaInfo.GarbageComponentFileParsable case_garbage_component_file_parsable
+run_case OrcaInfo.GarbageComponentFileListing case_garbage_component_file_listing
+run_case OrcaInfo.FixtureComponents case_fixture_components
+run_case OrcaInfo.VerboseLogsEveryFile case_verbose_logs_every_file
+run_case OrcaInfo.MisspelledVariable case_misspelled_variable
+run_case OrcaInfo.BadValue case_bad_value
+run_case OrcaInfo.ParamFile case_param_file
+run_case OrcaInfo.MalformedParamFile case_malformed_param_file
+run_case OrcaInfo.TuneFile case_tune_file
+run_case OrcaInfo.MissingTuneFile case_missing_tune_file
+run_case OrcaInfo.OverrideFileBeatsCommandLine case_override_file_beats_command_line
+run_case OrcaInfo.ParamUnknownFramework case_param_unknown_framework
+run_case OrcaInfo.LevelHidesHigherLevels case_level_hides_higher_levels
+run_case OrcaInfo.BadLevel case_bad_level
+run_case OrcaInfo.UnknownOption case_unknown_option
+run_case OrcaInfo.UnknownOptionMessageUsesHelpPath case_unknown_option_message_uses_help_path
+
 finish_cases
