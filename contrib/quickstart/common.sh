@@ -38,6 +38,6 @@ build_orca() {
         echo "== configure (prefix $ORCA_PREFIX)"
         "$ORCA_TOP/configure" --prefix="$ORCA_PREFIX" ${ORCA_CONFIGURE_FLAGS:-}
     fi
-    echo "== build"
+    echo "== build (${SECONDS}s so far)"
     make -j"$(nproc)"
 }

@@ -6,14 +6,14 @@
 install_packages
 build_orca
 
-echo "== make check"
+echo "== make check (${SECONDS}s so far)"
 make -j"$(nproc)" check || true
 
 # distcheck proves the tarball builds, tests, installs and uninstalls on
 # its own; it is one more test case in the summary.
-echo "== make distcheck"
+echo "== make distcheck (${SECONDS}s so far)"
 start=$(date +%s%3N)
-if make distcheck > distcheck.log.out 2>&1; then result=PASS; else result=FAIL; tail -40 distcheck.log.out; fi
+if make -j"$(nproc)" distcheck > distcheck.log.out 2>&1; then result=PASS; else result=FAIL; tail -40 distcheck.log.out; fi
 end=$(date +%s%3N)
 {
     echo "[ RUN      ] distcheck"
@@ -24,4 +24,5 @@ end=$(date +%s%3N)
 echo ":test-result: $result" > distcheck.trs
 rm -f distcheck.log.out
 
+echo "== summary (${SECONDS}s in all)"
 "$ORCA_TOP/test/summarize-results" "$ORCA_BUILD_DIR"
