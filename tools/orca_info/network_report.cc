@@ -122,9 +122,15 @@ Status print_reach(Runtime& runtime, const std::vector<std::string>& peers, bool
     out << std::left << "  " << std::setw(8) << "WEIGHT" << std::setw(40) << "LOCAL" << std::setw(28) << "REMOTE"
         << "REASON\n";
   }
+  size_t other_family = 0;
   for (const auto& p : matrix.value()) {
     const auto& e = sel->inventory.entries()[p.local];
     const auto& r = remotes[p.remote];
+    // An IPv4 address never pairs with an IPv6 one: only noise for a reader.
+    if (!options.parsable && e.address.family() != r.address.family()) {
+      ++other_family;
+      continue;
+    }
     if (options.parsable) {
       out << "reach:" << e.address.to_string() << ":" << r.address.to_string() << ":weight=" << p.weight
           << ":reason=" << p.reason << "\n";
@@ -133,6 +139,7 @@ Status print_reach(Runtime& runtime, const std::vector<std::string>& peers, bool
           << std::setw(28) << r.address.to_string() << p.reason << "\n";
     }
   }
+  if (other_family > 0) out << "  (" << other_family << " pairs of different address families not shown)\n";
   return {};
 }
 
