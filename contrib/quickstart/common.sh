@@ -9,7 +9,7 @@ ORCA_PREFIX=${ORCA_PREFIX:-$ORCA_BUILD_DIR/prefix}
 # Packages: the toolchain, autotools, libevent, hwloc, GoogleTest and
 # Google Benchmark, and the network tools the namespace tests use.
 ORCA_PACKAGES=(build-essential autoconf automake libtool pkg-config
-               libevent-dev libhwloc-dev libgtest-dev libbenchmark-dev
+               libevent-dev libhwloc-dev libssl-dev libgtest-dev libbenchmark-dev
                iproute2 nftables procps)
 
 install_packages() {

@@ -1,10 +1,11 @@
 // The list of frameworks in this build. Each framework's declaration lives
 // with its public header; this file only gathers them for enumeration.
 #include <orca/frameworks.h>
+#include <orca/oob.h>
 #include <orca/reachable.h>
 
 namespace orca {
 
-std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework}; }
+std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework, &oob::kFramework}; }
 
 }  // namespace orca

@@ -1,0 +1,107 @@
+// oob/tcp variables: the table and how they become a TcpConfig.
+#include "tcp_config.h"
+
+#include <iterator>
+
+namespace orca::oob::tcp {
+
+const orca_mca_var_decl kVariables[] = {
+    {"listen_wildcard", ORCA_MCA_VAR_BOOL, "false", 5,
+     "Listen on the wildcard address (0.0.0.0 / ::) instead of one socket per selected address", nullptr, nullptr, 0},
+    {"ipv4", ORCA_MCA_VAR_BOOL, "true", 4, "Use IPv4 addresses", nullptr, nullptr, 0},
+    {"ipv6", ORCA_MCA_VAR_BOOL, "true", 4, "Use IPv6 addresses (global, unique-local and link-local)", nullptr,
+     nullptr, 0},
+    {"static_ipv4_ports", ORCA_MCA_VAR_STRING, "", 4,
+     "IPv4 ports to listen on, \"a-b,c\"; every process needs one free port. Exclusive with the dynamic ranges",
+     nullptr, nullptr, 0},
+    {"static_ipv6_ports", ORCA_MCA_VAR_STRING, "", 4, "IPv6 ports to listen on, \"a-b,c\" (see static_ipv4_ports)",
+     nullptr, nullptr, 0},
+    {"dynamic_ipv4_ports", ORCA_MCA_VAR_STRING, "", 4,
+     "IPv4 port range to pick a free listening port from, \"a-b,c\"; empty: the kernel picks", nullptr, nullptr, 0},
+    {"dynamic_ipv6_ports", ORCA_MCA_VAR_STRING, "", 4, "IPv6 port range to pick from (see dynamic_ipv4_ports)", nullptr,
+     nullptr, 0},
+    {"connect_stagger", ORCA_MCA_VAR_INT, "250", 5,
+     "Milliseconds before the next candidate address starts while earlier ones are still connecting (RFC 8305)",
+     nullptr, nullptr, 0},
+    {"connect_timeout", ORCA_MCA_VAR_INT, "5000", 4,
+     "Milliseconds one round of connection attempts to a peer may take before it is abandoned", nullptr, nullptr, 0},
+    {"retries", ORCA_MCA_VAR_INT, "3", 4, "Rounds of connection attempts after the first before a peer is reported lost",
+     nullptr, nullptr, 0},
+    {"retry_backoff", ORCA_MCA_VAR_INT, "200", 6, "Milliseconds before the first retry; doubles every round", nullptr,
+     nullptr, 0},
+    {"max_msg_size", ORCA_MCA_VAR_SIZE, "64M", 4,
+     "Largest message accepted; a frame announcing more closes its connection before anything is allocated", nullptr,
+     nullptr, 0},
+    {"send_queue_limit", ORCA_MCA_VAR_SIZE, "256M", 5,
+     "Bytes queued per peer (unsent and unacknowledged) before send() refuses more (back-pressure)", nullptr, nullptr,
+     0},
+    {"keepalive_time", ORCA_MCA_VAR_INT, "30", 6, "Seconds of idleness before TCP keepalive probes start (TCP_KEEPIDLE)",
+     nullptr, nullptr, 0},
+    {"keepalive_intvl", ORCA_MCA_VAR_INT, "5", 6, "Seconds between TCP keepalive probes (TCP_KEEPINTVL)", nullptr,
+     nullptr, 0},
+    {"keepalive_probes", ORCA_MCA_VAR_INT, "3", 6, "Unanswered keepalive probes before TCP drops a connection (TCP_KEEPCNT)",
+     nullptr, nullptr, 0},
+    {"heartbeat", ORCA_MCA_VAR_INT, "2000", 5,
+     "Milliseconds between application heartbeats on an idle connection; 0 disables them", nullptr, nullptr, 0},
+    {"heartbeat_misses", ORCA_MCA_VAR_INT, "3", 5,
+     "Heartbeat periods without a word from the peer before its connection is dropped and retried", nullptr, nullptr,
+     0},
+    {"handshake_timeout", ORCA_MCA_VAR_INT, "5000", 6, "Milliseconds a new connection may take to authenticate",
+     nullptr, nullptr, 0},
+};
+const size_t kVariableCount = std::size(kVariables);
+
+namespace {
+
+std::string text_of(const orca_mca_context& c, const char* name) {
+  char buf[1024] = {};
+  return c.get_text(&c, name, buf, sizeof buf) == ORCA_MCA_OK ? buf : "";
+}
+
+std::int64_t int_of(const orca_mca_context& c, const char* name) {
+  std::int64_t v = 0;
+  c.get_int(&c, name, &v);
+  return v;
+}
+
+}  // namespace
+
+Result<TcpConfig> read_config(const orca_mca_context& c) {
+  TcpConfig cfg;
+  cfg.listen_wildcard = int_of(c, "listen_wildcard") != 0;
+  cfg.ipv4 = int_of(c, "ipv4") != 0;
+  cfg.ipv6 = int_of(c, "ipv6") != 0;
+  const std::string s4 = text_of(c, "static_ipv4_ports"), s6 = text_of(c, "static_ipv6_ports");
+  const std::string d4 = text_of(c, "dynamic_ipv4_ports"), d6 = text_of(c, "dynamic_ipv6_ports");
+  if ((!s4.empty() || !s6.empty()) && (!d4.empty() || !d6.empty())) {
+    return Message("oob", "static-and-dynamic-ports", {});
+  }
+  cfg.static_ports = !s4.empty() || !s6.empty();
+  auto v4 = parse_port_ranges(cfg.static_ports ? s4 : d4,
+                              cfg.static_ports ? "oob_tcp_static_ipv4_ports" : "oob_tcp_dynamic_ipv4_ports");
+  if (!v4) return v4.error();
+  auto v6 = parse_port_ranges(cfg.static_ports ? s6 : d6,
+                              cfg.static_ports ? "oob_tcp_static_ipv6_ports" : "oob_tcp_dynamic_ipv6_ports");
+  if (!v6) return v6.error();
+  cfg.ports_v4 = v4.value();
+  cfg.ports_v6 = v6.value();
+  cfg.stagger = std::chrono::milliseconds(int_of(c, "connect_stagger"));
+  cfg.connect_timeout = std::chrono::milliseconds(int_of(c, "connect_timeout"));
+  cfg.retries = static_cast<int>(int_of(c, "retries"));
+  cfg.retry_backoff = std::chrono::milliseconds(int_of(c, "retry_backoff"));
+  cfg.keepalive_time = static_cast<int>(int_of(c, "keepalive_time"));
+  cfg.keepalive_interval = static_cast<int>(int_of(c, "keepalive_intvl"));
+  cfg.keepalive_probes = static_cast<int>(int_of(c, "keepalive_probes"));
+  cfg.engine.max_message_size = static_cast<std::uint64_t>(int_of(c, "max_msg_size"));
+  cfg.engine.send_queue_limit = static_cast<std::uint64_t>(int_of(c, "send_queue_limit"));
+  cfg.engine.heartbeat = std::chrono::milliseconds(int_of(c, "heartbeat"));
+  cfg.engine.heartbeat_misses = static_cast<int>(int_of(c, "heartbeat_misses"));
+  cfg.engine.handshake_timeout = std::chrono::milliseconds(int_of(c, "handshake_timeout"));
+  if (cfg.stagger.count() < 0 || cfg.connect_timeout.count() <= 0 || cfg.retries < 0 ||
+      cfg.engine.heartbeat_misses < 1 || cfg.engine.handshake_timeout.count() <= 0) {
+    return Message("oob", "bad-tcp-setting", {});
+  }
+  return cfg;
+}
+
+}  // namespace orca::oob::tcp

@@ -1,0 +1,43 @@
+// oob/tcp's variables, read once in open().
+#ifndef ORCA_COMPONENTS_OOB_TCP_CONFIG_H
+#define ORCA_COMPONENTS_OOB_TCP_CONFIG_H
+
+#include "port_ranges.h"
+
+#include <orca/mca_component.h>
+#include <orca/oob_engine.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace orca::oob::tcp {
+
+/* The variable table, for register_vars. */
+extern const orca_mca_var_decl kVariables[];
+extern const size_t kVariableCount;
+
+struct TcpConfig {
+  bool listen_wildcard = false;
+  bool ipv4 = true;
+  bool ipv6 = true;
+  std::vector<PortRange> ports_v4;  // empty: the kernel picks
+  std::vector<PortRange> ports_v6;
+  bool static_ports = false;        // ports_* came from the static variables
+  std::chrono::milliseconds stagger{250};
+  std::chrono::milliseconds connect_timeout{5000};
+  int retries = 3;
+  std::chrono::milliseconds retry_backoff{200};
+  int keepalive_time = 30;
+  int keepalive_interval = 5;
+  int keepalive_probes = 3;
+  EngineConfig engine;  // message size, queue, heartbeat, handshake timeout
+};
+
+/* Reads the variables through the component context. Errors (as text for
+ * the C boundary): static and dynamic ports both set, a bad port range. */
+Result<TcpConfig> read_config(const orca_mca_context& context);
+
+}  // namespace orca::oob::tcp
+
+#endif

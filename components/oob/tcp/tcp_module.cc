@@ -1,0 +1,377 @@
+// oob/tcp module: listening, contact, connect races, address changes.
+#include "tcp_module.h"
+
+#include "tcp_socket.h"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+namespace orca::oob::tcp {
+
+namespace {
+
+constexpr size_t kMaxLocal = 4096;
+
+net::IpAddress address_of(const orca_reach_endpoint& e) {
+  return net::IpAddress(e.family == AF_INET ? net::Family::V4 : net::Family::V6, e.address, e.scope_id);
+}
+
+orca_reach_endpoint endpoint_of(const Endpoint& e) {
+  orca_reach_endpoint out{};
+  out.family = e.address.af();
+  std::memcpy(out.address, e.address.bytes(), e.address.size());
+  out.scope_id = e.address.scope_id();
+  out.prefix_length = e.prefix_length;
+  out.kind = static_cast<int>(e.kind);
+  return out;
+}
+
+}  // namespace
+
+// One listening socket and its accept loop.
+struct TcpModule::Listener {
+  Listener(TcpModule& module, Endpoint ep, UniqueFd socket)
+      : endpoint(std::move(ep)),
+        fd(std::move(socket)),
+        watch(*module.loop_, fd.get(), IoWatch::kRead, [this, &module](short) { accept_all(module); }) {
+    watch.enable();
+  }
+  void accept_all(TcpModule& module) {
+    while (true) {
+      UniqueFd c(::accept4(fd.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+      if (!c.valid()) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        return;  // EAGAIN, or out of descriptors: try again on the next wakeup
+      }
+      tune_stream(c.get(), module.config_);
+      const std::string label = local_text(c.get()) + " <- " + peer_text(c.get());
+      module.engine_->accept(std::move(c), label);
+    }
+  }
+  Endpoint endpoint;
+  UniqueFd fd;
+  IoWatch watch;
+};
+
+// One round of connection attempts to a peer.
+struct TcpModule::Dialing {
+  struct Candidate {
+    net::IpAddress local;
+    int if_index = 0;
+    Endpoint remote;
+    std::string reason;
+  };
+  struct Attempt {
+    UniqueFd fd;  // until connected
+    std::unique_ptr<IoWatch> connecting;
+    std::unique_ptr<Engine::Attempt> handshake;
+  };
+
+  Dialing(TcpModule& module, ProcessName peer_name, std::vector<Candidate> list)
+      : peer(peer_name),
+        candidates(std::move(list)),
+        attempts(candidates.size()),
+        stagger(*module.loop_, [this] { race->on_timer(); }),
+        deadline(*module.loop_, [this, &module] {
+          race->abort("no connection within oob_tcp_connect_timeout (" +
+                      std::to_string(module.config_.connect_timeout.count()) + " ms)");
+          module.round_finished(peer);
+        }) {
+    ConnectRace::Hooks hooks;
+    hooks.start_attempt = [this, &module](size_t i) { begin(module, i); };
+    hooks.cancel_attempt = [this](size_t i) { attempts[i] = Attempt{}; };
+    hooks.arm_timer = [this](std::chrono::milliseconds d) { stagger.start(d); };
+    hooks.cancel_timer = [this] { stagger.cancel(); };
+    race = std::make_unique<ConnectRace>(candidates.size(), module.config_.stagger, std::move(hooks));
+  }
+
+  void begin(TcpModule& module, size_t i) {
+    const Candidate& c = candidates[i];
+    module.log(20, "connecting to " + peer.to_string() + " at " + c.remote.socket_text() + " from " +
+                       c.local.to_string() + " (" + c.reason + ")");
+    auto fd = start_connect(c.local, c.if_index, c.remote.address, c.remote.port);
+    if (!fd) {
+      fail(module, i, fd.error().arg("call") + " failed: " + fd.error().arg("why"));
+      return;
+    }
+    Attempt& a = attempts[i];
+    a.fd = std::move(fd.value());
+    a.connecting = std::make_unique<IoWatch>(*module.loop_, a.fd.get(), IoWatch::kWrite,
+                                             [this, &module, i](short) { connected(module, i); });
+    a.connecting->enable();
+  }
+
+  void connected(TcpModule& module, size_t i) {
+    Attempt& a = attempts[i];
+    a.connecting->disable();
+    int err = 0;
+    socklen_t len = sizeof err;
+    ::getsockopt(a.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) {
+      fail(module, i, std::string("connect failed: ") + std::strerror(err));
+      return;
+    }
+    tune_stream(a.fd.get(), module.config_);
+    const std::string label = local_text(a.fd.get()) + " -> " + peer_text(a.fd.get());
+    a.handshake = module.engine_->dial(std::move(a.fd), peer, label, [this, &module, i](Status st) {
+      if (st) {
+        race->on_succeeded(i);
+        module.log(10, "connected to " + peer.to_string() + " via " + candidates[i].remote.socket_text());
+        module.round_finished(peer);
+      } else {
+        fail(module, i, st.error().arg("why"));
+      }
+    });
+  }
+
+  void fail(TcpModule& module, size_t i, std::string why) {
+    module.log(20, "attempt " + candidates[i].remote.socket_text() + " failed: " + why);
+    race->on_failed(i, std::move(why));
+    if (race->finished()) module.round_finished(peer);
+  }
+
+  /* Every candidate and what happened to it, for the final error. */
+  std::string report() const {
+    std::string out;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      out += "\n  " + candidates[i].local.to_string() + " -> " + candidates[i].remote.socket_text() + ": ";
+      switch (race->outcome(i)) {
+        case ConnectRace::Outcome::NotTried: out += "not tried"; break;
+        case ConnectRace::Outcome::InFlight: out += "still connecting"; break;
+        case ConnectRace::Outcome::Won: out += "connected"; break;
+        default: out += race->detail(i); break;
+      }
+    }
+    return out;
+  }
+
+  ProcessName peer;
+  std::vector<Candidate> candidates;
+  std::vector<Attempt> attempts;
+  Timer stagger;
+  Timer deadline;
+  std::unique_ptr<ConnectRace> race;
+  bool reported = false;
+};
+
+TcpModule::TcpModule(TcpConfig config) : config_(std::move(config)) {}
+
+TcpModule::~TcpModule() { stop(); }
+
+void TcpModule::log(int level, const std::string& text) const {
+  if (host_ != nullptr) host_->log(host_->host, level, ("tcp: " + text).c_str());
+}
+
+Status TcpModule::start(const orca_oob_host& host) {
+  host_ = &host;
+  loop_ = std::make_unique<EventLoop>(host.base);
+  config_.engine.self = ProcessName::from_c(host.self);
+  config_.engine.secret.assign(host.secret, host.secret + host.secret_length);
+  EngineCallbacks callbacks;
+  callbacks.deliver = [this](ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
+    host_->deliver(host_->host, from.to_c(), tag, bytes.data(), bytes.size());
+  };
+  callbacks.want_connection = [this](ProcessName peer) { want_connection(peer); };
+  callbacks.log = [this](int level, const std::string& text) { log(level, text); };
+  engine_ = std::make_unique<Engine>(*loop_, config_.engine, std::move(callbacks));
+  reaper_ = std::make_unique<Timer>(*loop_, [this] { finished_.clear(); });
+  if (Status st = open_listeners(); !st) return st;
+  auto watch = net::AddressWatch::start(*loop_, std::chrono::milliseconds(100), [this] { on_addresses_changed(); });
+  if (watch) {
+    watch_ = std::move(watch.value());
+  } else {
+    log(10, "address changes will not be noticed: " + watch.error().arg("why"));
+  }
+  return {};
+}
+
+Status TcpModule::open_listeners() {
+  std::vector<orca_reach_endpoint> locals(kMaxLocal);
+  size_t n = locals.size();
+  orca_mca_reason why{};
+  if (host_->select_local(host_->host, locals.data(), &n, &why) != ORCA_MCA_OK) {
+    return Message("oob", "tcp-no-selection", {{"why", why.text}});
+  }
+  std::set<std::string> open_now;
+  for (const auto& l : listeners_) open_now.insert(l->endpoint.address.to_string());
+  std::string skipped;
+  for (size_t i = 0; i < n; ++i) {
+    const net::IpAddress a = address_of(locals[i]);
+    const bool v4 = a.family() == net::Family::V4;
+    if ((v4 && !config_.ipv4) || (!v4 && !config_.ipv6) || open_now.count(a.to_string())) continue;
+    const auto& ranges = v4 ? config_.ports_v4 : config_.ports_v6;
+    std::vector<std::uint16_t> ports = ports_of(ranges);
+    if (ports.empty()) ports.push_back(0);
+    std::optional<Message> last;
+    for (std::uint16_t port : ports) {
+      auto fd = listen_on(a, port);
+      if (!fd) {
+        last = fd.error();
+        continue;
+      }
+      Endpoint ep{a, locals[i].prefix_length, static_cast<net::InterfaceKind>(locals[i].kind), local_port(fd->get())};
+      log(10, "listening on " + ep.socket_text());
+      listeners_.push_back(std::make_unique<Listener>(*this, ep, std::move(fd.value())));
+      last.reset();
+      break;
+    }
+    if (last) skipped += " " + a.to_string() + " (" + last->arg("why") + ")";
+  }
+  if (!skipped.empty()) log(1, "cannot listen on:" + skipped);
+  if (listeners_.empty()) return Message("oob", "tcp-no-listener", {{"skipped", skipped.empty() ? " (no address selected)" : skipped}});
+  std::vector<Endpoint> eps;
+  for (const auto& l : listeners_) eps.push_back(l->endpoint);
+  contact_ = encode_contact(eps);
+  return {};
+}
+
+void TcpModule::on_addresses_changed() {
+  std::vector<orca_reach_endpoint> locals(kMaxLocal);
+  size_t n = locals.size();
+  orca_mca_reason why{};
+  if (host_->select_local(host_->host, locals.data(), &n, &why) != ORCA_MCA_OK) return;
+  std::set<std::string> present;
+  for (size_t i = 0; i < n; ++i) present.insert(address_of(locals[i]).to_string());
+  // Close listeners and connections whose local address is gone; the
+  // engine asks for a new connection for every peer with messages waiting.
+  for (auto it = listeners_.begin(); it != listeners_.end();) {
+    const std::string a = (*it)->endpoint.address.to_string();
+    if (present.count(a)) {
+      ++it;
+      continue;
+    }
+    log(10, "address " + a + " vanished: closing its listener and connections");
+    const std::string prefix = (*it)->endpoint.address.family() == net::Family::V6 ? "[" + a + "]:" : a + ":";
+    it = listeners_.erase(it);
+    engine_->drop_connections_with_prefix(prefix, "local address " + a + " vanished");
+  }
+  // Outgoing connections from a vanished address (not a listener's own).
+  // Labels start with the local address; anything not present now goes.
+  for (const auto& [peer, info] : peers_) {
+    const std::string label = engine_->connection_label(peer);
+    if (label.empty()) continue;
+    const std::string local = label.substr(0, label.find(' '));
+    const size_t colon = local.rfind(':');
+    std::string addr = local.substr(0, colon);
+    if (!addr.empty() && addr.front() == '[') addr = addr.substr(1, addr.size() - 2);
+    if (!present.count(addr)) engine_->drop_connection(peer, "local address " + addr + " vanished");
+  }
+  (void)open_listeners();  // new addresses get listeners (peers learn them from new URIs)
+}
+
+Status TcpModule::add_peer(ProcessName peer, const std::string& uri) {
+  auto parsed = ContactUri::parse(uri);
+  if (!parsed) return parsed.error();
+  auto part = parsed->parts.find("tcp");
+  if (part == parsed->parts.end()) return Message("oob", "declined", {{"why", "the peer has no tcp address"}});
+  auto endpoints = parse_contact(part->second);
+  if (!endpoints) return endpoints.error();
+  Peer& p = peers_[peer];
+  p.endpoints = std::move(endpoints.value());
+  p.same_host = parsed->host_identity == host_->host_identity;
+  return {};
+}
+
+Status TcpModule::send(ProcessName peer, std::uint32_t tag, const std::uint8_t* data, size_t length) {
+  if (!peers_.count(peer)) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
+  return engine_->send(peer, tag, std::vector<std::uint8_t>(data, data + length));
+}
+
+std::string TcpModule::describe(ProcessName peer) const { return engine_ ? engine_->connection_label(peer) : ""; }
+
+void TcpModule::want_connection(ProcessName peer) {
+  auto it = peers_.find(peer);
+  if (it == peers_.end()) {
+    log(10, "messages wait for " + peer.to_string() + " but its contact URI is unknown");
+    return;
+  }
+  if (it->second.dialing || (it->second.retry && it->second.retry->pending())) return;  // already on it
+  start_round(peer);
+}
+
+void TcpModule::start_round(ProcessName peer) {
+  Peer& p = peers_.at(peer);
+  std::vector<orca_reach_endpoint> remotes;
+  for (const auto& e : p.endpoints) remotes.push_back(endpoint_of(e));
+  std::vector<orca_oob_pair> pairs(std::max<size_t>(1, remotes.size() * 64));
+  size_t n = pairs.size();
+  if (host_->rank(host_->host, remotes.data(), remotes.size(), p.same_host ? 1 : 0, pairs.data(), &n) != ORCA_MCA_OK) {
+    n = 0;
+  }
+  std::vector<Dialing::Candidate> candidates;
+  std::string refused;
+  for (size_t i = 0; i < n; ++i) {
+    const Endpoint& remote = p.endpoints[pairs[i].remote];
+    if (pairs[i].weight <= 0) {
+      refused += "\n  " + address_of(pairs[i].local).to_string() + " -> " + remote.socket_text() + ": never tried, " +
+                 pairs[i].reason;
+      continue;
+    }
+    net::IpAddress local = address_of(pairs[i].local);
+    net::IpAddress dest = remote.address;
+    if (dest.is_link_local() && dest.family() == net::Family::V6) dest.set_scope_id(static_cast<std::uint32_t>(pairs[i].local.if_index));
+    Endpoint target = remote;
+    target.address = dest;
+    candidates.push_back(Dialing::Candidate{local, pairs[i].local.if_index, target, pairs[i].reason});
+  }
+  if (candidates.empty()) {
+    const std::string why = "no local address can reach any address of " + peer.to_string() + ":" + refused;
+    log(1, why);
+    host_->peer_lost(host_->host, peer.to_c(), why.c_str());
+    return;
+  }
+  p.dialing = std::make_unique<Dialing>(*this, peer, std::move(candidates));
+  p.dialing->deadline.start(config_.connect_timeout);
+  p.dialing->race->start();
+  if (p.dialing && p.dialing->race->finished()) round_finished(peer);
+}
+
+void TcpModule::round_finished(ProcessName peer) {
+  auto it = peers_.find(peer);
+  if (it == peers_.end() || !it->second.dialing || it->second.dialing->reported) return;
+  Peer& p = it->second;
+  Dialing& d = *p.dialing;
+  d.reported = true;
+  d.deadline.cancel();
+  const bool won = d.race->winner().has_value();
+  const std::string report = d.report();
+  // The race may be reporting from inside one of its own callbacks.
+  finished_.push_back(std::move(p.dialing));
+  reaper_->start(std::chrono::microseconds(0));
+  if (won) {
+    p.failed_rounds = 0;
+    return;
+  }
+  ++p.failed_rounds;
+  if (p.failed_rounds > config_.retries) {
+    const std::string why = "cannot connect to " + peer.to_string() + " after " + std::to_string(p.failed_rounds) +
+                            " rounds; last round:" + report;
+    log(1, why);
+    p.failed_rounds = 0;
+    host_->peer_lost(host_->host, peer.to_c(), why.c_str());
+    return;
+  }
+  const auto backoff = config_.retry_backoff * (1 << std::min(p.failed_rounds - 1, 10));
+  log(10, "round " + std::to_string(p.failed_rounds) + " to " + peer.to_string() + " failed; retrying in " +
+              std::to_string(backoff.count()) + " ms:" + report);
+  if (!p.retry) p.retry = std::make_unique<Timer>(*loop_, [this, peer] { start_round(peer); });
+  p.retry->start(backoff);
+}
+
+void TcpModule::stop() {
+  watch_.reset();
+  for (auto& [name, p] : peers_) {
+    p.dialing.reset();
+    p.retry.reset();
+  }
+  finished_.clear();
+  listeners_.clear();
+  engine_.reset();
+  reaper_.reset();
+}
+
+}  // namespace orca::oob::tcp

@@ -1,0 +1,129 @@
+// oob/usock module.
+#include "usock_module.h"
+
+#include <openssl/rand.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace orca::oob::usock {
+
+namespace {
+
+// Abstract names: "@" in the contact stands for the leading NUL.
+sockaddr_un abstract_address(const std::string& name, socklen_t* length) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  const size_t n = std::min(name.size(), sizeof sa.sun_path - 1);
+  std::memcpy(sa.sun_path + 1, name.data(), n);
+  *length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+  return sa;
+}
+
+Message socket_error(const std::string& call) {
+  return Message("oob", "socket-failed", {{"call", call}, {"what", "unix socket"}, {"why", std::strerror(errno)}});
+}
+
+}  // namespace
+
+UsockModule::~UsockModule() { stop(); }
+
+Status UsockModule::start(const orca_oob_host& host) {
+  host_ = &host;
+  loop_ = std::make_unique<EventLoop>(host.base);
+  config_.self = ProcessName::from_c(host.self);
+  config_.secret.assign(host.secret, host.secret + host.secret_length);
+  EngineCallbacks callbacks;
+  callbacks.deliver = [this](ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
+    host_->deliver(host_->host, from.to_c(), tag, bytes.data(), bytes.size());
+  };
+  callbacks.want_connection = [this](ProcessName peer) { want_connection(peer); };
+  callbacks.log = [this](int level, const std::string& text) {
+    host_->log(host_->host, level, ("usock: " + text).c_str());
+  };
+  engine_ = std::make_unique<Engine>(*loop_, config_, std::move(callbacks));
+
+  // A random part keeps a restarted process from colliding with a name
+  // the kernel still holds.
+  std::uint8_t nonce[6];
+  RAND_bytes(nonce, sizeof nonce);
+  char hex[13];
+  for (int i = 0; i < 6; ++i) std::snprintf(hex + 2 * i, 3, "%02x", nonce[i]);
+  name_ = "orca/" + config_.self.to_string() + "/" + std::to_string(::getpid()) + "/" + hex;
+  listener_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!listener_.valid()) return socket_error("socket(AF_UNIX)");
+  socklen_t len = 0;
+  const sockaddr_un sa = abstract_address(name_, &len);
+  if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) return socket_error("bind");
+  if (::listen(listener_.get(), 128) != 0) return socket_error("listen");
+  accept_watch_ = std::make_unique<IoWatch>(*loop_, listener_.get(), IoWatch::kRead, [this](short) { on_accept(); });
+  accept_watch_->enable();
+  contact_ = "usock=@" + name_;
+  return {};
+}
+
+void UsockModule::on_accept() {
+  while (true) {
+    UniqueFd c(::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!c.valid()) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;
+    }
+    engine_->accept(std::move(c), "@" + name_ + " <- local");
+  }
+}
+
+Status UsockModule::add_peer(ProcessName peer, const std::string& uri) {
+  auto parsed = ContactUri::parse(uri);
+  if (!parsed) return parsed.error();
+  if (parsed->host_identity != host_->host_identity) {
+    return Message("oob", "declined", {{"why", "the peer is on another host (or network namespace)"}});
+  }
+  auto part = parsed->parts.find("usock");
+  if (part == parsed->parts.end()) return Message("oob", "declined", {{"why", "the peer has no usock address"}});
+  if (part->second.size() < 2 || part->second.front() != '@') {
+    return Message("oob", "bad-uri", {{"uri", "usock=" + part->second}, {"why", "not an abstract socket name (@...)"}});
+  }
+  peers_[peer] = part->second.substr(1);
+  return {};
+}
+
+Status UsockModule::send(ProcessName peer, std::uint32_t tag, const std::uint8_t* data, size_t length) {
+  if (!peers_.count(peer)) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
+  return engine_->send(peer, tag, std::vector<std::uint8_t>(data, data + length));
+}
+
+std::string UsockModule::describe(ProcessName peer) const { return engine_ ? engine_->connection_label(peer) : ""; }
+
+void UsockModule::want_connection(ProcessName peer) {
+  auto it = peers_.find(peer);
+  if (it == peers_.end() || dialing_.count(peer)) return;
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  socklen_t len = 0;
+  const sockaddr_un sa = abstract_address(it->second, &len);
+  if (!fd.valid() || ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) {
+    const std::string why = "cannot connect to @" + it->second + ": " + std::strerror(errno);
+    host_->peer_lost(host_->host, peer.to_c(), why.c_str());
+    return;
+  }
+  dialing_[peer] = nullptr;  // a placeholder: the outcome may come before dial() returns
+  auto attempt = engine_->dial(std::move(fd), peer, "local -> @" + it->second, [this, peer](Status st) {
+    // Freed after this callback returns; the engine no longer needs it.
+    auto done = dialing_.extract(peer);
+    (void)done;
+    if (!st) host_->peer_lost(host_->host, peer.to_c(), st.error().arg("why").c_str());
+  });
+  if (auto slot = dialing_.find(peer); slot != dialing_.end()) slot->second = std::move(attempt);
+}
+
+void UsockModule::stop() {
+  dialing_.clear();
+  accept_watch_.reset();
+  engine_.reset();
+  listener_.reset();
+}
+
+}  // namespace orca::oob::usock

@@ -1,0 +1,189 @@
+/*
+ * Framework "oob": out-of-band messages between Orca processes.
+ *
+ * API (C++, below): a process opens the framework on its event loop, gets
+ * its contact URI (every component that opened contributes), learns
+ * peers' URIs, sends (peer, tag, bytes) and registers a receive callback
+ * per tag. send() never blocks: it queues. Delivery to one peer is in
+ * order and exactly once, across reconnects. All selected components stay
+ * open (SelectMode::All); per peer the first component, by priority, that
+ * can reach it carries its traffic (usock before tcp for a peer on this
+ * host).
+ *
+ * Contact URI: "<job>.<vpid>;host=<host identity>;<component>=<part>;..."
+ * where each component writes and reads only its own part.
+ *
+ * The component interface (C, it crosses the dlopen boundary) is
+ * orca_oob_module; the host side that liborca gives every module is
+ * orca_oob_host.
+ */
+#ifndef ORCA_OOB_H
+#define ORCA_OOB_H
+
+#include <orca/mca_component.h>
+#include <orca/process_name.h>
+#include <orca/reachable.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ORCA_OOB_INTERFACE_VERSION 1u
+
+struct event_base;
+
+/* One ranked (local, remote) address pair for a peer. */
+typedef struct orca_oob_pair {
+    orca_reach_endpoint local;  /* if_name is NULL: use if_index */
+    size_t remote;              /* index into the remotes given */
+    int weight;                 /* > 0: worth trying, higher first; 0: never */
+    char reason[120];
+} orca_oob_pair;
+
+typedef struct orca_oob_host {
+    void *host;
+    struct event_base *base;     /* the process's event loop */
+    orca_process_name self;
+    const uint8_t *secret;       /* the job secret */
+    size_t secret_length;
+    const char *host_identity;   /* this process's boot id + network namespace */
+    /* A message arrived: in order, once. */
+    void (*deliver)(void *host, orca_process_name from, uint32_t tag, const uint8_t *data, size_t length);
+    /* A peer could not be reached within the module's deadline. */
+    void (*peer_lost)(void *host, orca_process_name peer, const char *why);
+    /* Verbose output at oob_base_verbose >= level. */
+    void (*log)(void *host, int level, const char *text);
+    /* Ranks every (selected local address, remote) pair with the selected
+     * reachable component, best first. Writes at most *count pairs and
+     * sets *count to the number written. */
+    orca_mca_rc (*rank)(void *host, const orca_reach_endpoint *remotes, size_t n_remotes, int same_host,
+                        orca_oob_pair *pairs, size_t *count);
+    /* The local addresses the interface selection keeps (oob_tcp_if_include
+     * / _exclude), as endpoints (if_name NULL). Writes at most *count and
+     * sets *count. FAILED with the rendered reason when the selection is
+     * invalid. */
+    orca_mca_rc (*select_local)(void *host, orca_reach_endpoint *out, size_t *count, orca_mca_reason *why);
+} orca_oob_host;
+
+typedef struct orca_oob_module {
+    void *self;
+    /* Starts (listens); the host outlives the module. */
+    orca_mca_rc (*start)(void *self, const orca_oob_host *host, orca_mca_reason *why);
+    /* This module's part of the contact URI, "<component>=..."; valid
+     * until the next call of any function of this module. */
+    const char *(*contact)(void *self);
+    /* Learns a peer from its full contact URI. DECLINED: this module
+     * cannot reach it (no part of its own, or not on this host). */
+    orca_mca_rc (*add_peer)(void *self, orca_process_name peer, const char *uri, orca_mca_reason *why);
+    /* Queues a message (the bytes are copied). FAILED with a reason on a
+     * full queue (back-pressure) or an oversize message. */
+    orca_mca_rc (*send)(void *self, orca_process_name peer, uint32_t tag, const uint8_t *data, size_t length,
+                        orca_mca_reason *why);
+    /* Writes which connection carries `peer` ("" when none) into buffer. */
+    void (*describe_peer)(void *self, orca_process_name peer, char *buffer, size_t length);
+    /* Closes listeners and connections. */
+    void (*stop)(void *self);
+} orca_oob_module;
+
+#ifdef __cplusplus
+}
+
+#include <orca/event_loop.h>
+#include <orca/export.h>
+#include <orca/interface_selection.h>
+#include <orca/mca_framework.h>
+#include <orca/result.h>
+#include <orca/runtime.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace orca::oob {
+
+inline constexpr mca::FrameworkDecl kFramework{"oob", "out-of-band messages between Orca processes",
+                                               ORCA_OOB_INTERFACE_VERSION, mca::SelectMode::All};
+
+/* The job secret: hex in ORCA_JOB_SECRET, or read from the file
+ * descriptor named by ORCA_JOB_SECRET_FD (never a command line). */
+ORCA_EXPORT Result<std::vector<std::uint8_t>> job_secret_from_environment();
+/* A fresh random secret, hex-encoded, for a launcher to hand down. */
+ORCA_EXPORT std::string new_job_secret_hex();
+
+/* A parsed contact URI. */
+struct ORCA_EXPORT ContactUri {
+  ProcessName name;
+  std::string host_identity;
+  std::map<std::string, std::string> parts;  // component -> its part
+  static Result<ContactUri> parse(std::string_view text);
+};
+
+class ORCA_EXPORT Oob {
+ public:
+  using Receiver = std::function<void(ProcessName from, std::span<const std::uint8_t> bytes)>;
+  using LostHandler = std::function<void(ProcessName peer, const std::string& why)>;
+
+  /* Opens the oob and reachable frameworks of `runtime` (declaring their
+   * variables and the interface selection variables if not yet done) and
+   * starts every selected oob module on `loop`. Errors: no component can
+   * run, the reachable framework cannot open, a module failed to start. */
+  static Result<std::unique_ptr<Oob>> open(Runtime& runtime, EventLoop& loop, ProcessName self,
+                                           std::vector<std::uint8_t> secret);
+  ~Oob();
+  Oob(const Oob&) = delete;
+  Oob& operator=(const Oob&) = delete;
+
+  const std::string& contact_uri() const noexcept { return uri_; }
+  ProcessName self() const noexcept { return self_; }
+
+  /* Learns a peer. Errors: a malformed URI, or no module can reach it
+   * (the message says what each module answered). */
+  Status add_peer(ProcessName peer, const std::string& uri);
+  /* Queues a message for a known peer. Errors: unknown peer, back-pressure. */
+  Status send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes);
+  void on_receive(std::uint32_t tag, Receiver receiver);
+  void on_peer_lost(LostHandler handler);
+  /* "tcp: 10.0.0.1:41200 -> 10.0.0.2:5000", or "" when not connected. */
+  std::string route(ProcessName peer) const;
+
+ private:
+  Oob(Runtime& runtime, EventLoop& loop, ProcessName self, std::vector<std::uint8_t> secret);
+  struct Module {
+    std::string component;
+    const orca_oob_module* module;
+  };
+  static void c_deliver(void* host, orca_process_name from, uint32_t tag, const uint8_t* data, size_t length);
+  static void c_peer_lost(void* host, orca_process_name peer, const char* why);
+  static void c_log(void* host, int level, const char* text);
+  static orca_mca_rc c_rank(void* host, const orca_reach_endpoint* remotes, size_t n_remotes, int same_host,
+                            orca_oob_pair* pairs, size_t* count);
+  static orca_mca_rc c_select_local(void* host, orca_reach_endpoint* out, size_t* count, orca_mca_reason* why);
+  /* The inventory and the selection the variables make of it. */
+  Result<std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>> selection() const;
+
+  Runtime& runtime_;
+  EventLoop& loop_;
+  ProcessName self_;
+  std::vector<std::uint8_t> secret_;
+  std::string host_identity_;
+  orca_oob_host host_{};
+  mca::Framework* oob_framework_ = nullptr;
+  mca::Framework* reach_framework_ = nullptr;
+  std::vector<Module> modules_;
+  std::map<ProcessName, const Module*> routes_;
+  std::map<std::uint32_t, Receiver> receivers_;
+  LostHandler lost_;
+  std::string uri_;
+};
+
+}  // namespace orca::oob
+
+#endif  // __cplusplus
+
+#endif  // ORCA_OOB_H

@@ -1,0 +1,141 @@
+/*
+ * The oob stream engine: everything a stream component (tcp, usock) shares
+ * once it has a connected socket.
+ *
+ * A component owns addressing: listeners, contact URIs, which address to
+ * try and when. It hands every accepted socket to accept() and every
+ * socket it connected to dial(). The engine then runs the handshake
+ * (names, version, job, HMAC challenge-response with the job secret),
+ * frames messages, numbers them per peer, acknowledges, resends what was
+ * not acknowledged after a reconnect, drops duplicates, sends heartbeats
+ * and drops a connection that stays silent too long.
+ *
+ * When a peer needs a connection (a message is waiting and none is up),
+ * the engine calls EngineCallbacks::want_connection; the component
+ * connects (racing its candidates) and calls dial() for each attempt.
+ * Everything runs on the EventLoop's thread.
+ */
+#ifndef ORCA_OOB_ENGINE_H
+#define ORCA_OOB_ENGINE_H
+
+#include <orca/event_loop.h>
+#include <orca/export.h>
+#include <orca/process_name.h>
+#include <orca/result.h>
+#include <orca/unique_fd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace orca::oob {
+
+struct ORCA_EXPORT EngineConfig {
+  ProcessName self;
+  std::vector<std::uint8_t> secret;                    // the job secret; must not be empty
+  std::uint64_t max_message_size = 64ull << 20;        // oob_tcp_max_msg_size
+  std::uint64_t send_queue_limit = 256ull << 20;       // bytes held per peer before back-pressure
+  std::chrono::milliseconds heartbeat{2000};           // 0: no heartbeat
+  int heartbeat_misses = 3;                            // silent this many periods: connection dead
+  std::chrono::milliseconds handshake_timeout{5000};
+};
+
+struct ORCA_EXPORT EngineCallbacks {
+  /* A message from `from`, in order and exactly once. */
+  std::function<void(ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes)> deliver;
+  /* Messages for `peer` wait and no connection is up: connect, then dial(). */
+  std::function<void(ProcessName peer)> want_connection;
+  /* Verbose output: level 10 connections, 20 handshakes, 30 frames. */
+  std::function<void(int level, const std::string& text)> log;
+};
+
+class Connection;
+struct PeerState;
+struct FrameHeader;
+
+class ORCA_EXPORT Engine {
+ public:
+  Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /* An accepted stream: run the server handshake, then carry traffic.
+   * `label` names it in logs ("10.0.0.1:5000 <- 10.0.0.2:40112"). */
+  void accept(UniqueFd fd, std::string label);
+
+  /* One client attempt; destroying it cancels the attempt and closes the
+   * socket unless the handshake already completed. */
+  class ORCA_EXPORT Attempt {
+   public:
+    ~Attempt();
+    Attempt(const Attempt&) = delete;
+    Attempt& operator=(const Attempt&) = delete;
+
+   private:
+    friend class Engine;
+    Attempt(Engine& engine, Connection* connection) : engine_(engine), connection_(connection) {}
+    Engine& engine_;
+    Connection* connection_;  // null once done
+  };
+
+  /* A connected stream to a process that should be `expected`: runs the
+   * client handshake. `done` is called once: ok when established (the
+   * engine then owns the stream), or why it failed (wrong peer, refused,
+   * closed, timed out). Not called if the Attempt is destroyed first. */
+  std::unique_ptr<Attempt> dial(UniqueFd fd, ProcessName expected, std::string label,
+                                std::function<void(Status)> done);
+
+  /* Queues a message; it goes out when a connection is up. Errors:
+   * "send-queue-full" (back-pressure: retry later), too large. */
+  Status send(ProcessName peer, std::uint32_t tag, std::vector<std::uint8_t> payload);
+
+  /* Whether an established connection carries `peer`. */
+  bool connected(ProcessName peer) const;
+  /* The label of that connection, "" when none. */
+  std::string connection_label(ProcessName peer) const;
+  /* Messages to `peer` sent but not acknowledged yet. */
+  size_t unacknowledged(ProcessName peer) const;
+  /* Closes the connection carrying `peer` (its local address vanished,
+   * say); unacknowledged messages go again over the next one. */
+  void drop_connection(ProcessName peer, const std::string& why);
+  /* Closes every connection whose label starts with `prefix` (labels
+   * start with the local address, so a vanished local address closes its
+   * connections); returns how many. */
+  size_t drop_connections_with_prefix(const std::string& prefix, const std::string& why);
+
+  const EngineConfig& config() const noexcept { return config_; }
+  EventLoop& loop() noexcept { return loop_; }
+
+ private:
+  friend class Connection;
+  PeerState& peer(ProcessName name);
+  void on_established(Connection* c, ProcessName peer, std::uint64_t peer_delivered);
+  void on_closed(Connection* c, const std::string& why);
+  void on_data(Connection* c, ProcessName from, std::uint32_t tag, std::uint64_t seq, std::vector<std::uint8_t>& bytes);
+  void on_ack(ProcessName from, std::uint64_t ack);
+  void stamp_ack(ProcessName peer, FrameHeader& header);
+  void send_ack(PeerState& p);
+  void release_attempt(Connection* c);
+  void pump(PeerState& p);
+  void log(int level, const std::string& text) const;
+  void bury(Connection* c);
+
+  EventLoop& loop_;
+  EngineConfig config_;
+  EngineCallbacks callbacks_;
+  std::map<ProcessName, std::unique_ptr<PeerState>> peers_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<std::unique_ptr<Connection>> graveyard_;  // closed, freed outside their own callbacks
+  Timer reaper_;
+  bool shutting_down_ = false;
+};
+
+}  // namespace orca::oob
+
+#endif  // ORCA_OOB_ENGINE_H

@@ -1,0 +1,85 @@
+/*
+ * OobModuleGlue: the C function table of an oob module, generated from a
+ * C++ class, so that every component exposes the same guarded boundary.
+ *
+ * Module must provide:
+ *   Status start(const orca_oob_host&);
+ *   const std::string& contact() const;
+ *   Status add_peer(ProcessName, const std::string& uri);  // topic "declined": not mine
+ *   Status send(ProcessName, uint32_t tag, const uint8_t*, size_t);
+ *   std::string describe(ProcessName) const;
+ *   void stop();
+ * No exception crosses: each entry point catches and reports a reason.
+ */
+#ifndef ORCA_OOB_MODULE_GLUE_H
+#define ORCA_OOB_MODULE_GLUE_H
+
+#include <orca/oob.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+namespace orca::oob {
+
+template <typename Module>
+class OobModuleGlue {
+ public:
+  static orca_oob_module table(Module* module) {
+    return orca_oob_module{module, &start, &contact, &add_peer, &send, &describe, &stop};
+  }
+
+  /* Runs `f` (returning orca_mca_rc); an exception becomes FAILED with its text. */
+  template <typename F>
+  static orca_mca_rc guarded(orca_mca_reason* why, F&& f) noexcept {
+    try {
+      return f();
+    } catch (const std::exception& e) {
+      if (why != nullptr) std::snprintf(why->text, sizeof why->text, "%s", e.what());
+    } catch (...) {
+      if (why != nullptr) std::snprintf(why->text, sizeof why->text, "unknown error");
+    }
+    return ORCA_MCA_FAILED;
+  }
+
+  static orca_mca_rc report(const Status& st, orca_mca_reason* why) {
+    if (st) return ORCA_MCA_OK;
+    std::string text = st.error().arg("why");
+    if (text.empty()) text = st.error().summary();
+    std::snprintf(why->text, sizeof why->text, "%s", text.c_str());
+    return st.error().topic() == "declined" ? ORCA_MCA_DECLINED : ORCA_MCA_FAILED;
+  }
+
+ private:
+  static Module* self_of(void* self) { return static_cast<Module*>(self); }
+
+  static orca_mca_rc start(void* self, const orca_oob_host* host, orca_mca_reason* why) {
+    return guarded(why, [&] { return report(self_of(self)->start(*host), why); });
+  }
+  static const char* contact(void* self) { return self_of(self)->contact().c_str(); }
+  static orca_mca_rc add_peer(void* self, orca_process_name peer, const char* uri, orca_mca_reason* why) {
+    return guarded(why, [&] { return report(self_of(self)->add_peer(ProcessName::from_c(peer), uri), why); });
+  }
+  static orca_mca_rc send(void* self, orca_process_name peer, uint32_t tag, const uint8_t* data, size_t length,
+                          orca_mca_reason* why) {
+    return guarded(why, [&] { return report(self_of(self)->send(ProcessName::from_c(peer), tag, data, length), why); });
+  }
+  static void describe(void* self, orca_process_name peer, char* buffer, size_t length) {
+    if (length == 0) return;
+    buffer[0] = '\0';
+    try {
+      std::snprintf(buffer, length, "%s", self_of(self)->describe(ProcessName::from_c(peer)).c_str());
+    } catch (...) {
+    }
+  }
+  static void stop(void* self) {
+    try {
+      self_of(self)->stop();
+    } catch (...) {
+    }
+  }
+};
+
+}  // namespace orca::oob
+
+#endif  // ORCA_OOB_MODULE_GLUE_H

@@ -1,0 +1,245 @@
+// Engine: peers, connections and the reliability protocol around them.
+#include <orca/oob_engine.h>
+
+#include "oob/frame_codec.h"
+#include "oob/peer_channel.h"
+#include "oob/stream_connection.h"
+
+#include <algorithm>
+
+namespace orca::oob {
+
+namespace {
+// A delivered message is acknowledged by the next frame going the other
+// way, or after this long by a frame of its own.
+constexpr std::chrono::milliseconds kAckDelay{5};
+}  // namespace
+
+struct PeerState {
+  PeerState(EventLoop& loop, std::uint64_t limit, std::function<void()> on_ack_timer)
+      : channel(limit), ack_timer(loop, std::move(on_ack_timer)) {}
+  PeerChannel channel;
+  Connection* current = nullptr;
+  Timer ack_timer;
+};
+
+Engine::Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks)
+    : loop_(loop), config_(std::move(config)), callbacks_(std::move(callbacks)), reaper_(loop, [this] {
+        graveyard_.clear();
+      }) {
+  if (config_.secret.empty()) throw std::invalid_argument("the oob engine needs a job secret");
+}
+
+Engine::~Engine() {
+  shutting_down_ = true;
+  for (auto& c : connections_) c->close("shutting down");
+  connections_.clear();
+  graveyard_.clear();
+}
+
+Engine::Attempt::~Attempt() {
+  if (connection_ == nullptr) return;
+  Connection* c = connection_;
+  c->attempt = nullptr;
+  c->on_dial_done = nullptr;
+  connection_ = nullptr;
+  c->close("another address won the connection race");
+}
+
+void Engine::release_attempt(Connection* c) {
+  if (c->attempt != nullptr) {
+    c->attempt->connection_ = nullptr;
+    c->attempt = nullptr;
+  }
+}
+
+void Engine::log(int level, const std::string& text) const {
+  if (callbacks_.log) callbacks_.log(level, text);
+}
+
+PeerState& Engine::peer(ProcessName name) {
+  auto it = peers_.find(name);
+  if (it == peers_.end()) {
+    auto state = std::make_unique<PeerState>(loop_, config_.send_queue_limit, [this, name] {
+      auto found = peers_.find(name);
+      if (found != peers_.end()) send_ack(*found->second);
+    });
+    it = peers_.emplace(name, std::move(state)).first;
+  }
+  return *it->second;
+}
+
+void Engine::accept(UniqueFd fd, std::string label) {
+  // A server side does not know its peer before HELLO; delivered_from
+  // answers for whoever it turns out to be.
+  auto c = std::make_unique<Connection>(*this, std::move(fd), std::move(label), Connection::Role::Server,
+                                        ProcessName{}, HandshakeIdentity{config_.self, config_.secret},
+                                        [this](ProcessName p) { return peer(p).channel.delivered(); });
+  Connection* raw = c.get();
+  connections_.push_back(std::move(c));
+  log(20, "handshake with a new connection " + raw->label());
+  raw->start();
+}
+
+std::unique_ptr<Engine::Attempt> Engine::dial(UniqueFd fd, ProcessName expected, std::string label,
+                                              std::function<void(Status)> done) {
+  auto c = std::make_unique<Connection>(*this, std::move(fd), std::move(label), Connection::Role::Client, expected,
+                                        HandshakeIdentity{config_.self, config_.secret},
+                                        [this](ProcessName p) { return peer(p).channel.delivered(); });
+  Connection* raw = c.get();
+  raw->on_dial_done = std::move(done);
+  connections_.push_back(std::move(c));
+  std::unique_ptr<Attempt> attempt(new Attempt(*this, raw));
+  raw->attempt = attempt.get();
+  log(20, "handshake with " + expected.to_string() + " over " + raw->label());
+  raw->start();
+  return attempt;
+}
+
+void Engine::on_established(Connection* c, ProcessName name, std::uint64_t peer_delivered) {
+  release_attempt(c);
+  PeerState& p = peer(name);
+  if (p.current != nullptr && p.current != c) {
+    // Both sides connected at once: both keep the connection opened by the
+    // lower process name, so they agree without talking about it.
+    Connection* keep = c->initiator() < p.current->initiator() ? c : p.current;
+    if (keep != c) {
+      log(10, "already connected to " + name.to_string() + " over " + p.current->label() + "; closing " + c->label());
+      c->close("a duplicate of " + p.current->label());
+      return;
+    }
+    Connection* old = p.current;
+    p.current = nullptr;
+    old->close("replaced by " + c->label());
+  }
+  p.current = c;
+  p.channel.restart_from(peer_delivered);
+  log(10, "connected to " + name.to_string() + " over " + c->label() + " (resending " +
+              std::to_string(p.channel.unacknowledged()) + " unacknowledged)");
+  pump(p);
+}
+
+void Engine::on_closed(Connection* c, const std::string& why) {
+  release_attempt(c);
+  if (shutting_down_) return;
+  log(10, "connection " + c->label() + " closed: " + why);
+  if (c->established()) {
+    auto it = peers_.find(c->peer());
+    if (it != peers_.end() && it->second->current == c) {
+      it->second->current = nullptr;
+      if (!it->second->channel.idle() && callbacks_.want_connection) callbacks_.want_connection(c->peer());
+    }
+  }
+  bury(c);
+}
+
+void Engine::bury(Connection* c) {
+  auto it = std::find_if(connections_.begin(), connections_.end(), [c](const auto& p) { return p.get() == c; });
+  if (it == connections_.end()) return;
+  graveyard_.push_back(std::move(*it));
+  connections_.erase(it);
+  reaper_.start(std::chrono::microseconds(0));
+}
+
+Status Engine::send(ProcessName to, std::uint32_t tag, std::vector<std::uint8_t> payload) {
+  if (payload.size() > config_.max_message_size) {
+    return Message("oob", "message-too-large",
+                   {{"size", std::to_string(payload.size())}, {"limit", std::to_string(config_.max_message_size)}});
+  }
+  PeerState& p = peer(to);
+  auto seq = p.channel.enqueue(tag, std::move(payload));
+  if (!seq) return seq.error();
+  if (p.current != nullptr) {
+    pump(p);
+  } else if (callbacks_.want_connection) {
+    callbacks_.want_connection(to);
+  }
+  return {};
+}
+
+void Engine::pump(PeerState& p) {
+  while (p.current != nullptr && !p.current->closed()) {
+    const OutgoingMessage* m = p.channel.next_to_send();
+    if (m == nullptr) break;
+    FrameHeader h;
+    h.type = FrameType::Data;
+    h.tag = m->tag;
+    h.seq = m->seq;
+    h.length = static_cast<std::uint32_t>(m->payload->size());
+    auto payload = m->payload;
+    p.channel.mark_sent();
+    p.current->send_frame(h, std::move(payload));
+  }
+}
+
+void Engine::on_data(Connection* c, ProcessName from, std::uint32_t tag, std::uint64_t seq,
+                     std::vector<std::uint8_t>& bytes) {
+  PeerState& p = peer(from);
+  switch (p.channel.on_data(seq, bytes.size())) {
+    case PeerChannel::Arrival::Duplicate:
+      log(30, "dropped duplicate message " + std::to_string(seq) + " from " + from.to_string());
+      return;
+    case PeerChannel::Arrival::Gap:
+      c->close("message " + std::to_string(seq) + " arrived after " + std::to_string(p.channel.delivered()));
+      return;
+    case PeerChannel::Arrival::Deliver:
+      break;
+  }
+  if (callbacks_.deliver) callbacks_.deliver(from, tag, bytes);
+  // The callback may have sent (and so acknowledged) already.
+  if (p.channel.ack_due()) {
+    send_ack(p);
+  } else if (p.channel.ack_pending() && !p.ack_timer.pending()) {
+    p.ack_timer.start(kAckDelay);
+  }
+}
+
+void Engine::on_ack(ProcessName from, std::uint64_t ack) {
+  auto it = peers_.find(from);
+  if (it != peers_.end()) it->second->channel.acknowledge(ack);
+}
+
+void Engine::stamp_ack(ProcessName name, FrameHeader& header) {
+  PeerState& p = peer(name);
+  header.ack = p.channel.delivered();
+  p.channel.ack_sent();
+}
+
+void Engine::send_ack(PeerState& p) {
+  p.ack_timer.cancel();
+  if (p.current == nullptr || !p.channel.ack_pending()) return;
+  FrameHeader h;
+  h.type = FrameType::Ack;
+  p.current->send_frame(h, nullptr);
+}
+
+bool Engine::connected(ProcessName name) const {
+  auto it = peers_.find(name);
+  return it != peers_.end() && it->second->current != nullptr;
+}
+
+std::string Engine::connection_label(ProcessName name) const {
+  auto it = peers_.find(name);
+  return it != peers_.end() && it->second->current != nullptr ? it->second->current->label() : std::string();
+}
+
+size_t Engine::unacknowledged(ProcessName name) const {
+  auto it = peers_.find(name);
+  return it == peers_.end() ? 0 : it->second->channel.unacknowledged();
+}
+
+void Engine::drop_connection(ProcessName name, const std::string& why) {
+  auto it = peers_.find(name);
+  if (it != peers_.end() && it->second->current != nullptr) it->second->current->close(why);
+}
+
+size_t Engine::drop_connections_with_prefix(const std::string& prefix, const std::string& why) {
+  std::vector<Connection*> victims;
+  for (auto& c : connections_) {
+    if (c->label().rfind(prefix, 0) == 0) victims.push_back(c.get());
+  }
+  for (Connection* c : victims) c->close(why);
+  return victims.size();
+}
+
+}  // namespace orca::oob

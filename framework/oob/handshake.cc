@@ -1,0 +1,198 @@
+// Handshake state machines and their payload codecs.
+#include "oob/handshake.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace orca::oob {
+
+namespace {
+
+constexpr std::uint8_t kMagic[4] = {'O', 'R', 'C', 'A'};
+constexpr size_t kNonce = 32;
+constexpr size_t kMac = 32;
+constexpr size_t kHelloSize = 4 + 2 + 8 + 8 + kNonce + 8;
+constexpr size_t kChallengeSize = 8 + kNonce + kMac + 8;
+constexpr std::string_view kServerLabel = "orca-server";
+constexpr std::string_view kClientLabel = "orca-client";
+
+std::span<const std::uint8_t> bytes_of(std::string_view s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+void put_name(std::vector<std::uint8_t>& out, ProcessName n) {
+  put_u32(out, n.job);
+  put_u32(out, n.vpid);
+}
+
+ProcessName get_name(const std::uint8_t* p) { return {get_u32(p), get_u32(p + 4)}; }
+
+Frame control(FrameType type, std::vector<std::uint8_t> payload) {
+  Frame f;
+  f.header.type = type;
+  f.header.length = static_cast<std::uint32_t>(payload.size());
+  f.payload = std::move(payload);
+  return f;
+}
+
+Message failure(std::string why) { return Message("oob", "handshake-failed", {{"why", std::move(why)}}); }
+
+bool macs_equal(const std::uint8_t* a, const std::uint8_t* b) { return CRYPTO_memcmp(a, b, kMac) == 0; }
+
+std::vector<std::uint8_t> nonce() {
+  std::vector<std::uint8_t> n(kNonce);
+  if (RAND_bytes(n.data(), static_cast<int>(n.size())) != 1) {
+    // No entropy means no authentication: refuse to go on quietly.
+    throw std::runtime_error("RAND_bytes failed");
+  }
+  return n;
+}
+
+}  // namespace
+
+std::array<std::uint8_t, 32> hmac_sha256(const std::vector<std::uint8_t>& key,
+                                         std::initializer_list<std::span<const std::uint8_t>> parts) {
+  std::array<std::uint8_t, 32> out{};
+  std::unique_ptr<EVP_MAC, decltype(&EVP_MAC_free)> mac(EVP_MAC_fetch(nullptr, "HMAC", nullptr), EVP_MAC_free);
+  std::unique_ptr<EVP_MAC_CTX, decltype(&EVP_MAC_CTX_free)> ctx(mac ? EVP_MAC_CTX_new(mac.get()) : nullptr,
+                                                                 EVP_MAC_CTX_free);
+  char digest[] = "SHA256";
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+  size_t len = 0;
+  if (!ctx || EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1)
+    throw std::runtime_error("HMAC-SHA256 is not available from libcrypto");
+  for (const auto& p : parts) EVP_MAC_update(ctx.get(), p.data(), p.size());
+  EVP_MAC_final(ctx.get(), out.data(), &len, out.size());
+  return out;
+}
+
+std::string describe_refusal(const Frame& frame) {
+  if (frame.payload.empty()) return "refused without a reason";
+  return std::string(frame.payload.begin() + 1, frame.payload.end());
+}
+
+ClientHandshake::ClientHandshake(const HandshakeIdentity& identity, ProcessName expected, std::uint64_t delivered)
+    : identity_(identity), expected_(expected) {
+  hello_payload_.insert(hello_payload_.end(), std::begin(kMagic), std::end(kMagic));
+  put_u16(hello_payload_, kProtocolVersion);
+  put_name(hello_payload_, identity.self);
+  put_name(hello_payload_, expected);
+  const auto n = nonce();
+  hello_payload_.insert(hello_payload_.end(), n.begin(), n.end());
+  put_u64(hello_payload_, delivered);
+}
+
+Frame ClientHandshake::hello() const { return control(FrameType::Hello, hello_payload_); }
+
+HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
+  HandshakeStep step;
+  auto fail = [&](std::string why) {
+    state_ = State::Failed;
+    step.error = failure(std::move(why));
+    return step;
+  };
+  if (frame.header.type == FrameType::Refuse) return fail("the peer refused: " + describe_refusal(frame));
+  if (state_ == State::AwaitChallenge && frame.header.type == FrameType::Challenge) {
+    if (frame.payload.size() != kChallengeSize) return fail("a malformed challenge");
+    const ProcessName server = get_name(frame.payload.data());
+    if (server != expected_) {
+      return fail("reached " + server.to_string() + ", not " + expected_.to_string() +
+                  " (an address this peer advertises belongs to another process)");
+    }
+    const std::uint8_t* server_nonce = frame.payload.data() + 8;
+    const std::uint8_t* server_mac = server_nonce + kNonce;
+    const std::uint8_t* delivered = server_mac + kMac;
+    const auto want = hmac_sha256(identity_.secret, {bytes_of(kServerLabel), hello_payload_,
+                                                     std::span(frame.payload.data(), 8), std::span(server_nonce, kNonce),
+                                                     std::span(delivered, 8)});
+    if (!macs_equal(want.data(), server_mac)) {
+      return fail("the peer does not know the job secret (wrong key, or not a process of this job)");
+    }
+    peer_delivered_ = get_u64(delivered);
+    challenge_payload_ = frame.payload;
+    const auto mac = hmac_sha256(identity_.secret, {bytes_of(kClientLabel), hello_payload_, challenge_payload_});
+    step.send.push_back(control(FrameType::Response, std::vector<std::uint8_t>(mac.begin(), mac.end())));
+    state_ = State::AwaitAccept;
+    return step;
+  }
+  if (state_ == State::AwaitAccept && frame.header.type == FrameType::Accept) {
+    state_ = State::Done;
+    step.done = true;
+    return step;
+  }
+  return fail("an unexpected frame during the handshake");
+}
+
+ServerHandshake::ServerHandshake(const HandshakeIdentity& identity,
+                                 std::function<std::uint64_t(ProcessName)> delivered_from)
+    : identity_(identity), delivered_from_(std::move(delivered_from)) {}
+
+HandshakeStep ServerHandshake::refuse(RefuseCode code, const std::string& why) {
+  HandshakeStep step;
+  state_ = State::Failed;
+  std::vector<std::uint8_t> payload{static_cast<std::uint8_t>(code)};
+  payload.insert(payload.end(), why.begin(), why.end());
+  if (payload.size() > kMaxControlPayload) payload.resize(kMaxControlPayload);
+  step.send.push_back(control(FrameType::Refuse, std::move(payload)));
+  step.error = failure(why);
+  return step;
+}
+
+HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
+  if (state_ == State::AwaitHello && frame.header.type == FrameType::Hello) {
+    const auto& p = frame.payload;
+    if (p.size() != kHelloSize || std::memcmp(p.data(), kMagic, 4) != 0) {
+      return refuse(RefuseCode::Protocol, "not an Orca hello");
+    }
+    const std::uint16_t version = get_u16(p.data() + 4);
+    if (version != kProtocolVersion) {
+      return refuse(RefuseCode::Version, "protocol version " + std::to_string(version) + " is not " +
+                                             std::to_string(kProtocolVersion) + "; run the same Orca everywhere");
+    }
+    peer_ = get_name(p.data() + 6);
+    const ProcessName receiver = get_name(p.data() + 14);
+    if (receiver != identity_.self) {
+      return refuse(RefuseCode::WrongPeer, "this is " + identity_.self.to_string() + ", not " + receiver.to_string());
+    }
+    if (peer_.job != identity_.self.job) {
+      return refuse(RefuseCode::WrongJob, "job " + std::to_string(peer_.job) + " is not this job (" +
+                                              std::to_string(identity_.self.job) + ")");
+    }
+    peer_delivered_ = get_u64(p.data() + 22 + kNonce);
+    hello_payload_ = p;
+    std::vector<std::uint8_t> name;
+    put_name(name, identity_.self);
+    const auto n = nonce();
+    std::vector<std::uint8_t> delivered;
+    put_u64(delivered, delivered_from_(peer_));
+    const auto mac = hmac_sha256(identity_.secret, {bytes_of(kServerLabel), hello_payload_, name, n, delivered});
+    challenge_payload_ = name;
+    challenge_payload_.insert(challenge_payload_.end(), n.begin(), n.end());
+    challenge_payload_.insert(challenge_payload_.end(), mac.begin(), mac.end());
+    challenge_payload_.insert(challenge_payload_.end(), delivered.begin(), delivered.end());
+    state_ = State::AwaitResponse;
+    HandshakeStep step;
+    step.send.push_back(control(FrameType::Challenge, challenge_payload_));
+    return step;
+  }
+  if (state_ == State::AwaitResponse && frame.header.type == FrameType::Response) {
+    const auto want = hmac_sha256(identity_.secret, {bytes_of(kClientLabel), hello_payload_, challenge_payload_});
+    if (frame.payload.size() != kMac || !macs_equal(want.data(), frame.payload.data())) {
+      return refuse(RefuseCode::BadKey, peer_.to_string() + " does not know the job secret");
+    }
+    state_ = State::Done;
+    HandshakeStep step;
+    step.done = true;
+    step.send.push_back(control(FrameType::Accept, {}));
+    return step;
+  }
+  return refuse(RefuseCode::Protocol, "an unexpected frame during the handshake");
+}
+
+}  // namespace orca::oob

@@ -1,0 +1,97 @@
+// The oob stream handshake, as two pure state machines (no I/O), shared by
+// every stream component.
+//
+//   client                                   server
+//   HELLO  magic "ORCA", version, sender,  ->
+//          expected receiver, nonce,
+//          how far it delivered from the receiver
+//                                          <- CHALLENGE server name, nonce,
+//                                             HMAC(secret, "orca-server" | HELLO | ...),
+//                                             how far it delivered from the client
+//   RESPONSE HMAC(secret, "orca-client" | HELLO | CHALLENGE) ->
+//                                          <- ACCEPT
+// Either side refuses with REFUSE (a code and a reason) and closes: a
+// different version, a connection that reached some other process (wrong
+// receiver name), another job, or a wrong key. Both sides prove the key,
+// so neither trusts a process that merely answered on the address.
+#ifndef ORCA_OOB_HANDSHAKE_H
+#define ORCA_OOB_HANDSHAKE_H
+
+#include "oob/frame_codec.h"
+
+#include <orca/process_name.h>
+#include <orca/result.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace orca::oob {
+
+inline constexpr std::uint16_t kProtocolVersion = 1;
+
+enum class RefuseCode : std::uint8_t { Version = 1, WrongPeer = 2, WrongJob = 3, BadKey = 4, Protocol = 5 };
+
+struct HandshakeStep {
+  std::vector<Frame> send;        // frames to write, in order
+  bool done = false;              // established (client: after ACCEPT; server: after RESPONSE)
+  std::optional<Message> error;   // refused or failed: close after writing `send`
+};
+
+/* The secret and who we are. The secret must not be empty. */
+struct HandshakeIdentity {
+  ProcessName self;
+  std::vector<std::uint8_t> secret;
+};
+
+class ClientHandshake {
+ public:
+  /* `delivered` is the last sequence number this side delivered from the
+   * peer (0 if none), so the peer can resend only what is missing. */
+  ClientHandshake(const HandshakeIdentity& identity, ProcessName expected, std::uint64_t delivered);
+  Frame hello() const;
+  HandshakeStep on_frame(const Frame& frame);
+  /* After done: the last sequence number the peer delivered from us. */
+  std::uint64_t peer_delivered() const noexcept { return peer_delivered_; }
+
+ private:
+  const HandshakeIdentity& identity_;
+  ProcessName expected_;
+  std::vector<std::uint8_t> hello_payload_;
+  std::vector<std::uint8_t> challenge_payload_;
+  enum class State { AwaitChallenge, AwaitAccept, Done, Failed } state_ = State::AwaitChallenge;
+  std::uint64_t peer_delivered_ = 0;
+};
+
+class ServerHandshake {
+ public:
+  /* `delivered_from` tells how far this side delivered from a peer. */
+  ServerHandshake(const HandshakeIdentity& identity, std::function<std::uint64_t(ProcessName)> delivered_from);
+  HandshakeStep on_frame(const Frame& frame);
+  /* After HELLO: who the client says it is (proven once done). */
+  ProcessName peer() const noexcept { return peer_; }
+  std::uint64_t peer_delivered() const noexcept { return peer_delivered_; }
+
+ private:
+  HandshakeStep refuse(RefuseCode code, const std::string& why);
+  const HandshakeIdentity& identity_;
+  std::function<std::uint64_t(ProcessName)> delivered_from_;
+  std::vector<std::uint8_t> hello_payload_;
+  std::vector<std::uint8_t> challenge_payload_;
+  enum class State { AwaitHello, AwaitResponse, Done, Failed } state_ = State::AwaitHello;
+  ProcessName peer_;
+  std::uint64_t peer_delivered_ = 0;
+};
+
+/* The text of a REFUSE frame's payload, for messages. */
+std::string describe_refusal(const Frame& frame);
+
+/* HMAC-SHA256 (OpenSSL libcrypto). */
+std::array<std::uint8_t, 32> hmac_sha256(const std::vector<std::uint8_t>& key,
+                                         std::initializer_list<std::span<const std::uint8_t>> parts);
+
+}  // namespace orca::oob
+
+#endif

@@ -1,0 +1,76 @@
+// The job secret: how it reaches a process without a command line.
+#include <orca/oob.h>
+
+#include <openssl/rand.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+namespace orca::oob {
+
+namespace {
+
+constexpr size_t kMinSecretBytes = 16;
+
+Result<std::vector<std::uint8_t>> from_hex(std::string_view hex, const std::string& where) {
+  while (!hex.empty() && (hex.back() == '\n' || hex.back() == ' ' || hex.back() == '\r')) hex.remove_suffix(1);
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::vector<std::uint8_t> out;
+  if (hex.size() % 2 != 0) return Message("oob", "bad-secret", {{"where", where}, {"why", "an odd number of hex digits"}});
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return Message("oob", "bad-secret", {{"where", where}, {"why", "not hexadecimal"}});
+    out.push_back(static_cast<std::uint8_t>(hi << 4 | lo));
+  }
+  if (out.size() < kMinSecretBytes) {
+    return Message("oob", "bad-secret",
+                   {{"where", where}, {"why", "shorter than " + std::to_string(kMinSecretBytes) + " bytes"}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> job_secret_from_environment() {
+  if (const char* hex = std::getenv("ORCA_JOB_SECRET")) return from_hex(hex, "ORCA_JOB_SECRET");
+  if (const char* fd_text = std::getenv("ORCA_JOB_SECRET_FD")) {
+    char* end = nullptr;
+    const long fd = std::strtol(fd_text, &end, 10);
+    if (*fd_text == '\0' || *end != '\0' || fd < 0) {
+      return Message("oob", "bad-secret", {{"where", "ORCA_JOB_SECRET_FD"}, {"why", "not a file descriptor number"}});
+    }
+    std::string text;
+    char buf[256];
+    while (true) {
+      const ssize_t n = ::read(static_cast<int>(fd), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Message("oob", "bad-secret", {{"where", "ORCA_JOB_SECRET_FD"}, {"why", std::strerror(errno)}});
+      if (n == 0) break;
+      text.append(buf, static_cast<size_t>(n));
+      if (text.size() > 4096) break;
+    }
+    return from_hex(text, "ORCA_JOB_SECRET_FD=" + std::string(fd_text));
+  }
+  return Message("oob", "no-secret", {});
+}
+
+std::string new_job_secret_hex() {
+  std::uint8_t bytes[32];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::uint8_t b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+}  // namespace orca::oob

@@ -1,0 +1,239 @@
+// Connection: nonblocking frame I/O on the event loop.
+#include "oob/stream_connection.h"
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace orca::oob {
+
+namespace {
+constexpr size_t kReadChunk = 256 * 1024;
+// Payloads at least this large are read straight into their buffer.
+constexpr size_t kDirectRead = 64 * 1024;
+constexpr int kMaxIov = 64;
+}  // namespace
+
+Connection::Connection(Engine& engine, UniqueFd fd, std::string label, Role role, ProcessName expected,
+                       HandshakeIdentity identity, std::function<std::uint64_t(ProcessName)> delivered_from)
+    : engine_(engine),
+      fd_(std::move(fd)),
+      label_(std::move(label)),
+      role_(role),
+      peer_(expected),
+      identity_(std::move(identity)),
+      reader_(engine.config().max_message_size),
+      read_watch_(engine.loop(), fd_.get(), IoWatch::kRead, [this](short) { on_readable(); }),
+      write_watch_(engine.loop(), fd_.get(), IoWatch::kWrite, [this](short) { flush(); }),
+      handshake_timer_(engine.loop(), [this] { close("no handshake within oob_tcp_handshake_timeout"); }),
+      heartbeat_timer_(engine.loop(), [this] { on_heartbeat(); }) {
+  if (role_ == Role::Client) {
+    client_ = std::make_unique<ClientHandshake>(identity_, expected, delivered_from(expected));
+  } else {
+    server_ = std::make_unique<ServerHandshake>(identity_, std::move(delivered_from));
+  }
+}
+
+Connection::~Connection() = default;
+
+ProcessName Connection::initiator() const noexcept { return role_ == Role::Client ? identity_.self : peer_; }
+
+void Connection::start() {
+  last_received_ = last_sent_ = std::chrono::steady_clock::now();
+  read_watch_.enable();
+  handshake_timer_.start(engine_.config().handshake_timeout);
+  if (client_) {
+    Frame hello = client_->hello();
+    send_frame(hello.header, std::make_shared<const std::vector<std::uint8_t>>(std::move(hello.payload)));
+  }
+}
+
+void Connection::send_frame(const FrameHeader& header, std::shared_ptr<const std::vector<std::uint8_t>> payload) {
+  if (closed_) return;
+  Pending p;
+  if (established_) {
+    FrameHeader stamped = header;
+    engine_.stamp_ack(peer_, stamped);  // every frame acknowledges what arrived
+    encode_header(stamped, p.header);
+  } else {
+    encode_header(header, p.header);
+  }
+  p.payload = std::move(payload);
+  out_.push_back(std::move(p));
+  last_sent_ = std::chrono::steady_clock::now();
+  flush();
+}
+
+void Connection::flush() {
+  while (!out_.empty() && !closed_) {
+    iovec iov[kMaxIov];
+    int n = 0;
+    for (auto it = out_.begin(); it != out_.end() && n + 2 <= kMaxIov; ++it) {
+      size_t skip = it->written;
+      if (skip < kHeaderSize) {
+        iov[n++] = {it->header + skip, kHeaderSize - skip};
+        skip = 0;
+      } else {
+        skip -= kHeaderSize;
+      }
+      const size_t plen = it->payload ? it->payload->size() : 0;
+      if (plen > skip) iov[n++] = {const_cast<std::uint8_t*>(it->payload->data()) + skip, plen - skip};
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(n);
+    ssize_t w = ::sendmsg(fd_.get(), &msg, MSG_NOSIGNAL);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      close(std::string("write failed: ") + std::strerror(errno));
+      return;
+    }
+    auto left = static_cast<size_t>(w);
+    while (left > 0 && !out_.empty()) {
+      Pending& front = out_.front();
+      const size_t total = kHeaderSize + (front.payload ? front.payload->size() : 0);
+      const size_t take = std::min(left, total - front.written);
+      front.written += take;
+      left -= take;
+      if (front.written == total) out_.pop_front();
+    }
+  }
+  if (closed_) return;
+  if (out_.empty()) {
+    write_watch_.disable();
+  } else {
+    write_watch_.enable();
+  }
+}
+
+void Connection::on_readable() {
+  if (inbuf_.size() < kReadChunk) inbuf_.resize(kReadChunk);
+  // A bounded number of reads per wakeup keeps one busy peer from starving
+  // the others on the loop.
+  for (int round = 0; round < 16 && !closed_; ++round) {
+    std::span<std::uint8_t> direct = reader_.payload_space();
+    const bool into_place = direct.size() >= kDirectRead;
+    std::uint8_t* dst = into_place ? direct.data() : inbuf_.data();
+    const size_t cap = into_place ? direct.size() : inbuf_.size();
+    ssize_t r = ::recv(fd_.get(), dst, cap, 0);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      close(std::string("read failed: ") + std::strerror(errno));
+      return;
+    }
+    if (r == 0) {
+      close("closed by the peer");
+      return;
+    }
+    last_received_ = std::chrono::steady_clock::now();
+    frames_.clear();
+    if (into_place) {
+      reader_.commit_payload(static_cast<size_t>(r), frames_);
+    } else if (Status st = reader_.feed(std::span(inbuf_.data(), static_cast<size_t>(r)), frames_); !st) {
+      close(st.error().arg("why"));
+      return;
+    }
+    for (auto& f : frames_) {
+      handle(f);
+      if (closed_) return;
+    }
+    if (static_cast<size_t>(r) < cap) return;  // drained for now
+  }
+}
+
+void Connection::handle(Frame& frame) {
+  if (!established_) {
+    if (frame.header.type == FrameType::Data || frame.header.type == FrameType::Ack ||
+        frame.header.type == FrameType::Heartbeat) {
+      close("traffic before the handshake finished");
+      return;
+    }
+    handshake_step(client_ ? client_->on_frame(frame) : server_->on_frame(frame));
+    return;
+  }
+  engine_.on_ack(peer_, frame.header.ack);
+  switch (frame.header.type) {
+    case FrameType::Data:
+      engine_.on_data(this, peer_, frame.header.tag, frame.header.seq, frame.payload);
+      break;
+    case FrameType::Ack:
+    case FrameType::Heartbeat:
+      break;
+    default:
+      close("a handshake frame after the handshake");
+  }
+}
+
+void Connection::handshake_step(HandshakeStep step) {
+  for (auto& f : step.send) {
+    send_frame(f.header, std::make_shared<const std::vector<std::uint8_t>>(std::move(f.payload)));
+  }
+  if (step.error) {
+    // Write the refusal if the socket takes it now, then close.
+    const std::string why = step.error->arg("why");
+    close("handshake: " + why);
+    return;
+  }
+  if (!step.done) return;
+  handshake_timer_.cancel();
+  established_ = true;
+  std::uint64_t peer_delivered = 0;
+  if (client_) {
+    peer_delivered = client_->peer_delivered();
+  } else {
+    peer_ = server_->peer();
+    peer_delivered = server_->peer_delivered();
+  }
+  client_.reset();
+  server_.reset();
+  arm_heartbeat();
+  auto done = std::move(on_dial_done);
+  on_dial_done = nullptr;
+  engine_.on_established(this, peer_, peer_delivered);
+  if (done) done(Status{});
+}
+
+void Connection::arm_heartbeat() {
+  const auto period = engine_.config().heartbeat;
+  if (period.count() > 0) heartbeat_timer_.start(period);
+}
+
+void Connection::on_heartbeat() {
+  const auto now = std::chrono::steady_clock::now();
+  const auto period = engine_.config().heartbeat;
+  if (now - last_received_ >= period * engine_.config().heartbeat_misses) {
+    close("silent for " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_received_).count()) +
+          " ms (oob_tcp_heartbeat x " + std::to_string(engine_.config().heartbeat_misses) + ")");
+    return;
+  }
+  if (now - last_sent_ >= period) {
+    FrameHeader h;
+    h.type = FrameType::Heartbeat;
+    send_frame(h, nullptr);
+  }
+  arm_heartbeat();
+}
+
+void Connection::close(const std::string& why) {
+  if (closed_) return;
+  // Best effort: push out what is queued (a REFUSE, say) without blocking.
+  if (!out_.empty()) flush();
+  if (closed_) return;  // the flush failed and closed it
+  closed_ = true;
+  read_watch_.disable();
+  write_watch_.disable();
+  handshake_timer_.cancel();
+  heartbeat_timer_.cancel();
+  ::shutdown(fd_.get(), SHUT_RDWR);
+  out_.clear();
+  auto done = std::move(on_dial_done);
+  on_dial_done = nullptr;
+  engine_.on_closed(this, why);
+  if (done) done(Message("oob", "connection-failed", {{"label", label_}, {"why", why}}));
+}
+
+}  // namespace orca::oob
