@@ -1,0 +1,233 @@
+#!/bin/bash
+# run-selection-bench.sh: runs selection_bench in network namespaces holding
+# 16, 256 and 2048 veth pairs and prints how the inventory, the selection
+# and the reachability matrix scale. Needs root and iproute2.
+#
+# For each size it creates a namespace orcabench<pid>-<pairs>, brings lo up,
+# creates the veth pairs inside it with `ip -n NS -batch` (both ends stay in
+# the namespace), gives every end its own IPv4 /30 (x.x.x.1, so the peer
+# address .2 of that /30 is free) and the first end of each pair an IPv6
+# ULA fdbe:0:<pair, hex>::1/64 (DAD off, so nothing is tentative; no link-
+# local addresses unless --link-local), runs the program
+# inside with `ip netns exec`, and deletes the namespace. It never touches
+# the root namespace; an EXIT/INT/TERM trap deletes every namespace it made.
+# "interfaces" = 2 * pairs + lo.
+#
+# A benchmark: it prints figures and never fails on a time.
+set -euo pipefail
+shopt -s inherit_errexit
+export LC_ALL=C  # decimal points in printf and awk
+
+me=${0##*/}
+
+usage() {
+    cat <<USAGE
+Usage: $me [OPTIONS]
+  --program PATH        the selection_bench program (default: next to this script)
+  --component-dir DIR   where mca_reachable_{weighted,netlink}.so are; repeatable (required)
+  --sizes "N ..."       veth pair counts (default "16 256 2048")
+  --repeat N            timed runs per measurement (default 15)
+  --no-ula              no IPv6 unique-local addresses on the veths
+  --link-local          keep the IPv6 link-local address the kernel gives every veth end
+                        (off by default: the entry count is then 3 * pairs + 2)
+USAGE
+}
+
+die() { echo "$me: $*" >&2; exit 1; }
+
+program="$(cd "$(dirname "$0")" && pwd)/selection_bench"
+component_dirs=()
+sizes="16 256 2048"
+repeat=15
+ula=1
+link_local=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --program) program=$2; shift 2 ;;
+        --component-dir) component_dirs+=("$2"); shift 2 ;;
+        --sizes) sizes=$2; shift 2 ;;
+        --repeat) repeat=$2; shift 2 ;;
+        --no-ula) ula=0; shift ;;
+        --link-local) link_local=1; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown option $1" ;;
+    esac
+done
+[ ${#component_dirs[@]} -gt 0 ] || die "give the component directories with --component-dir"
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat takes a number >= 1"
+for s in $sizes; do
+    [[ $s =~ ^[1-9][0-9]*$ ]] && [ "$s" -le 16000 ] || die "--sizes takes pair counts 1..16000, not '$s'"
+done
+sizes=$(printf '%s\n' $sizes | sort -n -u | xargs)  # the ratios compare against the largest
+[ -n "$sizes" ] || die "--sizes is empty"
+[ -x "$program" ] || die "no program at $program (build it with 'make test/bench/selection_bench' or give --program)"
+# Help text for error messages: the source tree's, unless set already.
+if [ -z "${ORCA_MCA_mca_base_help_path:-}" ] && [ -d "$(dirname "$0")/../../framework/help" ]; then
+    ORCA_MCA_mca_base_help_path=$(cd "$(dirname "$0")/../../framework/help" && pwd)
+    export ORCA_MCA_mca_base_help_path
+fi
+[ "$(id -u)" = 0 ] || die "must run as root (it creates network namespaces); try: sudo make bench"
+command -v ip >/dev/null || die "iproute2 (ip) is not installed"
+
+prefix="orcabench$$"
+namespaces=()
+workdir=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX")
+
+cleanup() {
+    local ns pids
+    for ns in "${namespaces[@]}"; do
+        pids=$(ip netns pids "$ns" 2>/dev/null || true)
+        [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+        ip netns del "$ns" 2>/dev/null || true
+    done
+    namespaces=()
+    rm -rf "$workdir"
+}
+trap cleanup EXIT
+# forget NS: deleted already, the trap need not.
+forget() {
+    local n kept=()
+    for n in "${namespaces[@]}"; do [ "$n" = "$1" ] || kept+=("$n"); done
+    namespaces=("${kept[@]}")
+}
+trap 'echo "$me: interrupted" >&2; exit 130' INT
+trap 'echo "$me: terminated" >&2; exit 143' TERM
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Can we create namespaces at all (a container without CAP_SYS_ADMIN cannot)?
+probe="$prefix-probe"
+if ! ip netns add "$probe" 2>"$workdir/probe.err"; then
+    echo "$me: skipped: cannot create network namespaces ($(head -n1 "$workdir/probe.err"))"
+    exit 0
+fi
+namespaces+=("$probe")
+ip netns del "$probe"
+forget "$probe"
+
+# The /30 of veth end e (0-based): 10.128.0.0 + 4e, our address is .1 of it.
+end_address() {
+    local x=$(( 4 * $1 + 1 ))
+    echo "10.$(( 128 + (x >> 16) )).$(( (x >> 8) & 255 )).$(( x & 255 ))/30"
+}
+
+# build NS PAIRS: fills the namespace; sets build_s[PAIRS] to the seconds taken.
+build() {
+    local ns=$1 pairs=$2 i t0
+    local links="$workdir/links.$pairs" addrs="$workdir/addrs.$pairs"
+    t0=$(now)
+    ip netns exec "$ns" sysctl -qw \
+        net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
+        net.ipv6.conf.all.dad_transmits=0 net.ipv6.conf.default.dad_transmits=0
+    if [ $link_local = 0 ]; then
+        # New links get no IPv6 link-local address (addr_gen_mode none).
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.addr_gen_mode=1
+    fi
+    ip -n "$ns" link set lo up
+    : > "$links"
+    : > "$addrs"
+    for (( i = 0; i < pairs; i++ )); do
+        echo "link add vb$i type veth peer name vc$i" >> "$links"
+        {
+            echo "address add $(end_address $(( 2 * i ))) dev vb$i"
+            echo "address add $(end_address $(( 2 * i + 1 ))) dev vc$i"
+            [ $ula = 0 ] || printf 'address add fdbe:0:%x::1/64 dev vb%d nodad\n' "$i" "$i"
+            echo "link set vb$i up"
+            echo "link set vc$i up"
+        } >> "$addrs"
+    done
+    ip -n "$ns" -batch "$links"
+    ip -n "$ns" -batch "$addrs"
+    build_s[$pairs]=$(elapsed "$t0")
+}
+
+declare -A median minimum per_if
+all_measures=(inventory selection matrix_weighted matrix_netlink)
+done_sizes=()
+declare -A entries_of links_of build_s run_s
+t_all=$(now)
+
+for pairs in $sizes; do
+    ns="$prefix-$pairs"
+    interfaces=$(( 2 * pairs + 1 ))
+    # Figures from a busy machine are not comparable: show the load.
+    echo "== $pairs veth pairs ($interfaces interfaces) in namespace $ns (load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs)"
+    ip netns add "$ns" || die "cannot create namespace $ns"
+    namespaces+=("$ns")
+    build "$ns" "$pairs"
+    echo "   namespace built in ${build_s[$pairs]} s"
+
+    args=(--repeat "$repeat" --expect-interfaces "$interfaces" --pairs "$pairs")
+    for d in "${component_dirs[@]}"; do args+=(--component-dir "$d"); done
+    out="$workdir/out.$pairs"
+    t0=$(now)
+    # In the background so that a signal is handled at once (the trap then
+    # kills what runs in the namespace); not in the background, bash would
+    # wait for the program first.
+    ip netns exec "$ns" "$program" "${args[@]}" | tee "$out" | sed 's/^/   /' &
+    wait $! || die "$program failed with $pairs pairs (see above)"
+    run_s[$pairs]=$(elapsed "$t0")
+    echo "   measured in ${run_s[$pairs]} s"
+
+    line=$(grep '^interfaces=' "$out" | head -n1) || die "no result line from $program"
+    # Every <name>_median_ms=V is followed by per_interface_us=W for it.
+    while read -r key value; do
+        case $key in
+            entries) entries_of[$pairs]=$value ;;
+            links) links_of[$pairs]=$value ;;
+            *_median_ms) current=${key%_median_ms}; median[$pairs,$current]=$value ;;
+            *_min_ms) minimum[$pairs,${key%_min_ms}]=$value ;;
+            per_interface_us) per_if[$pairs,$current]=$value ;;
+        esac
+    done < <(tr ' ' '\n' <<<"$line" | sed -n 's/^\([a-z_]*\)=\(.*\)$/\1 \2/p')
+
+    ip netns del "$ns"
+    forget "$ns"
+    done_sizes+=("$pairs")
+done
+
+total=$(elapsed "$t_all")
+
+echo
+echo "Summary: median of $repeat runs in ms, and per interface in us (median / interfaces;"
+echo "interfaces = 2 x pairs + lo; entries = addresses in the inventory; 64 peers x 2 addresses):"
+printf '  %6s %10s %7s' "" "" ""
+for m in "${all_measures[@]}"; do printf ' %21s' "$m"; done
+printf ' %8s %8s\n' "" ""
+printf '  %6s %10s %7s' pairs interfaces entries
+for m in "${all_measures[@]}"; do printf ' %12s %8s' "median ms" "us/if"; done
+printf ' %8s %8s\n' "build s" "run s"
+for p in "${done_sizes[@]}"; do
+    printf '  %6s %10s %7s' "$p" "${links_of[$p]}" "${entries_of[$p]}"
+    for m in "${all_measures[@]}"; do
+        printf ' %12.3f %8.2f' "${median[$p,$m]}" "${per_if[$p,$m]}"
+    done
+    printf ' %8s %8s\n' "${build_s[$p]}" "${run_s[$p]}"
+done
+
+if [ ${#done_sizes[@]} -ge 2 ]; then
+    largest=${done_sizes[-1]}
+    echo
+    echo "Per-interface cost at $largest pairs divided by the cost at a smaller size."
+    echo "~1 means the cost grows linearly with the interfaces; > 1 faster than linearly;"
+    echo "< 1 a fixed cost (sockets, 128 route lookups) spread over more interfaces."
+    echo "The same ratio from the fastest run of each size is shown too: it is less"
+    echo "sensitive to a busy machine. (Labels, from the median: linear for 0.67..1.5;"
+    echo "these are figures, not a pass/fail check.)"
+    for p in "${done_sizes[@]}"; do
+        [ "$p" != "$largest" ] || continue
+        for m in "${all_measures[@]}"; do
+            awk -v big="$largest" -v small="$p" -v m="$m" -v a="${per_if[$largest,$m]}" -v b="${per_if[$p,$m]}" \
+                -v amin="${minimum[$largest,$m]}" -v bmin="${minimum[$p,$m]}" \
+                -v nbig="${links_of[$largest]}" -v nsmall="${links_of[$p]}" 'BEGIN {
+                r = b > 0 ? a / b : 0
+                rmin = bmin > 0 ? (amin / nbig) / (bmin / nsmall) : 0
+                verdict = r > 1.5 ? "super-linear" : (r < 0.67 ? "sub-linear (fixed cost amortised)" : "linear")
+                printf "  %-16s %5s vs %-5s ratio %6.2f  (fastest runs: %5.2f)  %s\n", m, big, small, r, rmin, verdict
+            }'
+        done
+    done
+fi
+echo
+echo "Whole run: $total s"
