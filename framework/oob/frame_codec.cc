@@ -47,7 +47,8 @@ void encode_header(const FrameHeader& h, std::uint8_t out[kHeaderSize]) {
   store_u32(out + 24, h.length);
 }
 
-Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint64_t max_data) {
+Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint64_t max_data,
+                                  std::string_view limit_variable) {
   FrameHeader h;
   const std::uint8_t type = in[0];
   if (type < static_cast<std::uint8_t>(FrameType::Data) || type > static_cast<std::uint8_t>(FrameType::Refuse))
@@ -60,7 +61,7 @@ Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint6
   h.length = get_u32(in + 24);
   if (h.type == FrameType::Data) {
     if (h.length > max_data) {
-      return bad_frame("a message of " + std::to_string(h.length) + " bytes is larger than oob_tcp_max_msg_size (" +
+      return bad_frame("a message of " + std::to_string(h.length) + " bytes is larger than " + std::string(limit_variable) + " (" +
                        std::to_string(max_data) + ")");
     }
     if (h.seq == 0) return bad_frame("a data frame without a sequence number");
@@ -73,7 +74,8 @@ Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint6
 }
 
 void FrameReader::commit_payload(size_t n, std::vector<Frame>& out) {
-  filled_ += n;
+  if (!in_payload_) return;
+  filled_ += std::min(n, current_.payload.size() - filled_);
   if (in_payload_ && filled_ == current_.payload.size()) {
     out.push_back(std::move(current_));
     current_ = Frame{};
@@ -92,7 +94,7 @@ Status FrameReader::feed(std::span<const std::uint8_t> bytes, std::vector<Frame>
       pos += take;
       if (header_filled_ < kHeaderSize) break;
       header_filled_ = 0;
-      auto h = decode_header(header_, max_data_);
+      auto h = decode_header(header_, max_data_, limit_variable_);
       if (!h) {
         failed_ = true;
         return h.error();

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orca::oob {
@@ -54,7 +55,8 @@ void encode_header(const FrameHeader& header, std::uint8_t out[kHeaderSize]);
 /* Decodes and validates a header: known type, reserved bytes zero, length
  * within `max_data` for Data frames and within kMaxControlPayload for the
  * rest (Ack and Heartbeat carry none). The error says which. */
-Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint64_t max_data);
+Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint64_t max_data,
+                                  std::string_view limit_variable = "oob_tcp_max_msg_size");
 
 struct Frame {
   FrameHeader header;
@@ -64,7 +66,9 @@ struct Frame {
 /* Reassembles frames from a byte stream fed in arbitrary pieces. */
 class FrameReader {
  public:
-  explicit FrameReader(std::uint64_t max_data) : max_data_(max_data) {}
+  /* `limit_variable` names the variable that sets max_data, for errors. */
+  explicit FrameReader(std::uint64_t max_data, std::string limit_variable = "oob_tcp_max_msg_size")
+      : max_data_(max_data), limit_variable_(std::move(limit_variable)) {}
 
   /* Appends bytes; complete frames go to `out`. An error leaves the
    * reader unusable: the connection must be closed. */
@@ -80,6 +84,7 @@ class FrameReader {
 
  private:
   std::uint64_t max_data_;
+  std::string limit_variable_;
   std::uint8_t header_[kHeaderSize] = {};
   size_t header_filled_ = 0;
   bool in_payload_ = false;

@@ -65,6 +65,7 @@ std::array<std::uint8_t, 32> hmac_sha256(const std::vector<std::uint8_t>& key,
   char digest[] = "SHA256";
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
   size_t len = 0;
+  if (key.empty()) throw std::invalid_argument("HMAC-SHA256 needs a non-empty job secret");
   if (!ctx || EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1)
     throw std::runtime_error("HMAC-SHA256 is not available from libcrypto");
   for (const auto& p : parts) EVP_MAC_update(ctx.get(), p.data(), p.size());
@@ -147,7 +148,9 @@ HandshakeStep ServerHandshake::refuse(RefuseCode code, const std::string& why) {
 HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
   if (state_ == State::AwaitHello && frame.header.type == FrameType::Hello) {
     const auto& p = frame.payload;
-    if (p.size() != kHelloSize || std::memcmp(p.data(), kMagic, 4) != 0) {
+    // Magic, then version, then size: another version may have another
+    // layout and must hear "version", not "not Orca".
+    if (p.size() < 6 || std::memcmp(p.data(), kMagic, 4) != 0) {
       return refuse(RefuseCode::Protocol, "not an Orca hello");
     }
     const std::uint16_t version = get_u16(p.data() + 4);
@@ -155,6 +158,7 @@ HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
       return refuse(RefuseCode::Version, "protocol version " + std::to_string(version) + " is not " +
                                              std::to_string(kProtocolVersion) + "; run the same Orca everywhere");
     }
+    if (p.size() != kHelloSize) return refuse(RefuseCode::Protocol, "a malformed hello");
     peer_ = get_name(p.data() + 6);
     const ProcessName receiver = get_name(p.data() + 14);
     if (receiver != identity_.self) {

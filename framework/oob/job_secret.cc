@@ -4,6 +4,7 @@
 #include <openssl/rand.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
@@ -23,11 +24,12 @@ Result<std::vector<std::uint8_t>> from_hex(std::string_view hex, const std::stri
     return -1;
   };
   std::vector<std::uint8_t> out;
+  for (char c : hex) {
+    if (nibble(c) < 0) return Message("oob", "bad-secret", {{"where", where}, {"why", "not hexadecimal"}});
+  }
   if (hex.size() % 2 != 0) return Message("oob", "bad-secret", {{"where", where}, {"why", "an odd number of hex digits"}});
   for (size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
-    if (hi < 0 || lo < 0) return Message("oob", "bad-secret", {{"where", where}, {"why", "not hexadecimal"}});
-    out.push_back(static_cast<std::uint8_t>(hi << 4 | lo));
+    out.push_back(static_cast<std::uint8_t>(nibble(hex[i]) << 4 | nibble(hex[i + 1])));
   }
   if (out.size() < kMinSecretBytes) {
     return Message("oob", "bad-secret",
@@ -41,15 +43,16 @@ Result<std::vector<std::uint8_t>> from_hex(std::string_view hex, const std::stri
 Result<std::vector<std::uint8_t>> job_secret_from_environment() {
   if (const char* hex = std::getenv("ORCA_JOB_SECRET")) return from_hex(hex, "ORCA_JOB_SECRET");
   if (const char* fd_text = std::getenv("ORCA_JOB_SECRET_FD")) {
-    char* end = nullptr;
-    const long fd = std::strtol(fd_text, &end, 10);
-    if (*fd_text == '\0' || *end != '\0' || fd < 0) {
+    int fd = -1;
+    const std::string_view digits(fd_text);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), fd);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || fd < 0) {
       return Message("oob", "bad-secret", {{"where", "ORCA_JOB_SECRET_FD"}, {"why", "not a file descriptor number"}});
     }
     std::string text;
     char buf[256];
     while (true) {
-      const ssize_t n = ::read(static_cast<int>(fd), buf, sizeof buf);
+      const ssize_t n = ::read(fd, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return Message("oob", "bad-secret", {{"where", "ORCA_JOB_SECRET_FD"}, {"why", std::strerror(errno)}});
       if (n == 0) break;

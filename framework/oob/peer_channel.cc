@@ -41,7 +41,9 @@ const OutgoingMessage* PeerChannel::next_to_send() const {
   return &queue_[send_cursor_ - queue_.front().seq];
 }
 
-void PeerChannel::mark_sent() { ++send_cursor_; }
+void PeerChannel::mark_sent() {
+  if (send_cursor_ < next_seq_) ++send_cursor_;
+}
 
 PeerChannel::Arrival PeerChannel::on_data(std::uint64_t seq, size_t bytes) {
   if (seq <= delivered_) return Arrival::Duplicate;

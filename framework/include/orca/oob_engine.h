@@ -39,6 +39,7 @@ struct ORCA_EXPORT EngineConfig {
   ProcessName self;
   std::vector<std::uint8_t> secret;                    // the job secret; must not be empty
   std::uint64_t max_message_size = 64ull << 20;        // oob_tcp_max_msg_size
+  std::string max_message_variable = "oob_tcp_max_msg_size";  // named in errors
   std::uint64_t send_queue_limit = 256ull << 20;       // bytes held per peer before back-pressure
   std::chrono::milliseconds heartbeat{2000};           // 0: no heartbeat
   int heartbeat_misses = 3;                            // silent this many periods: connection dead
