@@ -47,6 +47,13 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   if (!reach) return reach.error();
   auto fw = open_framework(runtime, kFramework);
   if (!fw) return fw.error();
+  // A component that failed (a bad setting of its own, say) is an error to
+  // fix, not a reason to go on quietly with the others.
+  std::string broken;
+  for (const auto& e : fw.value()->entries()) {
+    if (e.state == mca::Framework::State::Failed) broken += "\n  " + std::string(e.component->name()) + ": " + e.reason;
+  }
+  if (!broken.empty()) return Message("oob", "component-failed", {{"failures", broken}});
 
   std::unique_ptr<Oob> oob(new Oob(runtime, loop, self, std::move(secret)));
   oob->host_identity_ = identity->to_string();

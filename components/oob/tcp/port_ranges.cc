@@ -16,7 +16,9 @@ Result<std::vector<PortRange>> parse_port_ranges(std::string_view text, const st
     const std::string_view item = text.substr(pos, end - pos);
     pos = end + 1;
     auto bad = [&](const std::string& why) {
-      return Message("oob", "bad-port-range", {{"variable", variable}, {"entry", std::string(item)}, {"why", why}});
+      return Message("oob", "bad-port-range",
+                     {{"variable", variable}, {"entry", std::string(item)},
+                      {"why", variable + " entry \"" + std::string(item) + "\": " + why}});
     };
     auto port = [](std::string_view t, std::uint16_t* v) {
       auto [e, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);

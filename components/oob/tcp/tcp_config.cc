@@ -74,7 +74,9 @@ Result<TcpConfig> read_config(const orca_mca_context& c) {
   const std::string s4 = text_of(c, "static_ipv4_ports"), s6 = text_of(c, "static_ipv6_ports");
   const std::string d4 = text_of(c, "dynamic_ipv4_ports"), d6 = text_of(c, "dynamic_ipv6_ports");
   if ((!s4.empty() || !s6.empty()) && (!d4.empty() || !d6.empty())) {
-    return Message("oob", "static-and-dynamic-ports", {});
+    return Message("oob", "static-and-dynamic-ports",
+                   {{"why", "static ports (oob_tcp_static_ipv*_ports) and dynamic ranges (oob_tcp_dynamic_ipv*_ports) "
+                            "are both set; use one kind"}});
   }
   cfg.static_ports = !s4.empty() || !s6.empty();
   auto v4 = parse_port_ranges(cfg.static_ports ? s4 : d4,
@@ -99,7 +101,9 @@ Result<TcpConfig> read_config(const orca_mca_context& c) {
   cfg.engine.handshake_timeout = std::chrono::milliseconds(int_of(c, "handshake_timeout"));
   if (cfg.stagger.count() < 0 || cfg.connect_timeout.count() <= 0 || cfg.retries < 0 ||
       cfg.engine.heartbeat_misses < 1 || cfg.engine.handshake_timeout.count() <= 0) {
-    return Message("oob", "bad-tcp-setting", {});
+    return Message("oob", "bad-tcp-setting",
+                   {{"why", "oob_tcp_connect_timeout and oob_tcp_handshake_timeout must be positive, "
+                            "oob_tcp_connect_stagger and oob_tcp_retries not negative, oob_tcp_heartbeat_misses >= 1"}});
   }
   return cfg;
 }

@@ -5,7 +5,9 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -34,8 +36,9 @@ orca_reach_endpoint endpoint_of(const Endpoint& e) {
 
 // One listening socket and its accept loop.
 struct TcpModule::Listener {
-  Listener(TcpModule& module, Endpoint ep, UniqueFd socket)
-      : endpoint(std::move(ep)),
+  Listener(TcpModule& module, net::IpAddress bound, std::uint16_t bound_port, UniqueFd socket)
+      : address(bound),
+        port(bound_port),
         fd(std::move(socket)),
         watch(*module.loop_, fd.get(), IoWatch::kRead, [this, &module](short) { accept_all(module); }) {
     watch.enable();
@@ -52,7 +55,8 @@ struct TcpModule::Listener {
       module.engine_->accept(std::move(c), label);
     }
   }
-  Endpoint endpoint;
+  net::IpAddress address;  // may be the wildcard
+  std::uint16_t port;
   UniqueFd fd;
   IoWatch watch;
 };
@@ -196,15 +200,32 @@ Status TcpModule::open_listeners() {
   if (host_->select_local(host_->host, locals.data(), &n, &why) != ORCA_MCA_OK) {
     return Message("oob", "tcp-no-selection", {{"why", why.text}});
   }
-  std::set<std::string> open_now;
-  for (const auto& l : listeners_) open_now.insert(l->endpoint.address.to_string());
-  std::string skipped;
+  std::vector<Endpoint> selected;
   for (size_t i = 0; i < n; ++i) {
     const net::IpAddress a = address_of(locals[i]);
     const bool v4 = a.family() == net::Family::V4;
-    if ((v4 && !config_.ipv4) || (!v4 && !config_.ipv6) || open_now.count(a.to_string())) continue;
-    const auto& ranges = v4 ? config_.ports_v4 : config_.ports_v6;
-    std::vector<std::uint16_t> ports = ports_of(ranges);
+    if ((v4 && config_.ipv4) || (!v4 && config_.ipv6))
+      selected.push_back(Endpoint{a, locals[i].prefix_length, static_cast<net::InterfaceKind>(locals[i].kind), 0});
+  }
+  // Listen where asked: on each selected address, or on the wildcard of
+  // each family in use (oob_tcp_listen_wildcard).
+  std::vector<net::IpAddress> binds;
+  if (config_.listen_wildcard) {
+    const std::uint8_t zero[16] = {};
+    for (const auto& e : selected) {
+      const net::IpAddress any(e.address.family(), zero);
+      if (std::find(binds.begin(), binds.end(), any) == binds.end()) binds.push_back(any);
+    }
+  } else {
+    for (const auto& e : selected) binds.push_back(e.address);
+  }
+  std::string skipped;
+  for (const auto& a : binds) {
+    const bool open_already = std::any_of(listeners_.begin(), listeners_.end(),
+                                          [&](const auto& l) { return l->address == a; });
+    if (open_already) continue;
+    const bool v4 = a.family() == net::Family::V4;
+    std::vector<std::uint16_t> ports = ports_of(v4 ? config_.ports_v4 : config_.ports_v6);
     if (ports.empty()) ports.push_back(0);
     std::optional<Message> last;
     for (std::uint16_t port : ports) {
@@ -213,19 +234,30 @@ Status TcpModule::open_listeners() {
         last = fd.error();
         continue;
       }
-      Endpoint ep{a, locals[i].prefix_length, static_cast<net::InterfaceKind>(locals[i].kind), local_port(fd->get())};
-      log(10, "listening on " + ep.socket_text());
-      listeners_.push_back(std::make_unique<Listener>(*this, ep, std::move(fd.value())));
+      listeners_.push_back(std::make_unique<Listener>(*this, a, local_port(fd->get()), std::move(fd.value())));
+      log(10, "listening on " + Endpoint{a, 0, net::InterfaceKind::Unknown, listeners_.back()->port}.socket_text());
       last.reset();
       break;
     }
     if (last) skipped += " " + a.to_string() + " (" + last->arg("why") + ")";
   }
-  if (!skipped.empty()) log(1, "cannot listen on:" + skipped);
-  if (listeners_.empty()) return Message("oob", "tcp-no-listener", {{"skipped", skipped.empty() ? " (no address selected)" : skipped}});
-  std::vector<Endpoint> eps;
-  for (const auto& l : listeners_) eps.push_back(l->endpoint);
-  contact_ = encode_contact(eps);
+  // Level 0: always shown; an address left out of the URI must not go unnoticed.
+  if (!skipped.empty()) log(0, "cannot listen on (left out of the contact URI):" + skipped);
+  // Advertise every selected address that a listener serves, with its port.
+  std::vector<Endpoint> advertised;
+  for (auto e : selected) {
+    for (const auto& l : listeners_) {
+      if (l->address == e.address || (l->address.is_unspecified() && l->address.family() == e.address.family())) {
+        e.port = l->port;
+        advertised.push_back(e);
+        break;
+      }
+    }
+  }
+  if (advertised.empty()) {
+    return Message("oob", "tcp-no-listener", {{"skipped", skipped.empty() ? " (no address selected)" : skipped}});
+  }
+  contact_ = encode_contact(advertised);
   return {};
 }
 
@@ -239,13 +271,13 @@ void TcpModule::on_addresses_changed() {
   // Close listeners and connections whose local address is gone; the
   // engine asks for a new connection for every peer with messages waiting.
   for (auto it = listeners_.begin(); it != listeners_.end();) {
-    const std::string a = (*it)->endpoint.address.to_string();
-    if (present.count(a)) {
+    const std::string a = (*it)->address.to_string();
+    if (present.count(a) || (*it)->address.is_unspecified()) {
       ++it;
       continue;
     }
     log(10, "address " + a + " vanished: closing its listener and connections");
-    const std::string prefix = (*it)->endpoint.address.family() == net::Family::V6 ? "[" + a + "]:" : a + ":";
+    const std::string prefix = (*it)->address.family() == net::Family::V6 ? "[" + a + "]:" : a + ":";
     it = listeners_.erase(it);
     engine_->drop_connections_with_prefix(prefix, "local address " + a + " vanished");
   }
