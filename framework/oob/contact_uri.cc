@@ -27,6 +27,7 @@ Result<ContactUri> ContactUri::parse(std::string_view text) {
     std::string key(item.substr(0, eq));
     std::string value(item.substr(eq + 1));
     if (key == "host") {
+      if (!uri.host_identity.empty()) return bad("host= appears twice");
       uri.host_identity = std::move(value);
     } else if (!uri.parts.emplace(std::move(key), std::move(value)).second) {
       return bad("a component appears twice");

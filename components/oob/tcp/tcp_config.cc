@@ -1,6 +1,8 @@
 // oob/tcp variables: the table and how they become a TcpConfig.
 #include "tcp_config.h"
 
+#include <climits>
+#include <cstdint>
 #include <iterator>
 
 namespace orca::oob::tcp {
@@ -53,9 +55,25 @@ const size_t kVariableCount = std::size(kVariables);
 
 namespace {
 
-std::string text_of(const orca_mca_context& c, const char* name) {
-  char buf[1024] = {};
-  return c.get_text(&c, name, buf, sizeof buf) == ORCA_MCA_OK ? buf : "";
+// A value of any length: the buffer grows until it fits (port lists can be long).
+Result<std::string> text_of(const orca_mca_context& c, const char* name) {
+  for (size_t size = 1024; size <= (1u << 20); size *= 4) {
+    std::string buf(size, '\0');
+    if (c.get_text(&c, name, buf.data(), buf.size()) == ORCA_MCA_OK) return std::string(buf.c_str());
+  }
+  return Message("oob", "bad-tcp-setting", {{"why", std::string("oob_tcp_") + name + " cannot be read (longer than 1 MiB?)"}});
+}
+
+// Integer settings that must fit an int: a larger value is an error, not a wrap.
+Result<int> small_int_of(const orca_mca_context& c, const char* name) {
+  std::int64_t v = 0;
+  if (c.get_int(&c, name, &v) != ORCA_MCA_OK) {
+    return Message("oob", "bad-tcp-setting", {{"why", std::string("oob_tcp_") + name + " cannot be read"}});
+  }
+  if (v < INT32_MIN || v > INT32_MAX) {
+    return Message("oob", "bad-tcp-setting", {{"why", std::string("oob_tcp_") + name + " is out of range"}});
+  }
+  return static_cast<int>(v);
 }
 
 std::int64_t int_of(const orca_mca_context& c, const char* name) {
@@ -71,8 +89,14 @@ Result<TcpConfig> read_config(const orca_mca_context& c) {
   cfg.listen_wildcard = int_of(c, "listen_wildcard") != 0;
   cfg.ipv4 = int_of(c, "ipv4") != 0;
   cfg.ipv6 = int_of(c, "ipv6") != 0;
-  const std::string s4 = text_of(c, "static_ipv4_ports"), s6 = text_of(c, "static_ipv6_ports");
-  const std::string d4 = text_of(c, "dynamic_ipv4_ports"), d6 = text_of(c, "dynamic_ipv6_ports");
+  std::string texts[4];
+  const char* const port_vars[4] = {"static_ipv4_ports", "static_ipv6_ports", "dynamic_ipv4_ports", "dynamic_ipv6_ports"};
+  for (int i = 0; i < 4; ++i) {
+    auto t = text_of(c, port_vars[i]);
+    if (!t) return t.error();
+    texts[i] = std::move(t.value());
+  }
+  const std::string &s4 = texts[0], &s6 = texts[1], &d4 = texts[2], &d6 = texts[3];
   if ((!s4.empty() || !s6.empty()) && (!d4.empty() || !d6.empty())) {
     return Message("oob", "static-and-dynamic-ports",
                    {{"why", "static ports (oob_tcp_static_ipv*_ports) and dynamic ranges (oob_tcp_dynamic_ipv*_ports) "
@@ -89,15 +113,23 @@ Result<TcpConfig> read_config(const orca_mca_context& c) {
   cfg.ports_v6 = v6.value();
   cfg.stagger = std::chrono::milliseconds(int_of(c, "connect_stagger"));
   cfg.connect_timeout = std::chrono::milliseconds(int_of(c, "connect_timeout"));
-  cfg.retries = static_cast<int>(int_of(c, "retries"));
   cfg.retry_backoff = std::chrono::milliseconds(int_of(c, "retry_backoff"));
-  cfg.keepalive_time = static_cast<int>(int_of(c, "keepalive_time"));
-  cfg.keepalive_interval = static_cast<int>(int_of(c, "keepalive_intvl"));
-  cfg.keepalive_probes = static_cast<int>(int_of(c, "keepalive_probes"));
+  struct {
+    const char* name;
+    int* target;
+  } ints[] = {{"retries", &cfg.retries},
+              {"keepalive_time", &cfg.keepalive_time},
+              {"keepalive_intvl", &cfg.keepalive_interval},
+              {"keepalive_probes", &cfg.keepalive_probes},
+              {"heartbeat_misses", &cfg.engine.heartbeat_misses}};
+  for (auto& [name, target] : ints) {
+    auto v = small_int_of(c, name);
+    if (!v) return v.error();
+    *target = v.value();
+  }
   cfg.engine.max_message_size = static_cast<std::uint64_t>(int_of(c, "max_msg_size"));
   cfg.engine.send_queue_limit = static_cast<std::uint64_t>(int_of(c, "send_queue_limit"));
   cfg.engine.heartbeat = std::chrono::milliseconds(int_of(c, "heartbeat"));
-  cfg.engine.heartbeat_misses = static_cast<int>(int_of(c, "heartbeat_misses"));
   cfg.engine.handshake_timeout = std::chrono::milliseconds(int_of(c, "handshake_timeout"));
   if (cfg.stagger.count() < 0 || cfg.connect_timeout.count() <= 0 || cfg.retries < 0 ||
       cfg.engine.heartbeat_misses < 1 || cfg.engine.handshake_timeout.count() <= 0) {

@@ -61,9 +61,10 @@ Result<Endpoint> parse_endpoint(std::string_view item) {
   // rest is "/<prefix>/<kind>/<port>"
   if (rest.empty() || rest.front() != '/') return bad("no /prefix/kind/port after the address");
   rest.remove_prefix(1);
+  // The kind may itself contain '/' ("tun/tap"): the port is after the last.
   const size_t s1 = rest.find('/');
-  const size_t s2 = s1 == std::string_view::npos ? s1 : rest.find('/', s1 + 1);
-  if (s2 == std::string_view::npos) return bad("expected <address>/<prefix>/<kind>/<port>");
+  const size_t s2 = rest.rfind('/');
+  if (s1 == std::string_view::npos || s2 == s1) return bad("expected <address>/<prefix>/<kind>/<port>");
   const int max_prefix = e.address.family() == net::Family::V4 ? 32 : 128;
   if (!number(rest.substr(0, s1), &e.prefix_length) || e.prefix_length < 0 || e.prefix_length > max_prefix)
     return bad("the prefix length is not 0.." + std::to_string(max_prefix));
