@@ -100,9 +100,12 @@ void Engine::on_established(Connection* c, ProcessName name, std::uint64_t peer_
   release_attempt(c);
   PeerState& p = peer(name);
   if (p.current != nullptr && p.current != c) {
-    // Both sides connected at once: both keep the connection opened by the
-    // lower process name, so they agree without talking about it.
-    Connection* keep = c->initiator() < p.current->initiator() ? c : p.current;
+    // The same side connecting again has given up on the old connection:
+    // the new one stays. Both sides connecting at once: both keep the one
+    // opened by the lower process name, agreeing without a word.
+    Connection* keep = c->initiator() == p.current->initiator() || c->initiator() < p.current->initiator()
+                           ? c
+                           : p.current;
     if (keep != c) {
       log(10, "already connected to " + name.to_string() + " over " + p.current->label() + "; closing " + c->label());
       c->close("a duplicate of " + p.current->label());

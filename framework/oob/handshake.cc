@@ -73,6 +73,13 @@ std::array<std::uint8_t, 32> hmac_sha256(const std::vector<std::uint8_t>& key,
   return out;
 }
 
+Frame refusal_frame(RefuseCode code, const std::string& why) {
+  std::vector<std::uint8_t> payload{static_cast<std::uint8_t>(code)};
+  payload.insert(payload.end(), why.begin(), why.end());
+  if (payload.size() > kMaxControlPayload) payload.resize(kMaxControlPayload);
+  return control(FrameType::Refuse, std::move(payload));
+}
+
 std::string describe_refusal(const Frame& frame) {
   if (frame.payload.empty()) return "refused without a reason";
   return std::string(frame.payload.begin() + 1, frame.payload.end());
@@ -98,13 +105,19 @@ HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
     step.error = failure(std::move(why));
     return step;
   };
+  // Tell the server why, so that its log says it too.
+  auto refuse = [&](RefuseCode code, std::string why) {
+    step.send.push_back(refusal_frame(code, why));
+    return fail(std::move(why));
+  };
+  if (state_ == State::Failed) return fail("the handshake failed already");
   if (frame.header.type == FrameType::Refuse) return fail("the peer refused: " + describe_refusal(frame));
   if (state_ == State::AwaitChallenge && frame.header.type == FrameType::Challenge) {
-    if (frame.payload.size() != kChallengeSize) return fail("a malformed challenge");
+    if (frame.payload.size() != kChallengeSize) return refuse(RefuseCode::Protocol, "a malformed challenge");
     const ProcessName server = get_name(frame.payload.data());
     if (server != expected_) {
-      return fail("reached " + server.to_string() + ", not " + expected_.to_string() +
-                  " (an address this peer advertises belongs to another process)");
+      return refuse(RefuseCode::WrongPeer, "reached " + server.to_string() + ", not " + expected_.to_string() +
+                                               " (an address this peer advertises belongs to another process)");
     }
     const std::uint8_t* server_nonce = frame.payload.data() + 8;
     const std::uint8_t* server_mac = server_nonce + kNonce;
@@ -113,7 +126,8 @@ HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
                                                      std::span(frame.payload.data(), 8), std::span(server_nonce, kNonce),
                                                      std::span(delivered, 8)});
     if (!macs_equal(want.data(), server_mac)) {
-      return fail("the peer does not know the job secret (wrong key, or not a process of this job)");
+      return refuse(RefuseCode::BadKey, "the peer's proof does not match this process's job secret "
+                                        "(one side has the wrong key, or the peer is not of this job)");
     }
     peer_delivered_ = get_u64(delivered);
     challenge_payload_ = frame.payload;
@@ -127,7 +141,7 @@ HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
     step.done = true;
     return step;
   }
-  return fail("an unexpected frame during the handshake");
+  return refuse(RefuseCode::Protocol, "an unexpected frame during the handshake");
 }
 
 ServerHandshake::ServerHandshake(const HandshakeIdentity& identity,
@@ -137,15 +151,19 @@ ServerHandshake::ServerHandshake(const HandshakeIdentity& identity,
 HandshakeStep ServerHandshake::refuse(RefuseCode code, const std::string& why) {
   HandshakeStep step;
   state_ = State::Failed;
-  std::vector<std::uint8_t> payload{static_cast<std::uint8_t>(code)};
-  payload.insert(payload.end(), why.begin(), why.end());
-  if (payload.size() > kMaxControlPayload) payload.resize(kMaxControlPayload);
-  step.send.push_back(control(FrameType::Refuse, std::move(payload)));
+  step.send.push_back(refusal_frame(code, why));
   step.error = failure(why);
   return step;
 }
 
 HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
+  if (frame.header.type == FrameType::Refuse) {
+    state_ = State::Failed;
+    HandshakeStep step;
+    step.error = failure("refused by " + (peer_ == ProcessName{} ? std::string("the client") : peer_.to_string()) + ": " +
+                         describe_refusal(frame));
+    return step;
+  }
   if (state_ == State::AwaitHello && frame.header.type == FrameType::Hello) {
     const auto& p = frame.payload;
     // Magic, then version, then size: another version may have another

@@ -85,6 +85,9 @@ class ServerHandshake {
   std::uint64_t peer_delivered_ = 0;
 };
 
+/* A REFUSE frame: the code and the reason in plain words. */
+Frame refusal_frame(RefuseCode code, const std::string& why);
+
 /* The text of a REFUSE frame's payload, for messages. */
 std::string describe_refusal(const Frame& frame);
 

@@ -67,7 +67,7 @@ void Connection::send_frame(const FrameHeader& header, std::shared_ptr<const std
 }
 
 void Connection::flush() {
-  while (!out_.empty() && !closed_) {
+  while (!out_.empty() && !closed_ && !write_failed_) {
     iovec iov[kMaxIov];
     int n = 0;
     for (auto it = out_.begin(); it != out_.end() && n + 2 <= kMaxIov; ++it) {
@@ -88,6 +88,7 @@ void Connection::flush() {
     if (w < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      write_failed_ = true;
       close(std::string("write failed: ") + std::strerror(errno));
       return;
     }
@@ -219,10 +220,11 @@ void Connection::on_heartbeat() {
 }
 
 void Connection::close(const std::string& why) {
-  if (closed_) return;
+  if (closed_ || closing_) return;
   // Best effort: push out what is queued (a REFUSE, say) without blocking.
+  // A write error inside that flush comes back here and must stop.
+  closing_ = true;
   if (!out_.empty()) flush();
-  if (closed_) return;  // the flush failed and closed it
   closed_ = true;
   read_watch_.disable();
   write_watch_.disable();

@@ -83,6 +83,8 @@ class Connection {
   std::chrono::steady_clock::time_point last_received_;
   std::chrono::steady_clock::time_point last_sent_;
   bool established_ = false;
+  bool closing_ = false;       // inside close(): no second close, no recursion
+  bool write_failed_ = false;  // the socket refused a write: stop writing
   bool closed_ = false;
 };
 

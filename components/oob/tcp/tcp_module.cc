@@ -376,6 +376,12 @@ void TcpModule::round_finished(ProcessName peer) {
   reaper_->start(std::chrono::microseconds(0));
   if (won) {
     p.failed_rounds = 0;
+    // The winning connection may already be gone (closed as a duplicate,
+    // or dropped at once): messages still waiting need another round.
+    if (!engine_->connected(peer) && engine_->unacknowledged(peer) > 0) {
+      if (!p.retry) p.retry = std::make_unique<Timer>(*loop_, [this, peer] { start_round(peer); });
+      p.retry->start(config_.retry_backoff);
+    }
     return;
   }
   ++p.failed_rounds;

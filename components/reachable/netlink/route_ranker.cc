@@ -56,7 +56,13 @@ orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& q, orca_reach_ver
       const std::string lname = local.if_name ? local.if_name : interface_name(local.if_index);
       int weight;
       std::string why;
-      if (route.type == RTN_LOCAL) {
+      if (ra.is_link_local()) {
+        // A route lookup with the link given always says "on-link": it
+        // cannot tell whether the peer is on this link. Rank it below
+        // routes the kernel can vouch for.
+        weight = kLinkLocal;
+        why = "link-local " + dst_text + ": reachable only if on the same link as " + lname;
+      } else if (route.type == RTN_LOCAL) {
         weight = kLocalDelivery;
         why = "the kernel delivers " + dst_text + " locally";
       } else if (route.oif != local.if_index) {

@@ -10,6 +10,7 @@ namespace orca::reach::netlink {
 
 inline constexpr int kDirectRoute = 900;    // the kernel's interface, on-link
 inline constexpr int kGatewayRoute = 700;   // the kernel's interface, via a gateway
+inline constexpr int kLinkLocal = 600;      // a link-local peer address: the link cannot be checked
 inline constexpr int kLocalDelivery = 500;  // the destination is this host
 inline constexpr int kOtherInterface = 50;  // the kernel would use another interface
 
