@@ -284,9 +284,11 @@ TEST(Handshake, TheServersResumeNumberIsAuthenticated) {
   Frame forged = challenge.send[0];
   forged.payload[kChallengeDelivered + 7] = 200;  // 3 -> 200
   HandshakeStep step = client.on_frame(forged);
-  EXPECT_TRUE(step.send.empty());
+  ASSERT_EQ(step.send.size(), 1u) << "the client tells the server why it leaves";
+  EXPECT_EQ(step.send[0].header.type, FrameType::Refuse);
+  EXPECT_EQ(step.send[0].payload.at(0), static_cast<std::uint8_t>(RefuseCode::BadKey));
   EXPECT_FALSE(step.done);
-  EXPECT_TRUE(Contains(why(step.error), "does not know the job secret"));
+  EXPECT_TRUE(Contains(why(step.error), "does not match this process's job secret"));
   EXPECT_EQ(client.peer_delivered(), 0u) << "a forged value was taken";
 }
 
@@ -303,8 +305,9 @@ TEST(Handshake, TheClientsHelloIsAuthenticated) {
   ASSERT_EQ(challenge.send.size(), 1u);
   EXPECT_EQ(server.peer_delivered(), 99u);
   HandshakeStep step = client.on_frame(challenge.send[0]);
-  EXPECT_TRUE(step.send.empty()) << "the client answered a challenge over a forged hello";
-  EXPECT_TRUE(Contains(why(step.error), "does not know the job secret"));
+  ASSERT_EQ(step.send.size(), 1u);
+  EXPECT_EQ(step.send[0].header.type, FrameType::Refuse) << "the client answered a challenge over a forged hello";
+  EXPECT_TRUE(Contains(why(step.error), "does not match this process's job secret"));
 }
 
 // --- refusals --------------------------------------------------------------------
@@ -342,7 +345,8 @@ TEST(HandshakeRefusal, ChallengeFromAnotherProcessIsRejectedByTheClient) {
 
   ClientHandshake to_x(client_id, x, 0);
   HandshakeStep step = to_x.on_frame(challenge.send[0]);
-  EXPECT_TRUE(step.send.empty());
+  ASSERT_EQ(step.send.size(), 1u);
+  EXPECT_EQ(step.send[0].payload.at(0), static_cast<std::uint8_t>(RefuseCode::WrongPeer));
   EXPECT_FALSE(step.done);
   EXPECT_TRUE(Contains(why(step.error), "reached 1.6, not 1.5"));
 }
@@ -380,7 +384,8 @@ TEST(HandshakeRefusal, ChallengeNamingAnotherProcessFailsEvenWithAValidMac) {
 
   ClientHandshake client(client_id, x, 0);
   const HandshakeStep step = client.on_frame(forge_challenge(client_id.secret, client.hello().payload, y, 4));
-  EXPECT_TRUE(step.send.empty());
+  ASSERT_EQ(step.send.size(), 1u);
+  EXPECT_EQ(step.send[0].payload.at(0), static_cast<std::uint8_t>(RefuseCode::WrongPeer));
   EXPECT_TRUE(Contains(why(step.error), "reached 1.6, not 1.5"));
 }
 
@@ -490,7 +495,8 @@ TEST(HandshakeRefusal, ChallengeOfTheWrongSize) {
     f.payload.resize(size, 0);
     f.header.length = static_cast<std::uint32_t>(size);
     HandshakeStep step = client.on_frame(f);
-    EXPECT_TRUE(step.send.empty()) << "size " << size;
+    ASSERT_EQ(step.send.size(), 1u) << "size " << size;
+    EXPECT_EQ(step.send[0].header.type, FrameType::Refuse) << "size " << size;
     EXPECT_FALSE(step.done);
     EXPECT_TRUE(Contains(why(step.error), "malformed challenge")) << "size " << size;
   }
@@ -536,8 +542,8 @@ TEST(HandshakeRefusal, ClientWithAnotherSecretNeverCompletes) {
   const Conversation c = converse(client, server);
   EXPECT_FALSE(c.client_done);
   EXPECT_FALSE(c.server_done);
-  EXPECT_EQ(c.client_sent, std::vector<FrameType>{FrameType::Hello}) << "the client sent a RESPONSE";
-  EXPECT_TRUE(Contains(why(c.client_error), "does not know the job secret"));
+  EXPECT_EQ(c.client_sent, (std::vector<FrameType>{FrameType::Hello, FrameType::Refuse})) << "a RESPONSE, or no reason";
+  EXPECT_TRUE(Contains(why(c.client_error), "does not match this process's job secret"));
 }
 
 TEST(HandshakeRefusal, ServerWithAnotherSecretIsDetectedByTheClient) {
@@ -548,10 +554,12 @@ TEST(HandshakeRefusal, ServerWithAnotherSecretIsDetectedByTheClient) {
   const Conversation c = converse(client, server);
   EXPECT_FALSE(c.client_done);
   EXPECT_FALSE(c.server_done);
-  EXPECT_FALSE(c.server_error) << "the server is left waiting; the client closes";
-  EXPECT_EQ(c.client_sent, std::vector<FrameType>{FrameType::Hello});
+  // The client refuses, and the server learns why from the REFUSE.
+  EXPECT_TRUE(Contains(why(c.server_error), "refused by " + kClient.to_string()));
+  EXPECT_TRUE(Contains(why(c.server_error), "does not match this process's job secret"));
+  EXPECT_EQ(c.client_sent, (std::vector<FrameType>{FrameType::Hello, FrameType::Refuse}));
   EXPECT_EQ(c.server_sent, std::vector<FrameType>{FrameType::Challenge});
-  EXPECT_TRUE(Contains(why(c.client_error), "does not know the job secret"));
+  EXPECT_TRUE(Contains(why(c.client_error), "does not match this process's job secret"));
 }
 
 TEST(HandshakeRefusal, CorruptedOrTruncatedResponse) {
@@ -610,8 +618,9 @@ Frame data_frame() {
 }
 
 TEST(HandshakeUnexpected, ServerBeforeHello) {
-  const FrameType types[] = {FrameType::Data,      FrameType::Ack,    FrameType::Heartbeat, FrameType::Challenge,
-                             FrameType::Response,  FrameType::Accept, FrameType::Refuse};
+  // (A REFUSE is the client's own refusal: see ServerLogsTheClientsRefusal.)
+  const FrameType types[] = {FrameType::Data,     FrameType::Ack,    FrameType::Heartbeat, FrameType::Challenge,
+                             FrameType::Response, FrameType::Accept};
   for (FrameType type : types) {
     const HandshakeIdentity server_id = identity(kServer);
     DeliveredFrom delivered;
@@ -678,7 +687,8 @@ TEST(HandshakeUnexpected, ClientBeforeChallenge) {
     const HandshakeIdentity client_id = identity(kClient);
     ClientHandshake client(client_id, kServer, 0);
     HandshakeStep step = client.on_frame(type == FrameType::Data ? data_frame() : control(type, {}));
-    EXPECT_TRUE(step.send.empty()) << "type " << int(type);
+    ASSERT_EQ(step.send.size(), 1u) << "type " << int(type);
+    EXPECT_EQ(step.send[0].header.type, FrameType::Refuse) << "type " << int(type);
     EXPECT_FALSE(step.done) << "type " << int(type);
     EXPECT_TRUE(Contains(why(step.error), "unexpected frame")) << "type " << int(type);
   }
@@ -693,10 +703,20 @@ TEST(HandshakeUnexpected, ClientGetsDataOrASecondChallengeInsteadOfAccept) {
     const Frame challenge = server.on_frame(client.hello()).send.at(0);
     ASSERT_EQ(client.on_frame(challenge).send.size(), 1u);
     HandshakeStep step = client.on_frame(variant == 0 ? data_frame() : challenge);
-    EXPECT_TRUE(step.send.empty()) << variant;
+    ASSERT_EQ(step.send.size(), 1u) << variant;
+    EXPECT_EQ(step.send[0].header.type, FrameType::Refuse) << variant;
     EXPECT_FALSE(step.done) << variant;
     EXPECT_TRUE(Contains(why(step.error), "unexpected frame")) << variant;
   }
+}
+
+TEST(HandshakeUnexpected, ServerLogsTheClientsRefusal) {
+  const HandshakeIdentity server_id = identity(kServer);
+  ServerHandshake server(server_id, [](ProcessName) { return std::uint64_t{0}; });
+  HandshakeStep step = server.on_frame(refusal_frame(RefuseCode::BadKey, "no trust"));
+  EXPECT_TRUE(step.send.empty()) << "a refusal is not answered";
+  EXPECT_FALSE(step.done);
+  EXPECT_TRUE(Contains(why(step.error), "refused by the client: no trust"));
 }
 
 TEST(HandshakeUnexpected, ClientStaysFailed) {
