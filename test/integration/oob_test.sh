@@ -209,6 +209,31 @@ $(oob_output 1.2)"
 
 # --- refusals: the wrong key, the wrong job ------------------------------------------------
 
+# Liveness: a peer that stops answering (SIGSTOP: its kernel still holds
+# the connection) is noticed by the heartbeat, reconnection fails, and the
+# sender's peer-lost callback fires within a bounded time.
+silent_peer_is_reported_lost() {
+    local p; p=$(new_cluster --hosts 2)
+    oob_dir
+    local quick=(--mca oob tcp --mca oob_base_verbose 10 --mca oob_tcp_heartbeat 200 --mca oob_tcp_heartbeat_misses 2
+                 --mca oob_tcp_retries 0 --mca oob_tcp_connect_timeout 1000 --mca oob_tcp_handshake_timeout 500)
+    oob_start 1.2 "$p" h2 "${quick[@]}" --name 1.2 --uri-file "$OOB_DIR/1.2.uri" \
+        --peer-file 1.1="$OOB_DIR/1.1.uri" --expect 1000000 --timeout-ms 20000
+    oob_start 1.1 "$p" h1 "${quick[@]}" --name 1.1 --uri-file "$OOB_DIR/1.1.uri" \
+        --peer-file 1.2="$OOB_DIR/1.2.uri" --send 1.2:1000000:64 --batch 10 --interval-ms 20 --timeout-ms 20000
+    oob_await 1.2 '^ROUTE 1\.1 tcp: ' 20
+    # Stop the receiver: every process of h2 (the oob_peer and its wrapper).
+    local pids; pids=$(ip netns pids "$p-h2")
+    kill -STOP $pids
+    local rc=0
+    oob_wait 1.1 20 || rc=$?
+    kill -CONT $pids 2>/dev/null || true
+    [ $rc -ne 0 ] || fail "1.1 finished although 1.2 was stopped:
+$(oob_output 1.1)"
+    oob_expect 1.1 '^ERROR lost 1\.2: cannot connect to 1\.2'
+    oob_expect 1.1 'closed: silent for [0-9]+ ms \(oob_tcp_heartbeat x 2\)' err
+}
+
 wrong_key_and_wrong_job_are_refused() {
     local p; p=$(new_cluster --hosts 2)
     oob_dir
@@ -367,7 +392,8 @@ ipv6_only_hosts_exchange_over_tcp() {
 
 CASES=(same_host_default_is_usock same_host_tcp_uses_loopback same_host_usock_only
        wrong_process_at_first_address_is_refused dropped_first_address_loses_the_race stream_survives_deleted_link
-       wrong_key_and_wrong_job_are_refused hostile_bytes_do_not_kill_the_listener ipv6_only_hosts_exchange_over_tcp)
+       silent_peer_is_reported_lost wrong_key_and_wrong_job_are_refused hostile_bytes_do_not_kill_the_listener
+       ipv6_only_hosts_exchange_over_tcp)
 
 # Arguments, if any, name the cases to run (by hand: bash oob_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")

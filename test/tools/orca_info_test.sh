@@ -109,6 +109,26 @@ built_components() {
 
 P=mca:mca:base:param
 
+# --- the oob/tcp variables the issue names, all documented at level 9 -----------
+
+case_oob_tcp_variables_are_documented() {
+    setup
+    ORCA_MCA_mca_base_component_path="$T$(built_components)" info --param oob tcp --level 9 --parsable
+    expect_status 0
+    local v field
+    for v in if_include if_exclude listen_wildcard static_ipv4_ports static_ipv6_ports dynamic_ipv4_ports \
+             dynamic_ipv6_ports connect_stagger connect_timeout retries max_msg_size keepalive_time \
+             keepalive_intvl keepalive_probes heartbeat; do
+        for field in value source level type help; do
+            grep -qE "^mca:oob:tcp:param:oob_tcp_$v:$field:" "$T/out" || { show_output; fail "oob_tcp_$v has no $field"; }
+        done
+        # Documented means a description, not an empty help field.
+        grep -qE "^mca:oob:tcp:param:oob_tcp_$v:help:.{10,}" "$T/out" || fail "oob_tcp_$v has no description"
+    done
+    expect_line out "mca:oob:tcp:param:oob_tcp_connect_stagger:value:250"
+    expect_line out "mca:oob:tcp:param:oob_tcp_max_msg_size:value:67108864"
+}
+
 # --- help and version ---------------------------------------------------------
 
 case_help() {
@@ -372,6 +392,7 @@ case_unknown_option_message_uses_help_path() {
     reject_text err "not found in"
 }
 
+run_case OrcaInfo.OobTcpVariablesAreDocumented case_oob_tcp_variables_are_documented
 run_case OrcaInfo.Help case_help
 run_case OrcaInfo.Version case_version
 run_case OrcaInfo.ComponentPathFromEnvironment case_component_path_from_environment
