@@ -32,6 +32,17 @@ void set(orca_reach_verdict& v, int weight, const std::string& why) {
 
 orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& q, orca_reach_verdict* verdicts) {
   std::map<net::IpAddress, Route> cache;  // answers valid for this call only
+  // if_indextoname costs a socket and an ioctl: name each interface once,
+  // from the query's own locals where possible.
+  std::map<int, std::string> names;
+  auto name_of = [&](int index) -> const std::string& {
+    if (auto it = names.find(index); it != names.end()) return it->second;
+    for (size_t l = 0; l < q.n_locals; ++l) {
+      if (q.locals[l].if_index == index && q.locals[l].if_name != nullptr)
+        return names.emplace(index, q.locals[l].if_name).first->second;
+    }
+    return names.emplace(index, interface_name(index)).first->second;
+  };
   for (size_t r = 0; r < q.n_remotes; ++r) {
     const net::IpAddress ra = address_of(q.remotes[r]);
     for (size_t l = 0; l < q.n_locals; ++l) {
@@ -53,7 +64,7 @@ orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& q, orca_reach_ver
         set(v, 0, "the kernel's route to " + dst_text + " is not usable (type " + std::to_string(route.type) + ")");
         continue;
       }
-      const std::string lname = local.if_name ? local.if_name : interface_name(local.if_index);
+      const std::string& lname = name_of(local.if_index);
       int weight;
       std::string why;
       if (ra.is_link_local()) {
@@ -66,7 +77,7 @@ orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& q, orca_reach_ver
         weight = kLocalDelivery;
         why = "the kernel delivers " + dst_text + " locally";
       } else if (route.oif != local.if_index) {
-        set(v, kOtherInterface, "the kernel would send to " + dst_text + " on " + interface_name(route.oif) +
+        set(v, kOtherInterface, "the kernel would send to " + dst_text + " on " + name_of(route.oif) +
                                     ", not " + lname);
         continue;
       } else if (route.gateway) {
