@@ -12,6 +12,8 @@ namespace orca::oob {
 
 namespace {
 
+using reach::address_of;
+
 Result<mca::Framework*> open_framework(Runtime& runtime, const mca::FrameworkDecl& decl) {
   for (const auto& fw : runtime.frameworks()) {
     if (fw->decl().name == decl.name) return fw.get();
@@ -22,9 +24,6 @@ Result<mca::Framework*> open_framework(Runtime& runtime, const mca::FrameworkDec
   return fw.value();
 }
 
-net::IpAddress address_of(const orca_reach_endpoint& e) {
-  return net::IpAddress(e.family == AF_INET ? net::Family::V4 : net::Family::V6, e.address, e.scope_id);
-}
 
 }  // namespace
 

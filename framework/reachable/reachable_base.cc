@@ -10,11 +10,11 @@
 
 namespace orca::reach {
 
-namespace {
-
 net::IpAddress address_of(const orca_reach_endpoint& e) {
   return net::IpAddress(e.family == AF_INET ? net::Family::V4 : net::Family::V6, e.address, e.scope_id);
 }
+
+namespace {
 
 void set(orca_reach_verdict* out, int weight, const std::string& reason) {
   out->weight = weight;

@@ -16,11 +16,10 @@ namespace orca::oob::tcp {
 
 namespace {
 
+using reach::address_of;
+
 constexpr size_t kMaxLocal = 4096;
 
-net::IpAddress address_of(const orca_reach_endpoint& e) {
-  return net::IpAddress(e.family == AF_INET ? net::Family::V4 : net::Family::V6, e.address, e.scope_id);
-}
 
 orca_reach_endpoint endpoint_of(const Endpoint& e) {
   orca_reach_endpoint out{};

@@ -14,10 +14,6 @@ namespace orca::reach::netlink {
 
 namespace {
 
-net::IpAddress address_of(const orca_reach_endpoint& e) {
-  return net::IpAddress(e.family == AF_INET ? net::Family::V4 : net::Family::V6, e.address, e.scope_id);
-}
-
 std::string interface_name(int index) {
   char name[IF_NAMESIZE] = {};
   return if_indextoname(static_cast<unsigned>(index), name) ? name : "interface " + std::to_string(index);

@@ -10,14 +10,6 @@
 
 namespace orca::reach::weighted {
 
-namespace {
-
-net::IpAddress address_of(const orca_reach_endpoint& e) {
-  return net::IpAddress(e.family == AF_INET ? net::Family::V4 : net::Family::V6, e.address, e.scope_id);
-}
-
-}  // namespace
-
 orca_mca_rc rank(const orca_reach_query& q, orca_reach_verdict* verdicts) {
   for (size_t l = 0; l < q.n_locals; ++l) {
     const orca_reach_endpoint& local = q.locals[l];

@@ -112,6 +112,9 @@ ORCA_EXPORT bool base_verdict(const orca_reach_endpoint& local, const orca_reach
 ORCA_EXPORT int link_bonus(const orca_reach_endpoint& local, const orca_reach_endpoint& remote,
                            std::string* why);
 
+/* The address an endpoint carries (with its scope). */
+ORCA_EXPORT net::IpAddress address_of(const orca_reach_endpoint& endpoint);
+
 /* Converts an inventory entry / a remote address to the C form. The
  * endpoint points into `entry` (if_name): keep the entry alive. */
 ORCA_EXPORT orca_reach_endpoint to_endpoint(const net::InterfaceAddress& entry);
