@@ -144,11 +144,25 @@ void Engine::bury(Connection* c) {
   reaper_.start(std::chrono::microseconds(0));
 }
 
-Status Engine::send(ProcessName to, std::uint32_t tag, std::vector<std::uint8_t> payload) {
-  if (payload.size() > config_.max_message_size) {
+Payload::Payload(std::vector<std::uint8_t> bytes) {
+  auto owned = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes));
+  data_ = owned->data();
+  size_ = owned->size();
+  owner_ = std::move(owned);
+}
+
+Status Engine::would_accept(ProcessName to, size_t size) {
+  if (size > config_.max_message_size) {
     return Message("oob", "message-too-large",
-                   {{"size", std::to_string(payload.size())}, {"limit", std::to_string(config_.max_message_size)}});
+                   {{"size", std::to_string(size)}, {"limit", std::to_string(config_.max_message_size)},
+                    {"why", "a message of " + std::to_string(size) + " bytes is larger than " +
+                                config_.max_message_variable + " (" + std::to_string(config_.max_message_size) + ")"}});
   }
+  return peer(to).channel.would_accept(size);
+}
+
+Status Engine::send(ProcessName to, std::uint32_t tag, Payload payload) {
+  if (Status st = would_accept(to, payload.size()); !st) return st;
   PeerState& p = peer(to);
   auto seq = p.channel.enqueue(tag, std::move(payload));
   if (!seq) return seq.error();
@@ -168,7 +182,7 @@ void Engine::pump(PeerState& p) {
     h.type = FrameType::Data;
     h.tag = m->tag;
     h.seq = m->seq;
-    h.length = static_cast<std::uint32_t>(m->payload->size());
+    h.length = static_cast<std::uint32_t>(m->payload.size());
     auto payload = m->payload;
     p.channel.mark_sent();
     p.current->send_frame(h, std::move(payload));
@@ -213,7 +227,7 @@ void Engine::send_ack(PeerState& p) {
   if (p.current == nullptr || !p.channel.ack_pending()) return;
   FrameHeader h;
   h.type = FrameType::Ack;
-  p.current->send_frame(h, nullptr);
+  p.current->send_frame(h, Payload());
 }
 
 bool Engine::connected(ProcessName name) const {

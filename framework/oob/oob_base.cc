@@ -121,6 +121,23 @@ Status Oob::send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8
   return {};
 }
 
+Status Oob::send(ProcessName peer, std::uint32_t tag, std::shared_ptr<const std::vector<std::uint8_t>> bytes) {
+  auto it = routes_.find(peer);
+  if (it == routes_.end()) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
+  const orca_oob_module* m = it->second->module;
+  if (m->send_shared == nullptr) return send(peer, tag, std::span<const std::uint8_t>(*bytes));
+  const std::uint8_t* data = bytes->data();
+  const size_t length = bytes->size();
+  // One reference for the module, handed over as a C owner/release pair.
+  auto owner = std::make_unique<std::shared_ptr<const std::vector<std::uint8_t>>>(std::move(bytes));
+  orca_mca_reason why{};
+  const orca_mca_rc rc = m->send_shared(m->self, peer.to_c(), tag, data, length, owner.release(),
+                                        [](void* o) { delete static_cast<std::shared_ptr<const std::vector<std::uint8_t>>*>(o); },
+                                        &why);
+  if (rc != ORCA_MCA_OK) return Message("oob", "send-failed", {{"peer", peer.to_string()}, {"why", why.text}});
+  return {};
+}
+
 void Oob::on_receive(std::uint32_t tag, Receiver receiver) { receivers_[tag] = std::move(receiver); }
 
 void Oob::on_peer_lost(LostHandler handler) { lost_ = std::move(handler); }

@@ -8,14 +8,19 @@ constexpr std::uint64_t kAckEveryMessages = 64;
 constexpr std::uint64_t kAckEveryBytes = 1u << 20;
 }  // namespace
 
-Result<std::uint64_t> PeerChannel::enqueue(std::uint32_t tag, std::vector<std::uint8_t> payload) {
-  if (!queue_.empty() && queued_bytes_ + payload.size() > queue_limit_) {
+Status PeerChannel::would_accept(size_t size) const {
+  if (!queue_.empty() && queued_bytes_ + size > queue_limit_) {
     return Message("oob", "send-queue-full",
                    {{"queued", std::to_string(queued_bytes_)}, {"limit", std::to_string(queue_limit_)}});
   }
+  return {};
+}
+
+Result<std::uint64_t> PeerChannel::enqueue(std::uint32_t tag, Payload payload) {
+  if (Status st = would_accept(payload.size()); !st) return st.error();
   queued_bytes_ += payload.size();
   const std::uint64_t seq = next_seq_++;
-  queue_.push_back(OutgoingMessage{seq, tag, std::make_shared<const std::vector<std::uint8_t>>(std::move(payload))});
+  queue_.push_back(OutgoingMessage{seq, tag, std::move(payload)});
   return seq;
 }
 
@@ -24,7 +29,7 @@ void PeerChannel::acknowledge(std::uint64_t cumulative) {
   // is bogus and must not push the cursor past future messages.
   if (cumulative >= next_seq_) cumulative = next_seq_ - 1;
   while (!queue_.empty() && queue_.front().seq <= cumulative) {
-    queued_bytes_ -= queue_.front().payload->size();
+    queued_bytes_ -= queue_.front().payload.size();
     queue_.pop_front();
   }
   if (send_cursor_ <= cumulative) send_cursor_ = cumulative + 1;

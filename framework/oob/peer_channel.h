@@ -4,6 +4,7 @@
 #ifndef ORCA_OOB_PEER_CHANNEL_H
 #define ORCA_OOB_PEER_CHANNEL_H
 
+#include <orca/oob_engine.h>
 #include <orca/result.h>
 
 #include <cstdint>
@@ -18,7 +19,7 @@ struct OutgoingMessage {
   std::uint32_t tag;
   // Shared with the connection writing it: an acknowledgement may arrive
   // (over another connection) while the bytes are still being written.
-  std::shared_ptr<const std::vector<std::uint8_t>> payload;
+  Payload payload;
 };
 
 class PeerChannel {
@@ -30,7 +31,12 @@ class PeerChannel {
   // --- sending ---------------------------------------------------------
   /* Queues a message, numbering it. Error "send-queue-full" beyond the
    * limit: the caller retries later (back-pressure). */
-  Result<std::uint64_t> enqueue(std::uint32_t tag, std::vector<std::uint8_t> payload);
+  Result<std::uint64_t> enqueue(std::uint32_t tag, Payload payload);
+  Result<std::uint64_t> enqueue(std::uint32_t tag, std::vector<std::uint8_t> bytes) {
+    return enqueue(tag, Payload(std::move(bytes)));
+  }
+  /* The error enqueue() would return for `size` more bytes, if any. */
+  Status would_accept(size_t size) const;
   /* The peer delivered everything up to `cumulative`: forget it. */
   void acknowledge(std::uint64_t cumulative);
   /* A new connection starts: after the peer said how far it delivered,

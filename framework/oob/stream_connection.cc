@@ -46,11 +46,11 @@ void Connection::start() {
   handshake_timer_.start(engine_.config().handshake_timeout);
   if (client_) {
     Frame hello = client_->hello();
-    send_frame(hello.header, std::make_shared<const std::vector<std::uint8_t>>(std::move(hello.payload)));
+    send_frame(hello.header, Payload(std::move(hello.payload)));
   }
 }
 
-void Connection::send_frame(const FrameHeader& header, std::shared_ptr<const std::vector<std::uint8_t>> payload) {
+void Connection::send_frame(const FrameHeader& header, Payload payload) {
   if (closed_) return;
   Pending p;
   if (established_) {
@@ -78,8 +78,8 @@ void Connection::flush() {
       } else {
         skip -= kHeaderSize;
       }
-      const size_t plen = it->payload ? it->payload->size() : 0;
-      if (plen > skip) iov[n++] = {const_cast<std::uint8_t*>(it->payload->data()) + skip, plen - skip};
+      const size_t plen = it->payload.size();
+      if (plen > skip) iov[n++] = {const_cast<std::uint8_t*>(it->payload.data()) + skip, plen - skip};
     }
     msghdr msg{};
     msg.msg_iov = iov;
@@ -95,7 +95,7 @@ void Connection::flush() {
     auto left = static_cast<size_t>(w);
     while (left > 0 && !out_.empty()) {
       Pending& front = out_.front();
-      const size_t total = kHeaderSize + (front.payload ? front.payload->size() : 0);
+      const size_t total = kHeaderSize + front.payload.size();
       const size_t take = std::min(left, total - front.written);
       front.written += take;
       left -= take;
@@ -171,7 +171,7 @@ void Connection::handle(Frame& frame) {
 
 void Connection::handshake_step(HandshakeStep step) {
   for (auto& f : step.send) {
-    send_frame(f.header, std::make_shared<const std::vector<std::uint8_t>>(std::move(f.payload)));
+    send_frame(f.header, Payload(std::move(f.payload)));
   }
   if (step.error) {
     // Write the refusal if the socket takes it now, then close.
@@ -214,7 +214,7 @@ void Connection::on_heartbeat() {
   if (now - last_sent_ >= period) {
     FrameHeader h;
     h.type = FrameType::Heartbeat;
-    send_frame(h, nullptr);
+    send_frame(h, Payload());
   }
   arm_heartbeat();
 }

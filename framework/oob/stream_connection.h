@@ -31,7 +31,7 @@ class Connection {
   /* Starts reading (and, for a client, sends HELLO). */
   void start();
   /* Queues one frame and writes what the socket takes now. */
-  void send_frame(const FrameHeader& header, std::shared_ptr<const std::vector<std::uint8_t>> payload);
+  void send_frame(const FrameHeader& header, Payload payload);
   /* Idempotent; tells the engine once. */
   void close(const std::string& why);
 
@@ -53,7 +53,7 @@ class Connection {
  private:
   struct Pending {
     std::uint8_t header[kHeaderSize];
-    std::shared_ptr<const std::vector<std::uint8_t>> payload;
+    Payload payload;
     size_t written = 0;  // of header + payload
   };
 

@@ -34,7 +34,8 @@ class TcpModule {
   const std::string& contact() const noexcept { return contact_; }
   /* DECLINED-worthy failures come back as errors with topic "declined". */
   Status add_peer(ProcessName peer, const std::string& uri);
-  Status send(ProcessName peer, std::uint32_t tag, const std::uint8_t* data, size_t length);
+  Status send(ProcessName peer, std::uint32_t tag, Payload payload);
+  Status would_accept(ProcessName peer, size_t bytes);
   std::string describe(ProcessName peer) const;
   void stop();
 

@@ -91,9 +91,14 @@ Status UsockModule::add_peer(ProcessName peer, const std::string& uri) {
   return {};
 }
 
-Status UsockModule::send(ProcessName peer, std::uint32_t tag, const std::uint8_t* data, size_t length) {
+Status UsockModule::would_accept(ProcessName peer, size_t bytes) {
   if (!peers_.count(peer)) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
-  return engine_->send(peer, tag, std::vector<std::uint8_t>(data, data + length));
+  return engine_->would_accept(peer, bytes);
+}
+
+Status UsockModule::send(ProcessName peer, std::uint32_t tag, Payload payload) {
+  if (!peers_.count(peer)) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
+  return engine_->send(peer, tag, std::move(payload));
 }
 
 std::string UsockModule::describe(ProcessName peer) const { return engine_ ? engine_->connection_label(peer) : ""; }

@@ -26,7 +26,8 @@ class UsockModule {
   Status start(const orca_oob_host& host);
   const std::string& contact() const noexcept { return contact_; }
   Status add_peer(ProcessName peer, const std::string& uri);
-  Status send(ProcessName peer, std::uint32_t tag, const std::uint8_t* data, size_t length);
+  Status send(ProcessName peer, std::uint32_t tag, Payload payload);
+  Status would_accept(ProcessName peer, size_t bytes);
   std::string describe(ProcessName peer) const;
   void stop();
 

@@ -82,6 +82,7 @@ static orca_mca_rc null_open(const orca_mca_context *context, void **state, orca
     s->module.contact = null_contact;
     s->module.add_peer = null_add_peer;
     s->module.send = null_send;
+    s->module.send_shared = NULL; /* optional: the framework falls back to send */
     s->module.describe_peer = null_describe;
     s->module.stop = null_stop;
     *state = s;

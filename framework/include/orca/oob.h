@@ -82,6 +82,12 @@ typedef struct orca_oob_module {
      * full queue (back-pressure) or an oversize message. */
     orca_mca_rc (*send)(void *self, orca_process_name peer, uint32_t tag, const uint8_t *data, size_t length,
                         orca_mca_reason *why);
+    /* Like send, without a copy; may be NULL (send is used then). The
+     * module keeps `data` valid by holding `owner` and calls
+     * release(owner) exactly once when it no longer needs the bytes, also
+     * when it fails. */
+    orca_mca_rc (*send_shared)(void *self, orca_process_name peer, uint32_t tag, const uint8_t *data, size_t length,
+                               void *owner, void (*release)(void *owner), orca_mca_reason *why);
     /* Writes which connection carries `peer` ("" when none) into buffer. */
     void (*describe_peer)(void *self, orca_process_name peer, char *buffer, size_t length);
     /* Closes listeners and connections. */
@@ -145,8 +151,12 @@ class ORCA_EXPORT Oob {
   /* Learns a peer. Errors: a malformed URI, or no module can reach it
    * (the message says what each module answered). */
   Status add_peer(ProcessName peer, const std::string& uri);
-  /* Queues a message for a known peer. Errors: unknown peer, back-pressure. */
+  /* Queues a message for a known peer (the bytes are copied). Errors:
+   * unknown peer, back-pressure (retry later), too large. */
   Status send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes);
+  /* The same without a copy: the buffer is shared until written and
+   * acknowledged, so one buffer can go to many peers. It must not change. */
+  Status send(ProcessName peer, std::uint32_t tag, std::shared_ptr<const std::vector<std::uint8_t>> bytes);
   void on_receive(std::uint32_t tag, Receiver receiver);
   void on_peer_lost(LostHandler handler);
   /* "tcp: 10.0.0.1:41200 -> 10.0.0.2:5000", or "" when not connected. */

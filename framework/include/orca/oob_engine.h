@@ -55,6 +55,24 @@ struct ORCA_EXPORT EngineCallbacks {
   std::function<void(int level, const std::string& text)> log;
 };
 
+/* Bytes to send, kept alive by an owner until they are written and
+ * acknowledged. Built from a vector (taking it) or from bytes someone else
+ * keeps alive (shared, no copy: the same buffer may go to many peers). */
+class ORCA_EXPORT Payload {
+ public:
+  Payload() = default;
+  explicit Payload(std::vector<std::uint8_t> bytes);
+  Payload(std::shared_ptr<const void> owner, const std::uint8_t* data, size_t size)
+      : owner_(std::move(owner)), data_(data), size_(size) {}
+  const std::uint8_t* data() const noexcept { return data_; }
+  size_t size() const noexcept { return size_; }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  const std::uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 class Connection;
 struct PeerState;
 struct FrameHeader;
@@ -94,7 +112,10 @@ class ORCA_EXPORT Engine {
 
   /* Queues a message; it goes out when a connection is up. Errors:
    * "send-queue-full" (back-pressure: retry later), too large. */
-  Status send(ProcessName peer, std::uint32_t tag, std::vector<std::uint8_t> payload);
+  Status send(ProcessName peer, std::uint32_t tag, Payload payload);
+  /* Whether `size` more bytes would be accepted now: lets a caller skip
+   * copying a message that would only be refused. */
+  Status would_accept(ProcessName peer, size_t size);
 
   /* Whether an established connection carries `peer`. */
   bool connected(ProcessName peer) const;

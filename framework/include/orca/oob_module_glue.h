@@ -6,7 +6,8 @@
  *   Status start(const orca_oob_host&);
  *   const std::string& contact() const;
  *   Status add_peer(ProcessName, const std::string& uri);  // topic "declined": not mine
- *   Status send(ProcessName, uint32_t tag, const uint8_t*, size_t);
+ *   Status send(ProcessName, uint32_t tag, Payload);        // bytes kept by their owner
+ *   Status would_accept(ProcessName, size_t bytes);        // before a copy
  *   std::string describe(ProcessName) const;
  *   void stop();
  * No exception crosses: each entry point catches and reports a reason.
@@ -15,10 +16,13 @@
 #define ORCA_OOB_MODULE_GLUE_H
 
 #include <orca/oob.h>
+#include <orca/oob_engine.h>
 
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace orca::oob {
 
@@ -26,7 +30,7 @@ template <typename Module>
 class OobModuleGlue {
  public:
   static orca_oob_module table(Module* module) {
-    return orca_oob_module{module, &start, &contact, &add_peer, &send, &describe, &stop};
+    return orca_oob_module{module, &start, &contact, &add_peer, &send, &send_shared, &describe, &stop};
   }
 
   /* Runs `f` (returning orca_mca_rc); an exception becomes FAILED with its text. */
@@ -62,7 +66,26 @@ class OobModuleGlue {
   }
   static orca_mca_rc send(void* self, orca_process_name peer, uint32_t tag, const uint8_t* data, size_t length,
                           orca_mca_reason* why) {
-    return guarded(why, [&] { return report(self_of(self)->send(ProcessName::from_c(peer), tag, data, length), why); });
+    return guarded(why, [&] {
+      Module* m = self_of(self);
+      // Refuse before copying what would only be refused.
+      if (Status st = m->would_accept(ProcessName::from_c(peer), length); !st) return report(st, why);
+      return report(m->send(ProcessName::from_c(peer), tag, Payload(std::vector<std::uint8_t>(data, data + length))), why);
+    });
+  }
+  static orca_mca_rc send_shared(void* self, orca_process_name peer, uint32_t tag, const uint8_t* data,
+                                 size_t length, void* owner, void (*release)(void*), orca_mca_reason* why) {
+    // The owner is released when the last copy of the Payload goes, on
+    // success or failure alike.
+    std::shared_ptr<const void> keep;
+    try {
+      keep = std::shared_ptr<const void>(owner, release);
+    } catch (...) {
+      return ORCA_MCA_FAILED;  // shared_ptr released the owner already
+    }
+    return guarded(why, [&] {
+      return report(self_of(self)->send(ProcessName::from_c(peer), tag, Payload(std::move(keep), data, length)), why);
+    });
   }
   static void describe(void* self, orca_process_name peer, char* buffer, size_t length) {
     if (length == 0) return;

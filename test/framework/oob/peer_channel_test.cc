@@ -23,9 +23,9 @@ using test::Succeeded;
 
 using Bytes = std::vector<std::uint8_t>;
 
-// The payload of an OutgoingMessage, however the channel holds it.
+// The bytes of an OutgoingMessage's payload.
 [[maybe_unused]] const Bytes& bytes_of(const Bytes& p) { return p; }
-[[maybe_unused]] const Bytes& bytes_of(const std::shared_ptr<const Bytes>& p) { return *p; }
+[[maybe_unused]] Bytes bytes_of(const Payload& p) { return Bytes(p.data(), p.data() + p.size()); }
 
 Bytes payload(size_t n, std::uint8_t fill) { return Bytes(n, fill); }
 
@@ -519,6 +519,40 @@ TEST(PeerChannelModel, OtherSeedsAndATinyQueue) {
     run_lossy_model(seed, 300);
     if (HasFatalFailure()) return;
   }
+}
+
+}  // namespace
+}  // namespace orca::oob
+
+namespace orca::oob {
+namespace {
+
+// A shared payload is not copied: the channel holds its owner until the
+// peer acknowledges it, then lets go.
+TEST(PeerChannelPayload, SharedBytesLiveUntilAcknowledged) {
+  PeerChannel ch(1 << 20);
+  auto bytes = std::make_shared<const std::vector<std::uint8_t>>(4096, 7);
+  std::weak_ptr<const std::vector<std::uint8_t>> watch = bytes;
+  const std::uint8_t* where = bytes->data();
+  ASSERT_TRUE(ch.enqueue(1, Payload(bytes, bytes->data(), bytes->size())).ok());
+  bytes.reset();
+  ASSERT_FALSE(watch.expired()) << "the channel let go of unacknowledged bytes";
+  const OutgoingMessage* m = ch.next_to_send();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->payload.data(), where) << "the bytes were copied";
+  EXPECT_EQ(m->payload.size(), 4096u);
+  ch.mark_sent();
+  ch.acknowledge(1);
+  EXPECT_TRUE(watch.expired()) << "the channel kept acknowledged bytes";
+}
+
+TEST(PeerChannelPayload, WouldAcceptMatchesEnqueue) {
+  PeerChannel ch(100);
+  EXPECT_TRUE(ch.would_accept(1000).ok()) << "an empty queue takes any one message";
+  ASSERT_TRUE(ch.enqueue(0, std::vector<std::uint8_t>(60, 0)).ok());
+  EXPECT_FALSE(ch.would_accept(60).ok());
+  EXPECT_EQ(ch.would_accept(60).error().topic(), "send-queue-full");
+  EXPECT_TRUE(ch.would_accept(40).ok());
 }
 
 }  // namespace
