@@ -27,6 +27,9 @@ Usage: $me [OPTIONS]
   --component-dir DIR   where mca_reachable_{weighted,netlink}.so are; repeatable (required)
   --sizes "N ..."       veth pair counts (default "16 256 2048")
   --repeat N            timed runs per measurement (default 15)
+  --rounds N            do everything N times (default 1), the sizes interleaved, and
+                        keep for each size and measurement the round with the lowest
+                        median: steadier figures on a shared or busy machine
   --no-ula              no IPv6 unique-local addresses on the veths
   --link-local          keep the IPv6 link-local address the kernel gives every veth end
                         (off by default: the entry count is then 3 * pairs + 2)
@@ -39,6 +42,7 @@ program="$(cd "$(dirname "$0")" && pwd)/selection_bench"
 component_dirs=()
 sizes="16 256 2048"
 repeat=15
+rounds=1
 ula=1
 link_local=0
 while [ $# -gt 0 ]; do
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
         --component-dir) component_dirs+=("$2"); shift 2 ;;
         --sizes) sizes=$2; shift 2 ;;
         --repeat) repeat=$2; shift 2 ;;
+        --rounds) rounds=$2; shift 2 ;;
         --no-ula) ula=0; shift ;;
         --link-local) link_local=1; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -55,6 +60,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#component_dirs[@]} -gt 0 ] || die "give the component directories with --component-dir"
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat takes a number >= 1"
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds takes a number >= 1"
 for s in $sizes; do
     [[ $s =~ ^[1-9][0-9]*$ ]] && [ "$s" -le 16000 ] || die "--sizes takes pair counts 1..16000, not '$s'"
 done
@@ -148,8 +154,10 @@ done_sizes=()
 declare -A entries_of links_of build_s run_s
 t_all=$(now)
 
-for pairs in $sizes; do
-    ns="$prefix-$pairs"
+for (( round = 1; round <= rounds; round++ )); do
+  [ "$rounds" = 1 ] || echo "=== round $round of $rounds"
+  for pairs in $sizes; do
+    ns="$prefix-$pairs-$round"
     interfaces=$(( 2 * pairs + 1 ))
     # Figures from a busy machine are not comparable: show the load.
     echo "== $pairs veth pairs ($interfaces interfaces) in namespace $ns (load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs)"
@@ -171,26 +179,44 @@ for pairs in $sizes; do
     echo "   measured in ${run_s[$pairs]} s"
 
     line=$(grep '^interfaces=' "$out" | head -n1) || die "no result line from $program"
-    # Every <name>_median_ms=V is followed by per_interface_us=W for it.
+    # Every <name>_median_ms=V is followed by <name>_min_ms and then by
+    # per_interface_us=W for it. Keep the round with the lowest median.
+    unset new_median new_min new_per_if
+    declare -A new_median new_min new_per_if
     while read -r key value; do
         case $key in
             entries) entries_of[$pairs]=$value ;;
             links) links_of[$pairs]=$value ;;
-            *_median_ms) current=${key%_median_ms}; median[$pairs,$current]=$value ;;
-            *_min_ms) minimum[$pairs,${key%_min_ms}]=$value ;;
-            per_interface_us) per_if[$pairs,$current]=$value ;;
+            *_median_ms) current=${key%_median_ms}; new_median[$current]=$value ;;
+            *_min_ms) new_min[${key%_min_ms}]=$value ;;
+            per_interface_us) new_per_if[$current]=$value ;;
         esac
     done < <(tr ' ' '\n' <<<"$line" | sed -n 's/^\([a-z_]*\)=\(.*\)$/\1 \2/p')
+    for m in "${all_measures[@]}"; do
+        [ -n "${new_median[$m]:-}" ] || die "no $m figure in the result line of $program"
+        if [ -z "${median[$pairs,$m]:-}" ] || awk -v a="${new_median[$m]}" -v b="${median[$pairs,$m]}" 'BEGIN { exit !(a < b) }'; then
+            median[$pairs,$m]=${new_median[$m]}
+            per_if[$pairs,$m]=${new_per_if[$m]}
+        fi
+        if [ -z "${minimum[$pairs,$m]:-}" ] || awk -v a="${new_min[$m]}" -v b="${minimum[$pairs,$m]}" 'BEGIN { exit !(a < b) }'; then
+            minimum[$pairs,$m]=${new_min[$m]}
+        fi
+    done
 
     ip netns del "$ns"
     forget "$ns"
-    done_sizes+=("$pairs")
+    [ "$round" != 1 ] || done_sizes+=("$pairs")
+  done
 done
 
 total=$(elapsed "$t_all")
 
 echo
-echo "Summary: median of $repeat runs in ms, and per interface in us (median / interfaces;"
+if [ "$rounds" = 1 ]; then
+    echo "Summary: median of $repeat runs in ms, and per interface in us (median / interfaces;"
+else
+    echo "Summary: median of $repeat runs in ms (the lowest of $rounds rounds), and per interface in us (median / interfaces;"
+fi
 echo "interfaces = 2 x pairs + lo; entries = addresses in the inventory; 64 peers x 2 addresses):"
 printf '  %6s %10s %7s' "" "" ""
 for m in "${all_measures[@]}"; do printf ' %21s' "$m"; done

@@ -34,6 +34,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -321,20 +322,20 @@ Result<MatrixResult> run_matrix(const std::string& component, const mca::Compone
   MatrixResult out;
   out.component = component;
   const orca_reachable_module& m = *module.value();
-  std::string error;
+  std::optional<Message> error;  // the first failure, kept as it came
   std::vector<reach::PairVerdict> last;
   auto all_peers = [&] {
     for (const auto& remotes : peers.addresses) {
       auto matrix = reach::compute_matrix(m, inv, decisions, remotes, /*same_host=*/false);
       if (!matrix) {
-        error = matrix.error().summary();
+        if (!error) error = matrix.error();
         return;
       }
       last = std::move(matrix.value());
     }
   };
   out.stats = measure(repeat, all_peers);
-  if (!error.empty()) return Message("reachable", "compute-failed", {{"why", error}});
+  if (error) return *error;
 
   // Untimed: what the matrix said, as a sanity check of the setup.
   for (size_t j = 0; j < peers.addresses.size(); ++j) {
@@ -375,14 +376,12 @@ int main(int argc, char** argv) {
   // (a) inventory
   auto first = net::InterfaceInventory::scan();
   if (!first) return fail(help, "cannot read the interfaces of this namespace", first.error());
-  std::string scan_error;
+  std::optional<Message> scan_error;
   const Stats inventory = measure(opt.repeat, [&] {
     auto inv = net::InterfaceInventory::scan();
-    if (!inv) scan_error = inv.error().summary();
+    if (!inv && !scan_error) scan_error = inv.error();
   });
-  if (!scan_error.empty()) {
-    return fail(help, "an inventory scan failed", Message("net", "scan-failed", {{"why", scan_error}}));
-  }
+  if (scan_error) return fail(help, "an inventory scan failed", *scan_error);
   const net::InterfaceInventory& inv = first.value();
   const size_t interfaces = inv.links().size();
   const size_t entries = inv.entries().size();
@@ -403,19 +402,17 @@ int main(int argc, char** argv) {
   const std::vector<net::InterfaceDecision> decisions = std::move(decided.value());
   size_t selected = 0;
   for (const auto& d : decisions) selected += d.selected ? 1 : 0;
-  std::string select_error;
+  std::optional<Message> select_error;
   const Stats selection = measure(opt.repeat, [&] {
     auto filter = net::interface_filter_from(selection_registry);
     if (!filter) {
-      select_error = filter.error().summary();
+      if (!select_error) select_error = filter.error();
       return;
     }
     auto d = net::select_interfaces(inv, filter.value());
-    if (!d) select_error = d.error().summary();
+    if (!d && !select_error) select_error = d.error();
   });
-  if (!select_error.empty()) {
-    return fail(help, "interface selection failed", Message("net", "select-failed", {{"why", select_error}}));
-  }
+  if (select_error) return fail(help, "interface selection failed", *select_error);
 
   // (c) reachability matrix, both components
   const Peers peers = make_peers(inv, opt.peers);
