@@ -20,15 +20,9 @@ using reach::address_of;
 
 constexpr size_t kMaxLocal = 4096;
 
-
+// A peer's advertised endpoint, as the reachable framework sees it.
 orca_reach_endpoint endpoint_of(const Endpoint& e) {
-  orca_reach_endpoint out{};
-  out.family = e.address.af();
-  std::memcpy(out.address, e.address.bytes(), e.address.size());
-  out.scope_id = e.address.scope_id();
-  out.prefix_length = e.prefix_length;
-  out.kind = static_cast<int>(e.kind);
-  return out;
+  return reach::to_endpoint(reach::RemoteAddress{e.address, e.prefix_length, e.kind});
 }
 
 }  // namespace
