@@ -42,8 +42,6 @@ class Connection {
   /* Who opened it: decides which of two simultaneous connections stays. */
   ProcessName initiator() const noexcept;
   const std::string& label() const noexcept { return label_; }
-  /* Bytes queued but not yet written. */
-  size_t backlog() const noexcept { return out_.size(); }
 
   /* For client attempts: called once with the handshake's outcome. */
   std::function<void(Status)> on_dial_done;

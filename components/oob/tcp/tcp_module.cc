@@ -194,8 +194,10 @@ Status TcpModule::open_listeners() {
     return Message("oob", "tcp-no-selection", {{"why", why.text}});
   }
   std::vector<Endpoint> selected;
+  local_addresses_.clear();
   for (size_t i = 0; i < n; ++i) {
     const net::IpAddress a = address_of(locals[i]);
+    local_addresses_.insert(a);
     const bool v4 = a.family() == net::Family::V4;
     if ((v4 && config_.ipv4) || (!v4 && config_.ipv6))
       selected.push_back(Endpoint{a, locals[i].prefix_length, static_cast<net::InterfaceKind>(locals[i].kind), 0});
@@ -259,31 +261,18 @@ void TcpModule::on_addresses_changed() {
   size_t n = locals.size();
   orca_mca_reason why{};
   if (host_->select_local(host_->host, locals.data(), &n, &why) != ORCA_MCA_OK) return;
-  std::set<std::string> present;
-  for (size_t i = 0; i < n; ++i) present.insert(address_of(locals[i]).to_string());
-  // Close listeners and connections whose local address is gone; the
-  // engine asks for a new connection for every peer with messages waiting.
-  for (auto it = listeners_.begin(); it != listeners_.end();) {
-    const std::string a = (*it)->address.to_string();
-    if (present.count(a) || (*it)->address.is_unspecified()) {
-      ++it;
-      continue;
-    }
+  std::set<net::IpAddress> present;
+  for (size_t i = 0; i < n; ++i) present.insert(address_of(locals[i]));
+  // Every connection label starts with its local address, listener-side
+  // or dialled: closing by that prefix moves them all off a vanished
+  // address; the engine then asks again for every peer with messages waiting.
+  for (const net::IpAddress& gone : local_addresses_) {
+    if (present.count(gone)) continue;
+    const std::string a = gone.to_string();
     log(10, "address " + a + " vanished: closing its listener and connections");
-    const std::string prefix = (*it)->address.family() == net::Family::V6 ? "[" + a + "]:" : a + ":";
-    it = listeners_.erase(it);
+    std::erase_if(listeners_, [&](const auto& l) { return l->address == gone; });
+    const std::string prefix = gone.family() == net::Family::V6 ? "[" + a + "]:" : a + ":";
     engine_->drop_connections_with_prefix(prefix, "local address " + a + " vanished");
-  }
-  // Outgoing connections from a vanished address (not a listener's own).
-  // Labels start with the local address; anything not present now goes.
-  for (const auto& [peer, info] : peers_) {
-    const std::string label = engine_->connection_label(peer);
-    if (label.empty()) continue;
-    const std::string local = label.substr(0, label.find(' '));
-    const size_t colon = local.rfind(':');
-    std::string addr = local.substr(0, colon);
-    if (!addr.empty() && addr.front() == '[') addr = addr.substr(1, addr.size() - 2);
-    if (!present.count(addr)) engine_->drop_connection(peer, "local address " + addr + " vanished");
   }
   (void)open_listeners();  // new addresses get listeners (peers learn them from new URIs)
 }

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,7 @@ class TcpModule {
   std::vector<std::unique_ptr<Dialing>> finished_;  // freed outside their own callbacks
   std::unique_ptr<Timer> reaper_;
   std::unique_ptr<net::AddressWatch> watch_;
+  std::set<net::IpAddress> local_addresses_;  // selected at the last look
   std::string contact_;
 };
 
