@@ -156,7 +156,7 @@ Status Engine::would_accept(ProcessName to, size_t size) {
     return Message("oob", "message-too-large",
                    {{"size", std::to_string(size)}, {"limit", std::to_string(config_.max_message_size)},
                     {"why", "a message of " + std::to_string(size) + " bytes is larger than " +
-                                config_.max_message_variable + " (" + std::to_string(config_.max_message_size) + ")"}});
+                                config_.variable("max_msg_size") + " (" + std::to_string(config_.max_message_size) + ")"}});
   }
   return peer(to).channel.would_accept(size);
 }

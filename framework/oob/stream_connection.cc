@@ -24,7 +24,7 @@ Connection::Connection(Engine& engine, UniqueFd fd, std::string label, Role role
       role_(role),
       peer_(expected),
       identity_(std::move(identity)),
-      reader_(engine.config().max_message_size, engine.config().max_message_variable),
+      reader_(engine.config().max_message_size, engine.config().variable("max_msg_size")),
       read_watch_(engine.loop(), fd_.get(), IoWatch::kRead, [this](short) { on_readable(); }),
       write_watch_(engine.loop(), fd_.get(), IoWatch::kWrite, [this](short) { flush(); }),
       handshake_timer_(engine.loop(), [this] { close("no handshake within oob_tcp_handshake_timeout"); }),

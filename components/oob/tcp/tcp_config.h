@@ -31,6 +31,9 @@ struct TcpConfig {
   int keepalive_time = 30;
   int keepalive_interval = 5;
   int keepalive_probes = 3;
+  /* TCP_USER_TIMEOUT; 0: heartbeat x heartbeat_misses (none when the
+   * heartbeat is off), so unacknowledged data fails as fast as silence. */
+  std::chrono::milliseconds user_timeout{0};
   EngineConfig engine;  // message size, queue, heartbeat, handshake timeout
 };
 

@@ -31,7 +31,7 @@ orca_mca_rc usock_register(orca_mca_registrar* registrar) {
 orca_mca_rc usock_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {
   return Glue::guarded(why, [&] {
     orca::oob::EngineConfig config;
-    config.max_message_variable = "oob_usock_max_msg_size";
+    config.variable_prefix = "oob_usock_";
     std::int64_t v = 0;
     if (context->get_int(context, "max_msg_size", &v) == ORCA_MCA_OK) config.max_message_size = static_cast<std::uint64_t>(v);
     if (context->get_int(context, "heartbeat", &v) == ORCA_MCA_OK) config.heartbeat = std::chrono::milliseconds(v);

@@ -31,6 +31,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orca::oob {
@@ -38,12 +39,21 @@ namespace orca::oob {
 struct ORCA_EXPORT EngineConfig {
   ProcessName self;
   std::vector<std::uint8_t> secret;                    // the job secret; must not be empty
-  std::uint64_t max_message_size = 64ull << 20;        // oob_tcp_max_msg_size
-  std::string max_message_variable = "oob_tcp_max_msg_size";  // named in errors
+  /* The owning component's variable prefix ("oob_tcp_"), so that every
+   * limit and message names the variable that sets it. */
+  std::string variable_prefix = "oob_tcp_";
+  std::uint64_t max_message_size = 64ull << 20;        // <prefix>max_msg_size
   std::uint64_t send_queue_limit = 256ull << 20;       // bytes held per peer before back-pressure
-  std::chrono::milliseconds heartbeat{2000};           // 0: no heartbeat
-  int heartbeat_misses = 3;                            // silent this many periods: connection dead
+  std::chrono::milliseconds heartbeat{500};            // 0: no heartbeat
+  int heartbeat_misses = 5;                            // silent this long (period x misses): connection dead
   std::chrono::milliseconds handshake_timeout{5000};
+  /* Connections that have not proven the secret yet: beyond these, new
+   * ones are closed at once (in all, and from any one source address). */
+  std::uint32_t max_pending = 256;                     // <prefix>max_pending
+  std::uint32_t max_pending_per_source = 32;           // <prefix>max_pending_per_source
+
+  /* "<prefix><name>", for messages. */
+  std::string variable(std::string_view name) const { return variable_prefix + std::string(name); }
 };
 
 struct ORCA_EXPORT EngineCallbacks {
