@@ -51,7 +51,7 @@ Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint6
                                   std::string_view limit_variable) {
   FrameHeader h;
   const std::uint8_t type = in[0];
-  if (type < static_cast<std::uint8_t>(FrameType::Data) || type > static_cast<std::uint8_t>(FrameType::Refuse))
+  if (type < static_cast<std::uint8_t>(FrameType::Data) || type > static_cast<std::uint8_t>(FrameType::Commit))
     return bad_frame("unknown frame type " + std::to_string(type));
   if (in[1] != 0 || in[2] != 0 || in[3] != 0) return bad_frame("reserved header bytes are not zero");
   h.type = static_cast<FrameType>(type);
@@ -65,25 +65,50 @@ Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint6
                        std::to_string(max_data) + ")");
     }
     if (h.seq == 0) return bad_frame("a data frame without a sequence number");
-  } else if (h.type == FrameType::Ack || h.type == FrameType::Heartbeat) {
-    if (h.length != 0) return bad_frame("an ack or heartbeat frame with a payload");
+  } else if (h.type == FrameType::Ack || h.type == FrameType::Heartbeat || h.type == FrameType::Commit) {
+    if (h.length != 0) return bad_frame("an ack, heartbeat or commit frame with a payload");
   } else if (h.length > kMaxControlPayload) {
     return bad_frame("a handshake frame of " + std::to_string(h.length) + " bytes");
   }
   return h;
 }
 
+namespace {
+// The first step of a payload buffer; later steps double with what arrived.
+constexpr size_t kMinGrowStep = 64u << 10;
+}  // namespace
+
+std::span<std::uint8_t> FrameReader::payload_space() {
+  if (!in_payload_) return {};
+  std::vector<std::uint8_t>& p = current_.payload;
+  const size_t length = current_.header.length;
+  if (filled_ == p.size() && p.size() < length) {
+    // Grow by what arrived so far (at least a first step, at most
+    // kMaxGrowStep): the copies stay linear and the buffer never runs
+    // more than one step ahead of the bytes.
+    const size_t step = std::clamp(filled_, kMinGrowStep, kMaxGrowStep);
+    const size_t want = std::min<size_t>(length, filled_ + step);
+    p.reserve(want);  // exactly this much: resize alone may double
+    p.resize(want);
+  }
+  return std::span<std::uint8_t>(p).subspan(filled_);
+}
+
+void FrameReader::finish_if_complete(std::vector<Frame>& out) {
+  if (!in_payload_ || filled_ < current_.header.length) return;
+  out.push_back(std::move(current_));
+  current_ = Frame{};
+  filled_ = 0;
+  in_payload_ = false;
+}
+
 void FrameReader::commit_payload(size_t n, std::vector<Frame>& out) {
   if (!in_payload_) return;
   filled_ += std::min(n, current_.payload.size() - filled_);
-  if (in_payload_ && filled_ == current_.payload.size()) {
-    out.push_back(std::move(current_));
-    current_ = Frame{};
-    in_payload_ = false;
-  }
+  finish_if_complete(out);
 }
 
-Status FrameReader::feed(std::span<const std::uint8_t> bytes, std::vector<Frame>& out) {
+Result<size_t> FrameReader::feed_some(std::span<const std::uint8_t> bytes, std::vector<Frame>& out) {
   if (failed_) return bad_frame("the stream failed earlier");
   size_t pos = 0;
   while (pos < bytes.size()) {
@@ -95,24 +120,35 @@ Status FrameReader::feed(std::span<const std::uint8_t> bytes, std::vector<Frame>
       if (header_filled_ < kHeaderSize) break;
       header_filled_ = 0;
       auto h = decode_header(header_, max_data_, limit_variable_);
+      if (h && phase_ == Phase::Handshake && !is_handshake_frame(h->type)) {
+        h = bad_frame("traffic before the handshake finished");
+      }
       if (!h) {
         failed_ = true;
         return h.error();
       }
       current_.header = h.value();
-      current_.payload.resize(h->length);  // length already checked
       filled_ = 0;
       in_payload_ = true;
     }
-    const size_t take = std::min(current_.payload.size() - filled_, bytes.size() - pos);
-    if (take > 0) std::memcpy(current_.payload.data() + filled_, bytes.data() + pos, take);
+    std::span<std::uint8_t> space = payload_space();
+    const size_t take = std::min(space.size(), bytes.size() - pos);
+    if (take > 0) std::memcpy(space.data(), bytes.data() + pos, take);
     filled_ += take;
     pos += take;
-    if (filled_ == current_.payload.size()) {
-      out.push_back(std::move(current_));
-      current_ = Frame{};
-      in_payload_ = false;
-    }
+    const size_t before = out.size();
+    finish_if_complete(out);
+    if (phase_ == Phase::Handshake && out.size() > before) break;
+  }
+  return pos;
+}
+
+Status FrameReader::feed(std::span<const std::uint8_t> bytes, std::vector<Frame>& out) {
+  if (failed_) return bad_frame("the stream failed earlier");
+  while (!bytes.empty()) {
+    auto taken = feed_some(bytes, out);
+    if (!taken) return taken.error();
+    bytes = bytes.subspan(taken.value());
   }
   return {};
 }

@@ -12,7 +12,8 @@
 //                to here was delivered; on every frame)
 //   u32 length  (payload bytes that follow)
 // The payload length is checked against the limit for its type before
-// anything is allocated for it.
+// anything is allocated for it, and even a length within the limit is
+// not believed: the payload buffer grows with the bytes that arrive.
 #ifndef ORCA_OOB_FRAME_CODEC_H
 #define ORCA_OOB_FRAME_CODEC_H
 
@@ -36,7 +37,14 @@ enum class FrameType : std::uint8_t {
   Response = 6,
   Accept = 7,
   Refuse = 8,
+  Commit = 9,  // client -> server after ACCEPT: this connection is the one it keeps
 };
+
+/* Handshake frames, the only ones a connection takes before the peer has
+ * proven the secret. */
+constexpr bool is_handshake_frame(FrameType t) noexcept {
+  return t != FrameType::Data && t != FrameType::Ack && t != FrameType::Heartbeat;
+}
 
 inline constexpr size_t kHeaderSize = 28;
 /* Handshake frames are small; anything larger is hostile. */
@@ -54,7 +62,7 @@ void encode_header(const FrameHeader& header, std::uint8_t out[kHeaderSize]);
 
 /* Decodes and validates a header: known type, reserved bytes zero, length
  * within `max_data` for Data frames and within kMaxControlPayload for the
- * rest (Ack and Heartbeat carry none). The error says which. */
+ * rest (Ack, Heartbeat and Commit carry none). The error says which. */
 Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint64_t max_data,
                                   std::string_view limit_variable = "oob_tcp_max_msg_size");
 
@@ -63,33 +71,59 @@ struct Frame {
   std::vector<std::uint8_t> payload;
 };
 
-/* Reassembles frames from a byte stream fed in arbitrary pieces. */
+/* Reassembles frames from a byte stream fed in arbitrary pieces.
+ *
+ * In the Handshake phase only handshake frames are taken (anything else
+ * fails at its header, before a byte of payload is read) and feed_some()
+ * stops after each complete frame, so that the caller can run the
+ * handshake and switch phase before the bytes behind it are decoded.
+ * In the Established phase Data frames up to `max_data` are taken; their
+ * payload buffer grows as bytes arrive (never more than what arrived plus
+ * kMaxGrowStep), so a header that lies about its length costs nothing. */
 class FrameReader {
  public:
-  /* `limit_variable` names the variable that sets max_data, for errors. */
-  explicit FrameReader(std::uint64_t max_data, std::string limit_variable = "oob_tcp_max_msg_size")
-      : max_data_(max_data), limit_variable_(std::move(limit_variable)) {}
+  enum class Phase { Handshake, Established };
+  /* Largest single growth of a payload buffer. */
+  static constexpr size_t kMaxGrowStep = 8u << 20;
 
-  /* Appends bytes; complete frames go to `out`. An error leaves the
-   * reader unusable: the connection must be closed. */
+  /* `limit_variable` names the variable that sets max_data, for errors. */
+  explicit FrameReader(std::uint64_t max_data, std::string limit_variable = "oob_tcp_max_msg_size",
+                       Phase phase = Phase::Established)
+      : max_data_(max_data), limit_variable_(std::move(limit_variable)), phase_(phase) {}
+
+  void set_phase(Phase phase) noexcept { phase_ = phase; }
+  Phase phase() const noexcept { return phase_; }
+
+  /* Takes bytes from the front of `bytes`; complete frames go to `out`.
+   * Returns how many bytes it took: all of them, except in the Handshake
+   * phase, where it stops after the first complete frame. An error leaves
+   * the reader unusable: the connection must be closed. */
+  Result<size_t> feed_some(std::span<const std::uint8_t> bytes, std::vector<Frame>& out);
+  /* feed_some() until every byte is taken; for callers that do not change
+   * the phase between frames. */
   Status feed(std::span<const std::uint8_t> bytes, std::vector<Frame>& out);
 
-  /* Where the rest of the payload being read goes (empty between frames):
-   * a caller may read a large payload straight into place, then commit. */
-  std::span<std::uint8_t> payload_space() noexcept {
-    return in_payload_ ? std::span<std::uint8_t>(current_.payload).subspan(filled_) : std::span<std::uint8_t>();
-  }
+  /* Where the next payload bytes go (empty between frames): a caller may
+   * read a large payload straight into place, then commit. It grows the
+   * buffer by at most one step; it is never larger than what is missing. */
+  std::span<std::uint8_t> payload_space();
   /* `n` bytes were written into payload_space(); a completed frame goes to `out`. */
   void commit_payload(size_t n, std::vector<Frame>& out);
 
+  /* Bytes held for the payload being read (for tests of the bound). */
+  size_t payload_capacity() const noexcept { return current_.payload.capacity(); }
+
  private:
+  void finish_if_complete(std::vector<Frame>& out);
+
   std::uint64_t max_data_;
   std::string limit_variable_;
+  Phase phase_;
   std::uint8_t header_[kHeaderSize] = {};
   size_t header_filled_ = 0;
   bool in_payload_ = false;
   Frame current_;
-  size_t filled_ = 0;
+  size_t filled_ = 0;  // payload bytes that arrived
   bool failed_ = false;
 };
 

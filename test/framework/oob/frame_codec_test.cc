@@ -181,7 +181,7 @@ TEST(FrameHeaderCodec, DataLengthExactlyAtTheLimitIsAccepted) {
 }
 
 TEST(FrameHeaderCodec, UnknownTypesAreRejected) {
-  for (int type : {0, 9, 10, 127, 128, 255}) {
+  for (int type : {0, 10, 11, 127, 128, 255}) {
     Bytes b = header_bytes(header(FrameType::Data, 0, 1, 0, 0));
     b[0] = static_cast<std::uint8_t>(type);
     const std::string why = bad_frame_why(decode_header(b.data(), 1024));
@@ -439,16 +439,87 @@ TEST(FrameReader, FramesAreAppendedToWhatOutAlreadyHolds) {
 }
 
 TEST(FrameReader, ProbeSeesALegitimatePayloadAllocation) {
-  // Proves the allocation probe works, so the next test cannot pass by
-  // accident: a valid 1 MiB payload is allocated when its header arrives.
+  // Proves the allocation probe works, so the tests below cannot pass by
+  // accident: a valid 1 MiB payload is allocated as its bytes arrive.
   const std::uint32_t length = 1u << 20;
-  const Bytes h = header_bytes(header(FrameType::Data, 0, 1, 0, length));
+  const Bytes f = wire(header(FrameType::Data, 0, 1, 0, length), pattern(length, 5));
+  FrameReader reader(k64MiB);
+  std::vector<Frame> out;
+  g_largest_allocation = 0;
+  ASSERT_TRUE(Succeeded(reader.feed(f, out)));
+  EXPECT_GE(g_largest_allocation.load(), std::size_t{length});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].payload, pattern(length, 5));
+}
+
+TEST(FrameReader, AHeaderThatLiesAboutItsLengthCostsOnlyWhatArrived) {
+  // An authenticated peer announces 64 MiB and sends 1000 bytes: the
+  // reader holds about what arrived, not what the header claims.
+  const Bytes h = header_bytes(header(FrameType::Data, 0, 1, 0, static_cast<std::uint32_t>(k64MiB)));
   FrameReader reader(k64MiB);
   std::vector<Frame> out;
   g_largest_allocation = 0;
   ASSERT_TRUE(Succeeded(reader.feed(h, out)));
-  EXPECT_GE(g_largest_allocation.load(), std::size_t{length});
-  EXPECT_EQ(reader.payload_space().size(), length);
+  ASSERT_TRUE(Succeeded(reader.feed(pattern(1000, 1), out)));
+  EXPECT_LT(g_largest_allocation.load(), std::size_t{1} << 20);
+  EXPECT_LE(reader.payload_capacity(), std::size_t{64} << 10);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(FrameReader, PayloadBufferStaysWithinOneStepOfTheBytes) {
+  // 32 MiB in 1 MiB pieces: after every piece the buffer is at most what
+  // arrived plus one growth step, and the frame is whole at the end.
+  const size_t length = 32u << 20;
+  const Bytes payload = pattern(length, 7);
+  FrameReader reader(k64MiB);
+  std::vector<Frame> out;
+  ASSERT_TRUE(Succeeded(reader.feed(header_bytes(header(FrameType::Data, 0, 1, 0, static_cast<std::uint32_t>(length))), out)));
+  for (size_t pos = 0; pos < length; pos += 1u << 20) {
+    ASSERT_TRUE(Succeeded(reader.feed(std::span(payload).subspan(pos, 1u << 20), out)));
+    if (out.empty()) ASSERT_LE(reader.payload_capacity(), pos + (1u << 20) + FrameReader::kMaxGrowStep) << "at " << pos;
+  }
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].payload, payload);
+}
+
+TEST(FrameReader, HandshakePhaseRefusesTrafficAtItsHeader) {
+  for (FrameType type : {FrameType::Data, FrameType::Ack, FrameType::Heartbeat}) {
+    const std::uint32_t length = type == FrameType::Data ? static_cast<std::uint32_t>(k64MiB) : 0;
+    FrameReader reader(k64MiB, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
+    std::vector<Frame> out;
+    g_largest_allocation = 0;
+    const Status st = reader.feed(header_bytes(header(type, 0, 1, 0, length)), out);
+    ASSERT_TRUE(FailedWith(st, "oob", "bad-frame")) << "type " << int(type);
+    EXPECT_TRUE(Contains(st.error().arg("why"), "before the handshake finished"));
+    EXPECT_LT(g_largest_allocation.load(), std::size_t{4096});
+    EXPECT_TRUE(out.empty());
+  }
+}
+
+TEST(FrameReader, HandshakePhaseStopsAfterEachFrame) {
+  // HELLO then a Data frame in one buffer: feed_some takes only the HELLO,
+  // so the caller can finish the handshake before the data is decoded.
+  Bytes stream = wire(header(FrameType::Hello, 0, 0, 0, 0), pattern(62, 1));
+  const Bytes commit = wire(header(FrameType::Commit, 0, 0, 0, 0), {});
+  const Bytes data = wire(header(FrameType::Data, 4, 1, 0, 0), pattern(10, 2));
+  stream.insert(stream.end(), commit.begin(), commit.end());
+  stream.insert(stream.end(), data.begin(), data.end());
+  FrameReader reader(1024, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
+  std::vector<Frame> out;
+  auto first = reader.feed_some(stream, out);
+  ASSERT_TRUE(Succeeded(first));
+  EXPECT_EQ(first.value(), kHeaderSize + 62);
+  ASSERT_EQ(out.size(), 1u);
+  auto second = reader.feed_some(std::span(stream).subspan(first.value()), out);
+  ASSERT_TRUE(Succeeded(second));
+  EXPECT_EQ(second.value(), kHeaderSize);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].header.type, FrameType::Commit);
+  reader.set_phase(FrameReader::Phase::Established);
+  auto rest = reader.feed_some(std::span(stream).subspan(first.value() + second.value()), out);
+  ASSERT_TRUE(Succeeded(rest));
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[2].payload, pattern(10, 2));
 }
 
 TEST(FrameReader, OversizeHeaderFailsBeforeAnyPayloadAllocation) {
@@ -556,7 +627,7 @@ TEST(FrameReader, RandomGarbageIsHandled) {
       const Frame& f = whole_out[i];
       const auto type = static_cast<std::uint8_t>(f.header.type);
       ASSERT_GE(type, 1u);
-      ASSERT_LE(type, 8u);
+      ASSERT_LE(type, 9u);
       ASSERT_EQ(f.payload.size(), f.header.length);
       if (f.header.type == FrameType::Data) {
         ASSERT_LE(f.header.length, kMaxData);
