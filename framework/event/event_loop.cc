@@ -9,6 +9,7 @@ namespace orca {
 
 namespace {
 timeval to_timeval(std::chrono::microseconds us) {
+  us = saturating_microseconds(us);
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(us.count() / 1000000);
   tv.tv_usec = static_cast<suseconds_t>(us.count() % 1000000);
@@ -77,7 +78,7 @@ Timer::Timer(EventLoop& loop, std::function<void()> callback)
 
 Timer::~Timer() { event_free(ev_); }
 
-void Timer::start(std::chrono::microseconds after) {
+void Timer::start_after(std::chrono::microseconds after) {
   const timeval tv = to_timeval(after);
   evtimer_add(ev_, &tv);
 }

@@ -37,13 +37,15 @@ Engine::~Engine() {
   graveyard_.clear();
 }
 
-Engine::Attempt::~Attempt() {
+Engine::Attempt::~Attempt() { cancel("the connection attempt was abandoned"); }
+
+void Engine::Attempt::cancel(const std::string& why) {
   if (connection_ == nullptr) return;
   Connection* c = connection_;
   c->attempt = nullptr;
   c->on_dial_done = nullptr;
   connection_ = nullptr;
-  c->close("another address won the connection race");
+  c->close(why);
 }
 
 void Engine::release_attempt(Connection* c) {
@@ -69,23 +71,56 @@ PeerState& Engine::peer(ProcessName name) {
   return *it->second;
 }
 
-void Engine::accept(UniqueFd fd, std::string label) {
+std::uint64_t Engine::delivered_from(ProcessName name) const {
+  // A lookup, never an insertion: the server asks this about a name the
+  // peer has only claimed so far.
+  auto it = peers_.find(name);
+  return it == peers_.end() ? 0 : it->second->channel.delivered();
+}
+
+bool Engine::accept(UniqueFd fd, std::string label, std::string source) {
+  auto share = pending_by_source_.find(source);
+  const std::uint32_t from_source = share == pending_by_source_.end() ? 0 : share->second;
+  if (pending_total_ >= config_.max_pending || from_source >= config_.max_pending_per_source) {
+    const bool total = pending_total_ >= config_.max_pending;
+    const std::string why = "refused " + label + " at once: " +
+                            (total ? std::to_string(pending_total_) + " connections are in their handshake (" +
+                                         config_.variable("max_pending") + ")"
+                                   : std::to_string(from_source) + " connections from " + source +
+                                         " are in their handshake (" + config_.variable("max_pending_per_source") + ")");
+    log(cap_reported_ ? 10 : 0, why + (cap_reported_ ? "" : "; further refusals are logged at verbose level 10"));
+    cap_reported_ = true;
+    return false;  // fd closes here
+  }
   // A server side does not know its peer before HELLO; delivered_from
   // answers for whoever it turns out to be.
   auto c = std::make_unique<Connection>(*this, std::move(fd), std::move(label), Connection::Role::Server,
                                         ProcessName{}, HandshakeIdentity{config_.self, config_.secret},
-                                        [this](ProcessName p) { return peer(p).channel.delivered(); });
+                                        [this](ProcessName p) { return delivered_from(p); });
+  c->pending = true;
+  c->pending_source = source;
+  ++pending_total_;
+  ++pending_by_source_[std::move(source)];
   Connection* raw = c.get();
   connections_.push_back(std::move(c));
   log(20, "handshake with a new connection " + raw->label());
   raw->start();
+  return true;
+}
+
+void Engine::settle_pending(Connection* c) {
+  if (!c->pending) return;
+  c->pending = false;
+  --pending_total_;
+  auto it = pending_by_source_.find(c->pending_source);
+  if (it != pending_by_source_.end() && --it->second == 0) pending_by_source_.erase(it);
 }
 
 std::unique_ptr<Engine::Attempt> Engine::dial(UniqueFd fd, ProcessName expected, std::string label,
                                               std::function<void(Status)> done) {
   auto c = std::make_unique<Connection>(*this, std::move(fd), std::move(label), Connection::Role::Client, expected,
                                         HandshakeIdentity{config_.self, config_.secret},
-                                        [this](ProcessName p) { return peer(p).channel.delivered(); });
+                                        [this](ProcessName p) { return delivered_from(p); });
   Connection* raw = c.get();
   raw->on_dial_done = std::move(done);
   connections_.push_back(std::move(c));
@@ -98,6 +133,7 @@ std::unique_ptr<Engine::Attempt> Engine::dial(UniqueFd fd, ProcessName expected,
 
 void Engine::on_established(Connection* c, ProcessName name, std::uint64_t peer_delivered) {
   release_attempt(c);
+  settle_pending(c);
   PeerState& p = peer(name);
   if (p.current != nullptr && p.current != c) {
     // The same side connecting again has given up on the old connection:
@@ -124,16 +160,20 @@ void Engine::on_established(Connection* c, ProcessName name, std::uint64_t peer_
 
 void Engine::on_closed(Connection* c, const std::string& why) {
   release_attempt(c);
+  settle_pending(c);
   if (shutting_down_) return;
   log(10, "connection " + c->label() + " closed: " + why);
+  bury(c);
   if (c->established()) {
     auto it = peers_.find(c->peer());
     if (it != peers_.end() && it->second->current == c) {
       it->second->current = nullptr;
-      if (!it->second->channel.idle() && callbacks_.want_connection) callbacks_.want_connection(c->peer());
+      // Whether or not messages wait: a peer whose connection closed is
+      // reconnected or reported lost by the component, so an idle peer's
+      // death is noticed too.
+      if (callbacks_.want_connection) callbacks_.want_connection(c->peer());
     }
   }
-  bury(c);
 }
 
 void Engine::bury(Connection* c) {

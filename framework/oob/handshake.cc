@@ -137,8 +137,10 @@ HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
     return step;
   }
   if (state_ == State::AwaitAccept && frame.header.type == FrameType::Accept) {
+    if (!frame.payload.empty()) return refuse(RefuseCode::Protocol, "a malformed accept");
     state_ = State::Done;
     step.done = true;
+    step.send.push_back(control(FrameType::Commit, {}));
     return step;
   }
   return refuse(RefuseCode::Protocol, "an unexpected frame during the handshake");
@@ -208,10 +210,15 @@ HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
     if (frame.payload.size() != kMac || !macs_equal(want.data(), frame.payload.data())) {
       return refuse(RefuseCode::BadKey, peer_.to_string() + " does not know the job secret");
     }
+    state_ = State::AwaitCommit;
+    HandshakeStep step;
+    step.send.push_back(control(FrameType::Accept, {}));
+    return step;
+  }
+  if (state_ == State::AwaitCommit && frame.header.type == FrameType::Commit) {
     state_ = State::Done;
     HandshakeStep step;
     step.done = true;
-    step.send.push_back(control(FrameType::Accept, {}));
     return step;
   }
   return refuse(RefuseCode::Protocol, "an unexpected frame during the handshake");

@@ -10,6 +10,11 @@
 //                                             how far it delivered from the client
 //   RESPONSE HMAC(secret, "orca-client" | HELLO | CHALLENGE) ->
 //                                          <- ACCEPT
+//   COMMIT                                 ->
+// COMMIT settles which connection both ends keep: a client racing several
+// addresses completes the handshake on the first to ACCEPT and closes the
+// others before it reads their ACCEPT, so exactly one connection per round
+// is committed, and the server makes only a committed one current.
 // Either side refuses with REFUSE (a code and a reason) and closes: a
 // different version, a connection that reached some other process (wrong
 // receiver name), another job, or a wrong key. Both sides prove the key,
@@ -30,13 +35,13 @@
 
 namespace orca::oob {
 
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;
 
 enum class RefuseCode : std::uint8_t { Version = 1, WrongPeer = 2, WrongJob = 3, BadKey = 4, Protocol = 5 };
 
 struct HandshakeStep {
   std::vector<Frame> send;        // frames to write, in order
-  bool done = false;              // established (client: after ACCEPT; server: after RESPONSE)
+  bool done = false;              // established (client: after ACCEPT; server: after COMMIT)
   std::optional<Message> error;   // refused or failed: close after writing `send`
 };
 
@@ -67,7 +72,9 @@ class ClientHandshake {
 
 class ServerHandshake {
  public:
-  /* `delivered_from` tells how far this side delivered from a peer. */
+  /* `delivered_from` tells how far this side delivered from a peer; it is
+   * asked about a name the peer has not proven yet, so it must not create
+   * anything for that name. */
   ServerHandshake(const HandshakeIdentity& identity, std::function<std::uint64_t(ProcessName)> delivered_from);
   HandshakeStep on_frame(const Frame& frame);
   /* After HELLO: who the client says it is (proven once done). */
@@ -80,7 +87,7 @@ class ServerHandshake {
   std::function<std::uint64_t(ProcessName)> delivered_from_;
   std::vector<std::uint8_t> hello_payload_;
   std::vector<std::uint8_t> challenge_payload_;
-  enum class State { AwaitHello, AwaitResponse, Done, Failed } state_ = State::AwaitHello;
+  enum class State { AwaitHello, AwaitResponse, AwaitCommit, Done, Failed } state_ = State::AwaitHello;
   ProcessName peer_;
   std::uint64_t peer_delivered_ = 0;
 };

@@ -2,6 +2,7 @@
 #include <orca/interface_selection.h>
 #include <orca/interfaces.h>
 #include <orca/oob.h>
+#include <orca/oob_acceptor.h>
 
 #include <sys/socket.h>
 
@@ -37,6 +38,9 @@ Oob::~Oob() {
 Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, ProcessName self,
                                        std::vector<std::uint8_t> secret) {
   if (secret.empty()) return Message("oob", "no-secret", {});
+  // Every peer and every listener is a descriptor; the soft limit is
+  // usually far below what the system allows this process.
+  const unsigned long descriptors = raise_descriptor_limit();
   auto identity = net::HostIdentity::current();
   if (!identity) return identity.error();
   if (runtime.registry().find(net::kIfIncludeVar) == nullptr) {
@@ -55,6 +59,7 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   if (!broken.empty()) return Message("oob", "component-failed", {{"failures", broken}});
 
   std::unique_ptr<Oob> oob(new Oob(runtime, loop, self, std::move(secret)));
+  if (fw.value()->verbosity() >= 10) runtime.log("oob", "open-files limit: " + std::to_string(descriptors));
   oob->host_identity_ = identity->to_string();
   oob->reach_framework_ = reach.value();
   oob->oob_framework_ = fw.value();

@@ -6,14 +6,37 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 namespace orca::oob {
 
 namespace {
+// Until the peer has proven the secret it gets a buffer just large enough
+// for handshake frames; an established stream's buffer doubles up to
+// kReadChunk while reads keep filling it.
+constexpr size_t kHandshakeRead = kHeaderSize + kMaxControlPayload;
 constexpr size_t kReadChunk = 256 * 1024;
 // Payloads at least this large are read straight into their buffer.
 constexpr size_t kDirectRead = 64 * 1024;
 constexpr int kMaxIov = 64;
+
+// Both factors are bounded by their variables' ranges; saturate anyway, so
+// that a clock value plus either never overflows.
+constexpr std::int64_t kMaxSpanMs = std::chrono::duration_cast<std::chrono::milliseconds>(kMaxTimerDelay).count();
+
+std::chrono::steady_clock::duration heartbeat_period(const EngineConfig& c) {
+  return std::chrono::milliseconds(std::clamp<std::int64_t>(c.heartbeat.count(), 0, kMaxSpanMs));
+}
+
+std::chrono::steady_clock::duration silence_limit(const EngineConfig& c) {
+  const std::int64_t misses = std::clamp(c.heartbeat_misses, 1, 1000000);
+  const std::int64_t ms = std::clamp<std::int64_t>(c.heartbeat.count(), 0, kMaxSpanMs);
+  return std::chrono::milliseconds(std::min(ms, kMaxSpanMs / misses) * misses);
+}
+
+std::int64_t ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
+}
 }  // namespace
 
 Connection::Connection(Engine& engine, UniqueFd fd, std::string label, Role role, ProcessName expected,
@@ -24,10 +47,15 @@ Connection::Connection(Engine& engine, UniqueFd fd, std::string label, Role role
       role_(role),
       peer_(expected),
       identity_(std::move(identity)),
-      reader_(engine.config().max_message_size, engine.config().variable("max_msg_size")),
+      reader_(engine.config().max_message_size, engine.config().variable("max_msg_size"), FrameReader::Phase::Handshake),
+      inbuf_(kHandshakeRead),
       read_watch_(engine.loop(), fd_.get(), IoWatch::kRead, [this](short) { on_readable(); }),
       write_watch_(engine.loop(), fd_.get(), IoWatch::kWrite, [this](short) { flush(); }),
-      handshake_timer_(engine.loop(), [this] { close("no handshake within oob_tcp_handshake_timeout"); }),
+      handshake_timer_(engine.loop(),
+                       [this] {
+                         close("no handshake within " + engine_.config().variable("handshake_timeout") + " (" +
+                               std::to_string(engine_.config().handshake_timeout.count()) + " ms)");
+                       }),
       heartbeat_timer_(engine.loop(), [this] { on_heartbeat(); }) {
   if (role_ == Role::Client) {
     client_ = std::make_unique<ClientHandshake>(identity_, expected, delivered_from(expected));
@@ -111,7 +139,6 @@ void Connection::flush() {
 }
 
 void Connection::on_readable() {
-  if (inbuf_.size() < kReadChunk) inbuf_.resize(kReadChunk);
   // A bounded number of reads per wakeup keeps one busy peer from starving
   // the others on the loop.
   for (int round = 0; round < 16 && !closed_; ++round) {
@@ -131,28 +158,44 @@ void Connection::on_readable() {
       return;
     }
     last_received_ = std::chrono::steady_clock::now();
-    frames_.clear();
+    const auto got = static_cast<size_t>(r);
     if (into_place) {
-      reader_.commit_payload(static_cast<size_t>(r), frames_);
-    } else if (Status st = reader_.feed(std::span(inbuf_.data(), static_cast<size_t>(r)), frames_); !st) {
-      close(st.error().arg("why"));
-      return;
+      frames_.clear();
+      reader_.commit_payload(got, frames_);
+      for (auto& f : frames_) {
+        handle(f);
+        if (closed_) return;
+      }
+    } else {
+      if (!consume(std::span<const std::uint8_t>(inbuf_.data(), got))) return;
+      if (established_ && got == cap && inbuf_.size() < kReadChunk) inbuf_.resize(std::min(kReadChunk, 2 * inbuf_.size()));
     }
+    if (got < cap) return;  // drained for now
+  }
+}
+
+bool Connection::consume(std::span<const std::uint8_t> bytes) {
+  // Frame by frame: the handshake frame that finishes the handshake
+  // switches the reader's phase before the bytes behind it are decoded.
+  while (!bytes.empty()) {
+    frames_.clear();
+    auto taken = reader_.feed_some(bytes, frames_);
+    if (!taken) {
+      close(taken.error().arg("why"));
+      return false;
+    }
+    bytes = bytes.subspan(taken.value());
     for (auto& f : frames_) {
       handle(f);
-      if (closed_) return;
+      if (closed_) return false;
     }
-    if (static_cast<size_t>(r) < cap) return;  // drained for now
   }
+  return true;
 }
 
 void Connection::handle(Frame& frame) {
   if (!established_) {
-    if (frame.header.type == FrameType::Data || frame.header.type == FrameType::Ack ||
-        frame.header.type == FrameType::Heartbeat) {
-      close("traffic before the handshake finished");
-      return;
-    }
+    // The reader takes only handshake frames in this phase.
     handshake_step(client_ ? client_->on_frame(frame) : server_->on_frame(frame));
     return;
   }
@@ -182,6 +225,7 @@ void Connection::handshake_step(HandshakeStep step) {
   if (!step.done) return;
   handshake_timer_.cancel();
   established_ = true;
+  reader_.set_phase(FrameReader::Phase::Established);
   std::uint64_t peer_delivered = 0;
   if (client_) {
     peer_delivered = client_->peer_delivered();
@@ -200,18 +244,24 @@ void Connection::handshake_step(HandshakeStep step) {
 
 void Connection::arm_heartbeat() {
   const auto period = engine_.config().heartbeat;
-  if (period.count() > 0) heartbeat_timer_.start(period);
+  if (period.count() <= 0) return;
+  // Wake when a heartbeat is due or when the silence limit is reached,
+  // whichever is first, so that death is noticed at period x misses and
+  // not up to a period later.
+  const auto now = std::chrono::steady_clock::now();
+  const auto next = std::min(last_sent_ + heartbeat_period(engine_.config()), last_received_ + silence_limit(engine_.config()));
+  heartbeat_timer_.start(next - now);
 }
 
 void Connection::on_heartbeat() {
   const auto now = std::chrono::steady_clock::now();
-  const auto period = engine_.config().heartbeat;
-  if (now - last_received_ >= period * engine_.config().heartbeat_misses) {
-    close("silent for " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_received_).count()) +
-          " ms (oob_tcp_heartbeat x " + std::to_string(engine_.config().heartbeat_misses) + ")");
+  const EngineConfig& config = engine_.config();
+  if (now - last_received_ >= silence_limit(config)) {
+    close("silent for " + std::to_string(ms_between(last_received_, now)) + " ms (" + config.variable("heartbeat") +
+          " x " + std::to_string(config.heartbeat_misses) + ")");
     return;
   }
-  if (now - last_sent_ >= period) {
+  if (now - last_sent_ >= heartbeat_period(config)) {
     FrameHeader h;
     h.type = FrameType::Heartbeat;
     send_frame(h, Payload());

@@ -24,6 +24,10 @@ class Connection {
 
   Connection(Engine& engine, UniqueFd fd, std::string label, Role role, ProcessName expected,
              HandshakeIdentity identity, std::function<std::uint64_t(ProcessName)> delivered_from);
+  /* An accepted connection counts against its source's share of pending
+   * connections until it is established or closed; `source` is that key. */
+  std::string pending_source;
+  bool pending = false;
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -61,6 +65,8 @@ class Connection {
   void handshake_step(HandshakeStep step);
   void arm_heartbeat();
   void on_heartbeat();
+  /* Decodes `bytes` frame by frame, handling each; false once closed. */
+  bool consume(std::span<const std::uint8_t> bytes);
 
   Engine& engine_;
   UniqueFd fd_;

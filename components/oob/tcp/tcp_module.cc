@@ -3,6 +3,8 @@
 
 #include "tcp_socket.h"
 
+#include <orca/oob_acceptor.h>
+
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -27,31 +29,17 @@ orca_reach_endpoint endpoint_of(const Endpoint& e) {
 
 }  // namespace
 
-// One listening socket and its accept loop.
+// One listening socket; its accept loop is liborca's StreamAcceptor.
 struct TcpModule::Listener {
   Listener(TcpModule& module, net::IpAddress bound, std::uint16_t bound_port, UniqueFd socket)
       : address(bound),
         port(bound_port),
-        fd(std::move(socket)),
-        watch(*module.loop_, fd.get(), IoWatch::kRead, [this, &module](short) { accept_all(module); }) {
-    watch.enable();
-  }
-  void accept_all(TcpModule& module) {
-    while (true) {
-      UniqueFd c(::accept4(fd.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
-      if (!c.valid()) {
-        if (errno == EINTR || errno == ECONNABORTED) continue;
-        return;  // EAGAIN, or out of descriptors: try again on the next wakeup
-      }
-      tune_stream(c.get(), module.config_);
-      const std::string label = local_text(c.get()) + " <- " + peer_text(c.get());
-      module.engine_->accept(std::move(c), label);
-    }
-  }
+        acceptor(*module.loop_, std::move(socket), Endpoint{bound, 0, net::InterfaceKind::Unknown, bound_port}.socket_text(),
+                 [&module](UniqueFd c) { module.on_accepted(std::move(c)); },
+                 [&module](int level, const std::string& text) { module.log(level, text); }) {}
   net::IpAddress address;  // may be the wildcard
   std::uint16_t port;
-  UniqueFd fd;
-  IoWatch watch;
+  StreamAcceptor acceptor;
 };
 
 // One round of connection attempts to a peer.
@@ -80,7 +68,11 @@ struct TcpModule::Dialing {
         }) {
     ConnectRace::Hooks hooks;
     hooks.start_attempt = [this, &module](size_t i) { begin(module, i); };
-    hooks.cancel_attempt = [this](size_t i) { attempts[i] = Attempt{}; };
+    hooks.cancel_attempt = [this](size_t i) {
+      // The race has recorded why (another address won, the deadline passed).
+      if (attempts[i].handshake) attempts[i].handshake->cancel(race->detail(i));
+      attempts[i] = Attempt{};
+    };
     hooks.arm_timer = [this](std::chrono::milliseconds d) { stagger.start(d); };
     hooks.cancel_timer = [this] { stagger.cancel(); };
     race = std::make_unique<ConnectRace>(candidates.size(), module.config_.stagger, std::move(hooks));
@@ -302,10 +294,20 @@ Status TcpModule::send(ProcessName peer, std::uint32_t tag, Payload payload) {
 
 std::string TcpModule::describe(ProcessName peer) const { return engine_ ? engine_->connection_label(peer) : ""; }
 
+void TcpModule::on_accepted(UniqueFd c) {
+  tune_stream(c.get(), config_);
+  // A connection's share of the pending cap is counted by its source
+  // address: one client, however many sockets it opens, gets one share.
+  const std::string label = local_text(c.get()) + " <- " + peer_text(c.get());
+  std::string source = peer_address_text(c.get());
+  engine_->accept(std::move(c), label, std::move(source));
+}
+
 void TcpModule::want_connection(ProcessName peer) {
   auto it = peers_.find(peer);
   if (it == peers_.end()) {
-    log(10, "messages wait for " + peer.to_string() + " but its contact URI is unknown");
+    // A peer that only ever connected to us: it reconnects, we cannot.
+    log(10, "no connection to " + peer.to_string() + " and its contact URI is unknown: waiting for it to connect");
     return;
   }
   if (it->second.dialing || (it->second.retry && it->second.retry->pending())) return;  // already on it

@@ -53,6 +53,7 @@ class TcpModule {
 
   Status open_listeners();
   void on_addresses_changed();
+  void on_accepted(UniqueFd socket);
   void want_connection(ProcessName peer);
   void start_round(ProcessName peer);
   void round_finished(ProcessName peer);

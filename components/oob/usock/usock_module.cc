@@ -53,27 +53,28 @@ Status UsockModule::start(const orca_oob_host& host) {
   char hex[13];
   for (int i = 0; i < 6; ++i) std::snprintf(hex + 2 * i, 3, "%02x", nonce[i]);
   name_ = "orca/" + config_.self.to_string() + "/" + std::to_string(::getpid()) + "/" + hex;
-  listener_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!listener_.valid()) return socket_error("socket(AF_UNIX)");
+  UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!listener.valid()) return socket_error("socket(AF_UNIX)");
   socklen_t len = 0;
   const sockaddr_un sa = abstract_address(name_, &len);
-  if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) return socket_error("bind");
-  if (::listen(listener_.get(), 128) != 0) return socket_error("listen");
-  accept_watch_ = std::make_unique<IoWatch>(*loop_, listener_.get(), IoWatch::kRead, [this](short) { on_accept(); });
-  accept_watch_->enable();
+  if (::bind(listener.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) return socket_error("bind");
+  if (::listen(listener.get(), 128) != 0) return socket_error("listen");
+  acceptor_ = std::make_unique<StreamAcceptor>(
+      *loop_, std::move(listener), "@" + name_, [this](UniqueFd c) { on_accepted(std::move(c)); },
+      [this](int level, const std::string& text) { host_->log(host_->host, level, ("usock: " + text).c_str()); });
   contact_ = "usock=@" + name_;
   return {};
 }
 
-void UsockModule::on_accept() {
-  while (true) {
-    UniqueFd c(::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
-    if (!c.valid()) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;
-    }
-    engine_->accept(std::move(c), "@" + name_ + " <- local");
-  }
+void UsockModule::on_accepted(UniqueFd c) {
+  // Every local client has the same address; its share of the pending
+  // cap is counted by the process the kernel says it is.
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  std::string source = ::getsockopt(c.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0
+                           ? "pid " + std::to_string(cred.pid)
+                           : std::string("local");
+  engine_->accept(std::move(c), "@" + name_ + " <- local", std::move(source));
 }
 
 Status UsockModule::add_peer(ProcessName peer, const std::string& uri) {
@@ -126,9 +127,8 @@ void UsockModule::want_connection(ProcessName peer) {
 
 void UsockModule::stop() {
   dialing_.clear();
-  accept_watch_.reset();
+  acceptor_.reset();
   engine_.reset();
-  listener_.reset();
 }
 
 }  // namespace orca::oob::usock

@@ -6,6 +6,7 @@
 
 #include <orca/event_loop.h>
 #include <orca/oob.h>
+#include <orca/oob_acceptor.h>
 #include <orca/oob_engine.h>
 #include <orca/unique_fd.h>
 
@@ -33,15 +34,14 @@ class UsockModule {
 
  private:
   void want_connection(ProcessName peer);
-  void on_accept();
+  void on_accepted(UniqueFd socket);
 
   EngineConfig config_;
   orca_oob_module module_{};
   const orca_oob_host* host_ = nullptr;
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<Engine> engine_;
-  UniqueFd listener_;
-  std::unique_ptr<IoWatch> accept_watch_;
+  std::unique_ptr<StreamAcceptor> acceptor_;
   std::string name_;  // abstract socket name, without the leading NUL
   std::string contact_;
   std::map<ProcessName, std::string> peers_;  // abstract names

@@ -13,6 +13,7 @@
 #include <orca/export.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -68,6 +69,17 @@ class ORCA_EXPORT IoWatch {
   bool enabled_ = false;
 };
 
+/* `d` in microseconds, clamped to [0, kMaxTimerDelay]: a duration from a
+ * setting near its type's limit must not wrap into the past. */
+inline constexpr std::chrono::microseconds kMaxTimerDelay = std::chrono::hours(24 * 365 * 30);
+template <class Rep, class Period>
+constexpr std::chrono::microseconds saturating_microseconds(std::chrono::duration<Rep, Period> d) {
+  const double us = std::chrono::duration<double, std::micro>(d).count();
+  if (!(us > 0)) return std::chrono::microseconds(0);
+  if (us >= static_cast<double>(kMaxTimerDelay.count())) return kMaxTimerDelay;
+  return std::chrono::microseconds(static_cast<std::int64_t>(us));
+}
+
 /* A one-shot timer; start() again to re-arm. */
 class ORCA_EXPORT Timer {
  public:
@@ -76,11 +88,17 @@ class ORCA_EXPORT Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  void start(std::chrono::microseconds after);
+  /* Fires once after `after` (saturated: negative is now, huge is
+   * kMaxTimerDelay). */
+  template <class Rep, class Period>
+  void start(std::chrono::duration<Rep, Period> after) {
+    start_after(saturating_microseconds(after));
+  }
   void cancel();
   bool pending() const;
 
  private:
+  void start_after(std::chrono::microseconds after);
   static void trampoline(int fd, short what, void* self);
   std::function<void()> callback_;
   event* ev_;

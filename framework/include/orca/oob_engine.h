@@ -59,7 +59,9 @@ struct ORCA_EXPORT EngineConfig {
 struct ORCA_EXPORT EngineCallbacks {
   /* A message from `from`, in order and exactly once. */
   std::function<void(ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes)> deliver;
-  /* Messages for `peer` wait and no connection is up: connect, then dial(). */
+  /* `peer` has no connection and needs one: messages wait for it, or the
+   * one it had closed (an idle peer's death must be noticed too). Connect,
+   * then dial(); or report it lost. */
   std::function<void(ProcessName peer)> want_connection;
   /* Verbose output: level 10 connections, 20 handshakes, 30 frames. */
   std::function<void(int level, const std::string& text)> log;
@@ -95,14 +97,27 @@ class ORCA_EXPORT Engine {
   Engine& operator=(const Engine&) = delete;
 
   /* An accepted stream: run the server handshake, then carry traffic.
-   * `label` names it in logs ("10.0.0.1:5000 <- 10.0.0.2:40112"). */
-  void accept(UniqueFd fd, std::string label);
+   * `label` names it in logs ("10.0.0.1:5000 <- 10.0.0.2:40112");
+   * `source` is the key its share of pending connections is counted by
+   * (the remote address). Until it proves the secret it costs a small,
+   * fixed amount and creates nothing keyed by the name it claims. Returns
+   * false, having closed it, when max_pending connections are pending in
+   * all or max_pending_per_source from `source`. */
+  bool accept(UniqueFd fd, std::string label, std::string source);
+  /* Accepted connections still in their handshake. */
+  size_t pending() const noexcept { return pending_total_; }
+  /* Peers this engine keeps state for (sequence numbers, queues): only
+   * ones it dialed, sent to, or that proved the secret. */
+  size_t peer_count() const noexcept { return peers_.size(); }
 
   /* One client attempt; destroying it cancels the attempt and closes the
    * socket unless the handshake already completed. */
   class ORCA_EXPORT Attempt {
    public:
     ~Attempt();
+    /* Gives up on the attempt, saying why in the log; the same as
+     * destroying it, with a reason. */
+    void cancel(const std::string& why);
     Attempt(const Attempt&) = delete;
     Attempt& operator=(const Attempt&) = delete;
 
@@ -157,6 +172,8 @@ class ORCA_EXPORT Engine {
   void pump(PeerState& p);
   void log(int level, const std::string& text) const;
   void bury(Connection* c);
+  void settle_pending(Connection* c);
+  std::uint64_t delivered_from(ProcessName name) const;
 
   EventLoop& loop_;
   EngineConfig config_;
@@ -165,6 +182,9 @@ class ORCA_EXPORT Engine {
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<std::unique_ptr<Connection>> graveyard_;  // closed, freed outside their own callbacks
   Timer reaper_;
+  size_t pending_total_ = 0;
+  std::map<std::string, std::uint32_t, std::less<>> pending_by_source_;
+  bool cap_reported_ = false;  // the first refusal is logged loudly, the rest at level 10
   bool shutting_down_ = false;
 };
 

@@ -168,7 +168,7 @@ const ProcessName kServer{1, 5};
 
 class HandshakeHappyPath : public ::testing::TestWithParam<bool> {};
 
-TEST_P(HandshakeHappyPath, BothSidesAreDoneAfterFourFrames) {
+TEST_P(HandshakeHappyPath, BothSidesAreDoneAfterFiveFrames) {
   const HandshakeIdentity client_id = identity(kClient);
   const HandshakeIdentity server_id = identity(kServer);
   DeliveredFrom delivered;
@@ -180,7 +180,7 @@ TEST_P(HandshakeHappyPath, BothSidesAreDoneAfterFourFrames) {
   EXPECT_TRUE(c.server_done);
   EXPECT_FALSE(c.client_error) << why(c.client_error);
   EXPECT_FALSE(c.server_error) << why(c.server_error);
-  EXPECT_EQ(c.client_sent, (std::vector<FrameType>{FrameType::Hello, FrameType::Response}));
+  EXPECT_EQ(c.client_sent, (std::vector<FrameType>{FrameType::Hello, FrameType::Response, FrameType::Commit}));
   EXPECT_EQ(c.server_sent, (std::vector<FrameType>{FrameType::Challenge, FrameType::Accept}));
   EXPECT_EQ(server.peer(), kClient);
   EXPECT_EQ(server.peer_delivered(), 0u);
@@ -221,12 +221,45 @@ TEST(Handshake, ControlFramesHaveConsistentHeaders) {
   ASSERT_EQ(accept.send.size(), 1u);
   EXPECT_EQ(accept.send[0].header.type, FrameType::Accept);
   EXPECT_EQ(accept.send[0].header.length, 0u);
-  EXPECT_TRUE(accept.done);
+  // The server is not done before the client commits to this connection.
+  EXPECT_FALSE(accept.done);
 
   HandshakeStep done = client.on_frame(accept.send[0]);
-  EXPECT_TRUE(done.send.empty());
+  ASSERT_EQ(done.send.size(), 1u);
+  EXPECT_EQ(done.send[0].header.type, FrameType::Commit);
+  EXPECT_EQ(done.send[0].header.length, 0u);
   EXPECT_TRUE(done.done);
   EXPECT_FALSE(done.error);
+
+  HandshakeStep committed = server.on_frame(done.send[0]);
+  EXPECT_TRUE(committed.send.empty());
+  EXPECT_TRUE(committed.done);
+  EXPECT_FALSE(committed.error);
+}
+
+TEST(Handshake, AnUncommittedConnectionIsNeverDone) {
+  // A raced attempt the client closed after ACCEPT: the server got
+  // everything but COMMIT and must not take it as established; a COMMIT
+  // before RESPONSE is refused.
+  const HandshakeIdentity client_id = identity(kClient);
+  const HandshakeIdentity server_id = identity(kServer);
+  ClientHandshake client(client_id, kServer, 0);
+  ServerHandshake server(server_id, [](ProcessName) { return std::uint64_t{0}; });
+  HandshakeStep challenge = server.on_frame(client.hello());
+  HandshakeStep response = client.on_frame(challenge.send.at(0));
+  HandshakeStep accept = server.on_frame(response.send.at(0));
+  EXPECT_FALSE(accept.done);
+  EXPECT_FALSE(accept.error);
+
+  ClientHandshake early(client_id, kServer, 0);
+  ServerHandshake other(server_id, [](ProcessName) { return std::uint64_t{0}; });
+  ASSERT_FALSE(other.on_frame(early.hello()).error);
+  Frame commit;
+  commit.header.type = FrameType::Commit;
+  HandshakeStep refused = other.on_frame(commit);
+  EXPECT_FALSE(refused.done);
+  ASSERT_TRUE(refused.error);
+  EXPECT_TRUE(Contains(why(refused.error), "unexpected frame"));
 }
 
 TEST(Handshake, HelloLayout) {
@@ -405,7 +438,7 @@ TEST(HandshakeRefusal, AnotherJob) {
 }
 
 TEST(HandshakeRefusal, DifferentProtocolVersion) {
-  for (std::uint16_t version : {std::uint16_t{0}, std::uint16_t{2}, std::uint16_t{0x0100}, std::uint16_t{0xFFFF}}) {
+  for (std::uint16_t version : {std::uint16_t{0}, std::uint16_t{1}, std::uint16_t{3}, std::uint16_t{0x0100}, std::uint16_t{0xFFFF}}) {
     const HandshakeIdentity client_id = identity(kClient);
     const HandshakeIdentity server_id = identity(kServer);
     ClientHandshake client(client_id, kServer, 0);
@@ -438,13 +471,13 @@ TEST(HandshakeRefusal, OtherVersionWithAnotherHelloSizeIsAVersionRefusal) {
   for (size_t size : {size_t{6}, kHelloSize - 8, kHelloSize + 8, size_t{200}}) {
     const HandshakeIdentity server_id = identity(kServer);
     ServerHandshake server(server_id, [](ProcessName) { return std::uint64_t{0}; });
-    Bytes hello = {'O', 'R', 'C', 'A', 0x00, 0x02};
+    Bytes hello = {'O', 'R', 'C', 'A', 0x00, 0x03};
     hello.resize(size, 0x11);
     HandshakeStep step = server.on_frame(control(FrameType::Hello, hello));
     ASSERT_EQ(step.send.size(), 1u);
     ASSERT_EQ(step.send[0].header.type, FrameType::Refuse);
     EXPECT_EQ(step.send[0].payload.at(0), static_cast<std::uint8_t>(RefuseCode::Version))
-        << "a version-2 HELLO of " << size << " bytes was refused as: " << describe_refusal(step.send[0]);
+        << "a version-3 HELLO of " << size << " bytes was refused as: " << describe_refusal(step.send[0]);
     EXPECT_TRUE(Contains(why(step.error), "run the same Orca")) << "size " << size;
   }
 }
@@ -531,7 +564,8 @@ TEST(HandshakeRefusal, ForgedResponseFromAClientWithAnotherSecret) {
   ASSERT_EQ(challenge2.send.size(), 1u);
   const auto good = hmac_sha256(server_id.secret, {label, hello2.payload, challenge2.send[0].payload});
   HandshakeStep accepted = server2.on_frame(control(FrameType::Response, Bytes(good.begin(), good.end())));
-  EXPECT_TRUE(accepted.done) << why(accepted.error);
+  EXPECT_FALSE(accepted.error) << why(accepted.error);
+  EXPECT_TRUE(server2.on_frame(control(FrameType::Commit, {})).done);
 }
 
 TEST(HandshakeRefusal, ClientWithAnotherSecretNeverCompletes) {
@@ -606,7 +640,8 @@ TEST(HandshakeRefusal, ResponseReplayedIntoAnotherSessionIsRefused) {
   EXPECT_FALSE(replayed.done);
   ASSERT_EQ(replayed.send.size(), 1u);
   EXPECT_EQ(replayed.send[0].payload.at(0), static_cast<std::uint8_t>(RefuseCode::BadKey));
-  EXPECT_TRUE(first.on_frame(response.send[0]).done);
+  EXPECT_FALSE(first.on_frame(response.send[0]).error);
+  EXPECT_TRUE(first.on_frame(control(FrameType::Commit, {})).done);
 }
 
 // --- unexpected frames ---------------------------------------------------------
@@ -674,7 +709,8 @@ TEST(HandshakeUnexpected, ServerAfterDoneTakesNoMoreHandshakeFrames) {
   HandshakeStep challenge = server.on_frame(client.hello());
   HandshakeStep response = client.on_frame(challenge.send.at(0));
   const Frame r = response.send.at(0);
-  ASSERT_TRUE(server.on_frame(r).done);
+  ASSERT_FALSE(server.on_frame(r).error);
+  ASSERT_TRUE(server.on_frame(control(FrameType::Commit, {})).done);
   HandshakeStep again = server.on_frame(r);
   EXPECT_FALSE(again.done) << "a second RESPONSE completed the handshake again";
   EXPECT_TRUE(again.error);
