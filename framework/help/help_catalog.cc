@@ -42,7 +42,7 @@ std::string fill_placeholders(const std::string& text, const Message::Args& args
         bool found = false;
         for (const auto& [k, v] : args) {
           if (k == key) {
-            out += v;
+            out += printable(v);
             found = true;
             break;
           }

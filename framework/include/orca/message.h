@@ -44,6 +44,12 @@ class ORCA_EXPORT Message {
   Args args_;
 };
 
+/* `text` safe to show on a terminal: control bytes other than newline
+ * and tab, and DEL, become \xNN (a value from the network, a file or the
+ * environment must not move the cursor or hide what follows). Bytes
+ * from 0x80 are kept, so UTF-8 names read as written. */
+ORCA_EXPORT std::string printable(std::string_view text);
+
 }  // namespace orca
 
 #endif  // ORCA_MESSAGE_H

@@ -39,6 +39,16 @@ TEST(FillPlaceholders, ReplacesEveryKnownKey) {
   EXPECT_EQ(fill_placeholders("ORCA_MCA_{name}=1", {{"name", "mca_base_verbose"}}), "ORCA_MCA_mca_base_verbose=1");
 }
 
+TEST(FillPlaceholders, ControlBytesInValuesAreEscaped) {
+  // An interface name or a peer's refusal text with control bytes must
+  // not reach a terminal raw ("lo^A^?" hid what followed it).
+  EXPECT_EQ(fill_placeholders("no interface {name} here", {{"name", std::string("lo\x01\x7f\x1b[2J")}}),
+            "no interface lo\\x01\\x7f\\x1b[2J here");
+  EXPECT_EQ(fill_placeholders("{list}", {{"list", "\n  eth0\tup"}}), "\n  eth0\tup");  // layout stays
+  EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");                             // UTF-8 stays
+  EXPECT_EQ(Message("a", "b", {{"k", std::string("x\0y", 3)}}).summary(), "a/b: k=x\\x00y");
+}
+
 TEST(FillPlaceholders, LeavesUnknownAndUnclosedPlaceholders) {
   EXPECT_EQ(fill_placeholders("{unknown} {a}", {{"a", "x"}}), "{unknown} x");
   EXPECT_EQ(fill_placeholders("open { brace {a}", {{"a", "x"}}), "open { brace x");
