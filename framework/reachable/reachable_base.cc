@@ -23,6 +23,29 @@ void set(orca_reach_verdict* out, int weight, const std::string& reason) {
 
 }  // namespace
 
+std::vector<bool> on_host_local_bridge(const std::vector<RemoteAddress>& remotes, const std::vector<bool>& mine,
+                                       bool same_host) {
+  std::vector<bool> out(remotes.size(), false);
+  if (same_host) return out;
+  // Every host has its own virbr0 (192.168.122.1) or docker0 (172.17.0.1):
+  // a peer whose bridges carry only addresses that are mine as well has
+  // bridges that end inside its host, and their link-local addresses lead
+  // nowhere from here. One bridge address of its own (a br0 holding the
+  // LAN address) keeps all of them.
+  bool any_bridge = false, all_mine = true;
+  for (size_t i = 0; i < remotes.size(); ++i) {
+    const RemoteAddress& r = remotes[i];
+    if (r.kind != net::InterfaceKind::Bridge || r.address.is_link_local() || r.address.is_loopback()) continue;
+    any_bridge = true;
+    all_mine = all_mine && mine[i];
+  }
+  if (!any_bridge || !all_mine) return out;
+  for (size_t i = 0; i < remotes.size(); ++i) {
+    out[i] = remotes[i].kind == net::InterfaceKind::Bridge && remotes[i].address.is_link_local();
+  }
+  return out;
+}
+
 bool base_verdict(const orca_reach_endpoint& local, const orca_reach_endpoint& remote, bool same_host,
                   bool remote_is_mine, orca_reach_verdict* out) {
   const net::IpAddress l = address_of(local), r = address_of(remote);
@@ -122,12 +145,15 @@ Result<std::vector<PairVerdict>> compute_matrix(const orca_reachable_module& mod
     remote_eps.push_back(to_endpoint(r));
     mine.push_back(inventory.owns(r.address));
   }
+  const std::vector<bool> host_local = on_host_local_bridge(remotes, mine, same_host);
   std::vector<orca_reach_verdict> verdicts(locals.size() * remotes.size());
   bool undecided = false;
   for (size_t l = 0; l < locals.size(); ++l) {
     for (size_t r = 0; r < remotes.size(); ++r) {
       orca_reach_verdict& v = verdicts[l * remotes.size() + r];
-      if (!base_verdict(locals[l], remote_eps[r], same_host, mine[r], &v)) {
+      if (host_local[r] && locals[l].family == remote_eps[r].family && !address_of(locals[l]).is_loopback()) {
+        set(&v, 0, "link-local on a bridge that only carries this host's own addresses too (a host-local bridge): no path");
+      } else if (!base_verdict(locals[l], remote_eps[r], same_host, mine[r], &v)) {
         v.weight = ORCA_REACH_UNDECIDED;
         undecided = true;
       }

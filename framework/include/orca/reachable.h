@@ -106,6 +106,15 @@ struct ORCA_EXPORT PairVerdict {
 ORCA_EXPORT bool base_verdict(const orca_reach_endpoint& local, const orca_reach_endpoint& remote,
                               bool same_host, bool remote_is_mine, orca_reach_verdict* out);
 
+/* For each remote address: whether it is a link-local address on one of
+ * the peer's host-local bridges. That is, the peer (on another host)
+ * advertises bridge addresses and every routable one of them is also mine
+ * (`mine`, per remote): bridges such as virbr0 and docker0 that every host
+ * has with the same address, whose link-local addresses reach no other
+ * host. compute_matrix gives such pairs weight 0 for every component. */
+ORCA_EXPORT std::vector<bool> on_host_local_bridge(const std::vector<RemoteAddress>& remotes,
+                                                   const std::vector<bool>& mine, bool same_host);
+
 /* A bonus of 0..100 for the path's link type and speed: the weaker end's
  * kind (physical best, bridges least) and the local link's speed. Both
  * components add it so that faster, physical links rank first. */

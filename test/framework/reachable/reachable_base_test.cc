@@ -573,3 +573,37 @@ TEST_F(SeedScenario, PeerOnThisHostWithoutLoopbackAdvertised) {
 
 }  // namespace
 }  // namespace orca::reach
+
+// --- link-local addresses of a peer's host-local bridges ---------------------------
+
+namespace orca::reach {
+namespace {
+
+RemoteAddress bridge(const char* text, int prefix) {
+  return RemoteAddress{*net::IpAddress::parse(text), prefix, net::InterfaceKind::Bridge};
+}
+
+TEST(HostLocalBridges, LinkLocalsOfBridgesCarryingOnlyMyAddressesLeadNowhere) {
+  // The peer's virbr0 and docker0 carry 192.168.122.1 and 172.17.0.1, as
+  // mine do: their fe80:: addresses are on bridges that end in its host.
+  const std::vector<RemoteAddress> remotes = {bridge("192.168.122.1", 24), bridge("fe80::5054:ff:fe00:1", 64),
+                                              bridge("172.17.0.1", 16), bridge("fe80::42:acff:fe11:1", 64),
+                                              RemoteAddress{*net::IpAddress::parse("fe80::1"), 64, net::InterfaceKind::Veth}};
+  const std::vector<bool> mine = {true, false, true, false, false};
+  EXPECT_EQ(on_host_local_bridge(remotes, mine, false), (std::vector<bool>{false, true, false, true, false}));
+  // Same host: loopback and everything else stays as the base decides.
+  EXPECT_EQ(on_host_local_bridge(remotes, mine, true), std::vector<bool>(5, false));
+}
+
+TEST(HostLocalBridges, OneBridgeAddressOfItsOwnKeepsTheLinkLocals) {
+  // A br0 holding the peer's LAN address is a real path, and so may be
+  // its link-local address.
+  const std::vector<RemoteAddress> remotes = {bridge("192.168.122.1", 24), bridge("10.1.0.9", 24),
+                                              bridge("fe80::1", 64)};
+  EXPECT_EQ(on_host_local_bridge(remotes, {true, false, false}, false), std::vector<bool>(3, false));
+  // No routable bridge address at all: no evidence either way, kept.
+  EXPECT_EQ(on_host_local_bridge({bridge("fe80::1", 64)}, {false}, false), std::vector<bool>(1, false));
+}
+
+}  // namespace
+}  // namespace orca::reach
