@@ -57,17 +57,10 @@ Runtime::~Runtime() {
 Status Runtime::declare_base_vars() {
   const std::string home = env_value(environment_, "HOME");
   const std::string user_dir = home.empty() ? std::string() : home + "/.orca";
-  auto base = [](std::string name, VarType type, std::string def, int level, std::string help,
-                 unsigned flags = ORCA_MCA_VAR_FLAG_NONE) {
-    VarSpec s;
+  // Every row is one of mca_base_*.
+  auto base = [](VarSpec s) {
     s.framework = "mca";
     s.component = "base";
-    s.name = std::move(name);
-    s.type = type;
-    s.default_text = std::move(def);
-    s.level = level;
-    s.description = std::move(help);
-    s.flags = flags;
     return s;
   };
   std::string param_files = paths_.sysconfdir + "/orca-mca-params.conf";
@@ -77,20 +70,38 @@ Status Runtime::declare_base_vars() {
     component_path += ":" + user_dir + "/components";
   }
   const VarSpec specs[] = {
-      base("param_files", VarType::String, param_files, 2,
-           "Colon-separated param files read in order (a later file beats an earlier one); \"none\" reads none. "
-           "Set only in the environment or on the command line.",
-           ORCA_MCA_VAR_FLAG_NOT_FROM_FILES),
-      base("override_param_file", VarType::String, paths_.sysconfdir + "/orca-mca-params-override.conf", 3,
-           "A param file whose settings beat every other source; \"none\" reads none. "
-           "Set only in the environment or on the command line.",
-           ORCA_MCA_VAR_FLAG_NOT_FROM_FILES),
-      base("component_path", VarType::String, component_path, 2,
-           "Colon-separated directories searched in order for component files mca_<framework>_<component>.so"),
-      base("help_path", VarType::String, paths_.pkgdatadir, 9,
-           "Colon-separated directories holding the help-*.txt message files"),
-      base("verbose", VarType::Int, "0", 8,
-           "Verbosity of component loading: 0 quiet, 1 or more lists every file loaded or skipped and why"),
+      base({.name = "param_files",
+            .type = VarType::String,
+            .default_text = param_files,
+            .level = 2,
+            .description = "Colon-separated param files read in order (a later file beats an earlier one); \"none\" "
+                           "reads none. Set only in the environment or on the command line.",
+            .flags = ORCA_MCA_VAR_FLAG_NOT_FROM_FILES}),
+      base({.name = "override_param_file",
+            .type = VarType::String,
+            .default_text = paths_.sysconfdir + "/orca-mca-params-override.conf",
+            .level = 3,
+            .description = "A param file whose settings beat every other source; \"none\" reads none. "
+                           "Set only in the environment or on the command line.",
+            .flags = ORCA_MCA_VAR_FLAG_NOT_FROM_FILES}),
+      base({.name = "component_path",
+            .type = VarType::String,
+            .default_text = component_path,
+            .level = 2,
+            .description = "Colon-separated directories searched in order for component files "
+                           "mca_<framework>_<component>.so"}),
+      base({.name = "help_path",
+            .type = VarType::String,
+            .default_text = paths_.pkgdatadir,
+            .level = 9,
+            .description = "Colon-separated directories holding the help-*.txt message files"}),
+      base({.name = "verbose",
+            .type = VarType::Int,
+            .default_text = "0",
+            .level = 8,
+            .description = "Verbosity of component loading: 0 quiet, 1 or more lists every file loaded or skipped and why",
+            .min_text = "0",
+            .max_text = "100"}),
   };
   // Declare them all even if one has a bad value: the help path must be
   // known before that error can be shown.
@@ -169,7 +180,7 @@ int Runtime::verbosity() const {
 }
 
 void Runtime::log(std::string_view channel, const std::string& text) const {
-  std::cerr << "[" << program_ << ":" << getpid() << "] " << channel << ": " << text << std::endl;
+  std::cerr << "[" << program_ << ":" << getpid() << "] " << channel << ": " << printable(text) << std::endl;
 }
 
 }  // namespace orca

@@ -117,8 +117,9 @@ case_oob_tcp_variables_are_documented() {
     expect_status 0
     local v field
     for v in if_include if_exclude listen_wildcard static_ipv4_ports static_ipv6_ports dynamic_ipv4_ports \
-             dynamic_ipv6_ports connect_stagger connect_timeout retries max_msg_size keepalive_time \
-             keepalive_intvl keepalive_probes heartbeat; do
+             dynamic_ipv6_ports connect_stagger connect_timeout retries retry_backoff max_msg_size \
+             send_queue_limit keepalive_time keepalive_intvl keepalive_probes heartbeat heartbeat_misses \
+             handshake_timeout max_pending max_pending_per_source user_timeout; do
         for field in value source level type help; do
             grep -qE "^mca:oob:tcp:param:oob_tcp_$v:$field:" "$T/out" || { show_output; fail "oob_tcp_$v has no $field"; }
         done
@@ -127,6 +128,120 @@ case_oob_tcp_variables_are_documented() {
     done
     expect_line out "mca:oob:tcp:param:oob_tcp_connect_stagger:value:250"
     expect_line out "mca:oob:tcp:param:oob_tcp_max_msg_size:value:67108864"
+}
+
+# --- valid ranges of numeric variables (issue 7) --------------------------------
+
+# Every int, unsigned, size or double variable of oob/tcp shows its range,
+# in the listing and in the --parsable valid: line.
+case_oob_tcp_ranges_are_shown() {
+    setup
+    ORCA_MCA_mca_base_component_path="$T$(built_components)" info --param oob tcp --level 9 --parsable
+    expect_status 0
+    expect_line out "mca:oob:tcp:param:oob_tcp_retries:valid:a whole number from 0 to 1000"
+    expect_line out "mca:oob:tcp:param:oob_tcp_max_msg_size:valid:a byte count from 1k to 1G with an optional suffix k, M, G or T (powers of 1024)"
+    local numeric v
+    numeric=$(sed -n 's/^mca:oob:tcp:param:\([a-z0-9_]*\):type:\(int\|unsigned\|size\|double\)$/\1/p' "$T/out")
+    [ "$(echo "$numeric" | wc -w)" -ge 15 ] || { show_output; fail "expected at least 15 numeric oob/tcp variables"; }
+    for v in $numeric; do
+        grep -qE "^mca:oob:tcp:param:$v:valid:.* from [^ ]+ to [^ ]+" "$T/out" ||
+            { show_output; fail "$v shows no range in its valid: line"; }
+    done
+
+    ORCA_MCA_mca_base_component_path="$T$(built_components)" info --param oob tcp --level 9
+    expect_status 0
+    # The listing: the block of each numeric variable has a range line.
+    awk '
+        /^  [a-z0-9_]+ = / { if (numeric && !ranged) { print name; bad = 1 } name = $1; numeric = 0; ranged = 0; next }
+        /^      source: .*; type (int|unsigned|size|double)$/ { numeric = 1 }
+        /^      valid values: .* from [^ ]+ to [^ ]+/ { ranged = 1 }
+        END { if (numeric && !ranged) { print name; bad = 1 } exit bad }
+    ' "$T/out" >"$T/unranged" || { show_output; fail "no range shown for: $(cat "$T/unranged")"; }
+    grep -A3 -x '  oob_tcp_retries = "3"' "$T/out" | grep -qF "valid values: a whole number from 0 to 1000" ||
+        { show_output; fail "oob_tcp_retries does not show from 0 to 1000"; }
+}
+
+# The values the issue found accepted are errors naming variable, source
+# and range.
+case_out_of_range_values_are_errors() {
+    setup
+    local d="$T$(built_components)"
+    ORCA_MCA_mca_base_component_path="$d" info --mca oob_tcp_retries 2147483648 --param oob tcp --level 9
+    expect_failure
+    expect_text err "\"2147483648\" of MCA variable oob_tcp_retries is invalid: out of range"
+    expect_text err "It came from: command line"
+    expect_text err "Valid values: a whole number from 0 to 1000"
+
+    ORCA_MCA_mca_base_component_path="$d" info --mca oob_tcp_max_msg_size 18446744073709551615 --param oob tcp
+    expect_failure
+    expect_text err "oob_tcp_max_msg_size is invalid: out of range"
+    expect_text err "from 1k to 1G"
+
+    ORCA_MCA_mca_base_component_path="$d" ORCA_MCA_oob_tcp_connect_timeout=-9223372036854775808 \
+        info --param oob tcp
+    expect_failure
+    expect_text err "oob_tcp_connect_timeout is invalid: out of range"
+    expect_text err "It came from: environment"
+
+    printf 'mca_base_verbose = 1000\n' >"$T/p.conf"
+    ORCA_MCA_mca_base_param_files="$T/p.conf" info --param mca base
+    expect_failure
+    expect_text err "It came from: param file $T/p.conf:1"
+    expect_text err "from 0 to 100"
+}
+
+# --- param files that are no param files (issue 8) -------------------------------
+
+# expect_clean_failure: failed with a message of its own, not by a signal
+# (an abort from std::bad_alloc is 134) or a timeout (124).
+expect_clean_failure() {
+    expect_failure
+    if [ "$status" -ge 124 ]; then
+        show_output
+        fail "orca_info did not fail cleanly (exit status $status)"
+    fi
+}
+
+case_device_as_param_file() {
+    setup
+    ORCA_MCA_mca_base_param_files=/dev/zero info --param mca base
+    expect_clean_failure
+    expect_text err "cannot read the param file \"/dev/zero\": it is a character device"
+}
+
+case_fifo_as_param_file() {
+    setup
+    mkfifo "$T/fifo.conf" || fail "mkfifo"
+    status=0
+    ORCA_MCA_mca_base_param_files="$T/fifo.conf" timeout 20 "$ORCA_INFO" --param mca base >"$T/out" 2>"$T/err" ||
+        status=$?
+    expect_clean_failure
+    expect_text err "\"$T/fifo.conf\": it is a FIFO"
+}
+
+case_directory_as_param_file() {
+    setup
+    ORCA_MCA_mca_base_param_files="$T" info --param mca base
+    expect_clean_failure
+    expect_text err "\"$T\": it is a directory"
+}
+
+case_oversized_param_file() {
+    setup
+    head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' '\n' >"$T/big.conf" || fail "cannot write big.conf"
+    ORCA_MCA_mca_base_param_files="$T/big.conf" info --param mca base
+    expect_clean_failure
+    expect_text err "\"$T/big.conf\": it is larger than the limit of 1 MiB"
+}
+
+case_overlong_param_line() {
+    setup
+    { echo "# a comment"; printf 'mca_base_help_path = '; head -c $((70 * 1024)) /dev/zero | tr '\0' x; echo; } \
+        >"$T/long.conf" || fail "cannot write long.conf"
+    ORCA_MCA_mca_base_param_files="$T/long.conf" info --param mca base
+    expect_clean_failure
+    expect_text err "$T/long.conf:2"
+    expect_text err "more than the limit of 64 KiB"
 }
 
 # --- help and version ---------------------------------------------------------
@@ -393,6 +508,13 @@ case_unknown_option_message_uses_help_path() {
 }
 
 run_case OrcaInfo.OobTcpVariablesAreDocumented case_oob_tcp_variables_are_documented
+run_case OrcaInfo.OobTcpRangesAreShown case_oob_tcp_ranges_are_shown
+run_case OrcaInfo.OutOfRangeValuesAreErrors case_out_of_range_values_are_errors
+run_case OrcaInfo.DeviceAsParamFile case_device_as_param_file
+run_case OrcaInfo.FifoAsParamFile case_fifo_as_param_file
+run_case OrcaInfo.DirectoryAsParamFile case_directory_as_param_file
+run_case OrcaInfo.OversizedParamFile case_oversized_param_file
+run_case OrcaInfo.OverlongParamLine case_overlong_param_line
 run_case OrcaInfo.Help case_help
 run_case OrcaInfo.Version case_version
 run_case OrcaInfo.ComponentPathFromEnvironment case_component_path_from_environment

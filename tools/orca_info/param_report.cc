@@ -28,7 +28,9 @@ void print_one(const mca::Variable& v, const ReportOptions& options, std::ostrea
       << mca::type_name(spec.type);
   if (!v.is_default()) out << "; default \"" << spec.default_text << "\"";
   out << "\n      " << spec.description << "\n";
-  if (spec.type == mca::VarType::Enum || spec.type == mca::VarType::Bool || spec.type == mca::VarType::Size)
+  // Strings take any text and lists say what they are; every other type has
+  // a set of valid values worth showing, numbers with their declared range.
+  if (spec.type != mca::VarType::String && spec.type != mca::VarType::StringList)
     out << "      valid values: " << mca::valid_values(spec) << "\n";
   if (!spec.synonyms.empty()) {
     out << "      deprecated synonyms:";

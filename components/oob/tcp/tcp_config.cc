@@ -1,59 +1,170 @@
 // oob/tcp variables: the table and how they become a TcpConfig.
 #include "tcp_config.h"
 
-#include <climits>
 #include <cstdint>
 #include <iterator>
+#include <limits>
+#include <string>
+#include <utility>
 
 namespace orca::oob::tcp {
 
+// Every numeric variable declares its range: the variable system refuses a
+// value outside it from every source, and orca_info shows it. The ranges
+// also keep what the module derives from them (heartbeat x heartbeat_misses
+// as TCP_USER_TIMEOUT, retry_backoff doubled up to 2^10 times) in range.
 const orca_mca_var_decl kVariables[] = {
-    {"listen_wildcard", ORCA_MCA_VAR_BOOL, "false", 5,
-     "Listen on the wildcard address (0.0.0.0 / ::) instead of one socket per selected address", nullptr, nullptr, 0},
-    {"ipv4", ORCA_MCA_VAR_BOOL, "true", 4, "Use IPv4 addresses", nullptr, nullptr, 0},
-    {"ipv6", ORCA_MCA_VAR_BOOL, "true", 4, "Use IPv6 addresses (global, unique-local and link-local)", nullptr,
-     nullptr, 0},
-    {"static_ipv4_ports", ORCA_MCA_VAR_STRING, "", 4,
-     "IPv4 ports to listen on, \"a-b,c\"; every process needs one free port. Exclusive with the dynamic ranges",
-     nullptr, nullptr, 0},
-    {"static_ipv6_ports", ORCA_MCA_VAR_STRING, "", 4, "IPv6 ports to listen on, \"a-b,c\" (see static_ipv4_ports)",
-     nullptr, nullptr, 0},
-    {"dynamic_ipv4_ports", ORCA_MCA_VAR_STRING, "", 4,
-     "IPv4 port range to pick a free listening port from, \"a-b,c\"; empty: the kernel picks", nullptr, nullptr, 0},
-    {"dynamic_ipv6_ports", ORCA_MCA_VAR_STRING, "", 4, "IPv6 port range to pick from (see dynamic_ipv4_ports)", nullptr,
-     nullptr, 0},
-    {"connect_stagger", ORCA_MCA_VAR_INT, "250", 5,
-     "Milliseconds before the next candidate address starts while earlier ones are still connecting (RFC 8305)",
-     nullptr, nullptr, 0},
-    {"connect_timeout", ORCA_MCA_VAR_INT, "5000", 4,
-     "Milliseconds one round of connection attempts to a peer may take before it is abandoned", nullptr, nullptr, 0},
-    {"retries", ORCA_MCA_VAR_INT, "3", 4, "Rounds of connection attempts after the first before a peer is reported lost",
-     nullptr, nullptr, 0},
-    {"retry_backoff", ORCA_MCA_VAR_INT, "200", 6, "Milliseconds before the first retry; doubles every round", nullptr,
-     nullptr, 0},
-    {"max_msg_size", ORCA_MCA_VAR_SIZE, "64M", 4,
-     "Largest message accepted; a frame announcing more closes its connection before anything is allocated", nullptr,
-     nullptr, 0},
-    {"send_queue_limit", ORCA_MCA_VAR_SIZE, "256M", 5,
-     "Bytes queued per peer (unsent and unacknowledged) before send() refuses more (back-pressure)", nullptr, nullptr,
-     0},
-    {"keepalive_time", ORCA_MCA_VAR_INT, "30", 6, "Seconds of idleness before TCP keepalive probes start (TCP_KEEPIDLE)",
-     nullptr, nullptr, 0},
-    {"keepalive_intvl", ORCA_MCA_VAR_INT, "5", 6, "Seconds between TCP keepalive probes (TCP_KEEPINTVL)", nullptr,
-     nullptr, 0},
-    {"keepalive_probes", ORCA_MCA_VAR_INT, "3", 6, "Unanswered keepalive probes before TCP drops a connection (TCP_KEEPCNT)",
-     nullptr, nullptr, 0},
-    {"heartbeat", ORCA_MCA_VAR_INT, "2000", 5,
-     "Milliseconds between application heartbeats on an idle connection; 0 disables them", nullptr, nullptr, 0},
-    {"heartbeat_misses", ORCA_MCA_VAR_INT, "3", 5,
-     "Heartbeat periods without a word from the peer before its connection is dropped and retried", nullptr, nullptr,
-     0},
-    {"handshake_timeout", ORCA_MCA_VAR_INT, "5000", 6, "Milliseconds a new connection may take to authenticate",
-     nullptr, nullptr, 0},
+    {.name = "listen_wildcard",
+     .type = ORCA_MCA_VAR_BOOL,
+     .default_value = "false",
+     .level = 5,
+     .description = "Listen on the wildcard address (0.0.0.0 / ::) instead of one socket per selected address"},
+    {.name = "ipv4", .type = ORCA_MCA_VAR_BOOL, .default_value = "true", .level = 4, .description = "Use IPv4 addresses"},
+    {.name = "ipv6",
+     .type = ORCA_MCA_VAR_BOOL,
+     .default_value = "true",
+     .level = 4,
+     .description = "Use IPv6 addresses (global, unique-local and link-local)"},
+    {.name = "static_ipv4_ports",
+     .type = ORCA_MCA_VAR_STRING,
+     .default_value = "",
+     .level = 4,
+     .description =
+         "IPv4 ports to listen on, \"a-b,c\"; every process needs one free port. Exclusive with the dynamic ranges"},
+    {.name = "static_ipv6_ports",
+     .type = ORCA_MCA_VAR_STRING,
+     .default_value = "",
+     .level = 4,
+     .description = "IPv6 ports to listen on, \"a-b,c\" (see static_ipv4_ports)"},
+    {.name = "dynamic_ipv4_ports",
+     .type = ORCA_MCA_VAR_STRING,
+     .default_value = "",
+     .level = 4,
+     .description = "IPv4 port range to pick a free listening port from, \"a-b,c\"; empty: the kernel picks"},
+    {.name = "dynamic_ipv6_ports",
+     .type = ORCA_MCA_VAR_STRING,
+     .default_value = "",
+     .level = 4,
+     .description = "IPv6 port range to pick from (see dynamic_ipv4_ports)"},
+    {.name = "connect_stagger",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "250",
+     .level = 5,
+     .description =
+         "Milliseconds before the next candidate address starts while earlier ones are still connecting (RFC 8305)",
+     .min_value = "0",
+     .max_value = "60000"},
+    {.name = "connect_timeout",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "5000",
+     .level = 4,
+     .description = "Milliseconds one round of connection attempts to a peer may take before it is abandoned",
+     .min_value = "1",
+     .max_value = "3600000"},
+    {.name = "retries",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "3",
+     .level = 4,
+     .description = "Rounds of connection attempts after the first before a peer is reported lost",
+     .min_value = "0",
+     .max_value = "1000"},
+    {.name = "retry_backoff",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "200",
+     .level = 6,
+     .description = "Milliseconds before the first retry; doubles every round",
+     .min_value = "1",
+     .max_value = "600000"},
+    {.name = "max_msg_size",
+     .type = ORCA_MCA_VAR_SIZE,
+     .default_value = "64M",
+     .level = 4,
+     .description =
+         "Largest message accepted; a frame announcing more closes its connection before anything is allocated",
+     .min_value = "1k",
+     .max_value = "1G"},
+    {.name = "send_queue_limit",
+     .type = ORCA_MCA_VAR_SIZE,
+     .default_value = "256M",
+     .level = 5,
+     .description = "Bytes queued per peer (unsent and unacknowledged) before send() refuses more (back-pressure)",
+     .min_value = "64k",
+     .max_value = "64G"},
+    {.name = "keepalive_time",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "30",
+     .level = 6,
+     .description = "Seconds of idleness before TCP keepalive probes start (TCP_KEEPIDLE)",
+     .min_value = "1",
+     .max_value = "32767"},
+    {.name = "keepalive_intvl",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "5",
+     .level = 6,
+     .description = "Seconds between TCP keepalive probes (TCP_KEEPINTVL)",
+     .min_value = "1",
+     .max_value = "32767"},
+    {.name = "keepalive_probes",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "3",
+     .level = 6,
+     .description = "Unanswered keepalive probes before TCP drops a connection (TCP_KEEPCNT)",
+     .min_value = "1",
+     .max_value = "127"},
+    {.name = "heartbeat",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "500",
+     .level = 5,
+     .description = "Milliseconds between application heartbeats on an idle connection; 0 disables them",
+     .min_value = "0",
+     .max_value = "3600000"},
+    {.name = "heartbeat_misses",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "5",
+     .level = 5,
+     .description = "Heartbeat periods without a word from the peer before its connection is dropped and retried: "
+                    "silence of heartbeat x heartbeat_misses milliseconds drops the connection",
+     .min_value = "1",
+     .max_value = "1000"},
+    {.name = "handshake_timeout",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "5000",
+     .level = 6,
+     .description = "Milliseconds a new connection may take to authenticate",
+     .min_value = "1",
+     .max_value = "3600000"},
+    {.name = "max_pending",
+     .type = ORCA_MCA_VAR_UNSIGNED,
+     .default_value = "256",
+     .level = 5,
+     .description = "Connections that have not yet proven the job secret, in all; a new one beyond this is closed at once",
+     .min_value = "1",
+     .max_value = "65536"},
+    {.name = "max_pending_per_source",
+     .type = ORCA_MCA_VAR_UNSIGNED,
+     .default_value = "32",
+     .level = 5,
+     .description = "Connections from one source address that have not yet proven the job secret; beyond this a new "
+                    "one from that address is closed at once",
+     .min_value = "1",
+     .max_value = "65536"},
+    {.name = "user_timeout",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "0",
+     .level = 6,
+     .description = "TCP_USER_TIMEOUT in milliseconds: unacknowledged data older than this closes the connection; "
+                    "0: heartbeat x heartbeat_misses",
+     .min_value = "0",
+     .max_value = "3600000"},
 };
 const size_t kVariableCount = std::size(kVariables);
 
 namespace {
+
+Message unusable(const char* name, std::string why) {
+  const std::string full = std::string("oob_tcp_") + name;
+  return Message("mca-var", "unusable-var", {{"name", full}, {"why", full + " " + std::move(why)}});
+}
 
 // A value of any length: the buffer grows until it fits (port lists can be long).
 Result<std::string> text_of(const orca_mca_context& c, const char* name) {
@@ -61,34 +172,49 @@ Result<std::string> text_of(const orca_mca_context& c, const char* name) {
     std::string buf(size, '\0');
     if (c.get_text(&c, name, buf.data(), buf.size()) == ORCA_MCA_OK) return std::string(buf.c_str());
   }
-  return Message("oob", "bad-tcp-setting", {{"why", std::string("oob_tcp_") + name + " cannot be read (longer than 1 MiB?)"}});
+  return unusable(name, "cannot be read as text (no such variable, or longer than 1 MiB)");
 }
 
-// Integer settings that must fit an int: a larger value is an error, not a wrap.
-Result<int> small_int_of(const orca_mca_context& c, const char* name) {
+// The one way an integer setting is read: a failed read is an error, never
+// a silent 0, and a value that does not fit its destination is an error,
+// never a wrap. The declared ranges keep real values far inside T.
+template <typename T>
+Status read_int(const orca_mca_context& c, const char* name, T& target) {
   std::int64_t v = 0;
   if (c.get_int(&c, name, &v) != ORCA_MCA_OK) {
-    return Message("oob", "bad-tcp-setting", {{"why", std::string("oob_tcp_") + name + " cannot be read"}});
+    return unusable(name, "cannot be read as a number (no such variable, or its value is above 2^63-1)");
   }
-  if (v < INT32_MIN || v > INT32_MAX) {
-    return Message("oob", "bad-tcp-setting", {{"why", std::string("oob_tcp_") + name + " is out of range"}});
+  if (!std::in_range<T>(v)) {
+    return unusable(name, "is " + std::to_string(v) + ", outside what oob/tcp can hold (" +
+                              std::to_string(std::numeric_limits<T>::min()) + " to " +
+                              std::to_string(std::numeric_limits<T>::max()) + ")");
   }
-  return static_cast<int>(v);
+  target = static_cast<T>(v);
+  return {};
 }
 
-std::int64_t int_of(const orca_mca_context& c, const char* name) {
-  std::int64_t v = 0;
-  c.get_int(&c, name, &v);
-  return v;
+Status read_bool(const orca_mca_context& c, const char* name, bool& target) {
+  int v = 0;
+  if (Status st = read_int(c, name, v); !st) return st;
+  target = v != 0;
+  return {};
+}
+
+Status read_ms(const orca_mca_context& c, const char* name, std::chrono::milliseconds& target) {
+  std::chrono::milliseconds::rep v = 0;
+  if (Status st = read_int(c, name, v); !st) return st;
+  target = std::chrono::milliseconds(v);
+  return {};
 }
 
 }  // namespace
 
 Result<TcpConfig> read_config(const orca_mca_context& c) {
   TcpConfig cfg;
-  cfg.listen_wildcard = int_of(c, "listen_wildcard") != 0;
-  cfg.ipv4 = int_of(c, "ipv4") != 0;
-  cfg.ipv6 = int_of(c, "ipv6") != 0;
+  for (const auto& [name, target] : {std::pair{"listen_wildcard", &cfg.listen_wildcard}, std::pair{"ipv4", &cfg.ipv4},
+                                     std::pair{"ipv6", &cfg.ipv6}}) {
+    if (Status st = read_bool(c, name, *target); !st) return st.error();
+  }
   std::string texts[4];
   const char* const port_vars[4] = {"static_ipv4_ports", "static_ipv6_ports", "dynamic_ipv4_ports", "dynamic_ipv6_ports"};
   for (int i = 0; i < 4; ++i) {
@@ -111,32 +237,31 @@ Result<TcpConfig> read_config(const orca_mca_context& c) {
   if (!v6) return v6.error();
   cfg.ports_v4 = v4.value();
   cfg.ports_v6 = v6.value();
-  cfg.stagger = std::chrono::milliseconds(int_of(c, "connect_stagger"));
-  cfg.connect_timeout = std::chrono::milliseconds(int_of(c, "connect_timeout"));
-  cfg.retry_backoff = std::chrono::milliseconds(int_of(c, "retry_backoff"));
-  struct {
-    const char* name;
-    int* target;
-  } ints[] = {{"retries", &cfg.retries},
-              {"keepalive_time", &cfg.keepalive_time},
-              {"keepalive_intvl", &cfg.keepalive_interval},
-              {"keepalive_probes", &cfg.keepalive_probes},
-              {"heartbeat_misses", &cfg.engine.heartbeat_misses}};
-  for (auto& [name, target] : ints) {
-    auto v = small_int_of(c, name);
-    if (!v) return v.error();
-    *target = v.value();
+
+  for (const auto& [name, target] : {std::pair{"connect_stagger", &cfg.stagger},
+                                     std::pair{"connect_timeout", &cfg.connect_timeout},
+                                     std::pair{"retry_backoff", &cfg.retry_backoff},
+                                     std::pair{"heartbeat", &cfg.engine.heartbeat},
+                                     std::pair{"handshake_timeout", &cfg.engine.handshake_timeout},
+                                     std::pair{"user_timeout", &cfg.user_timeout}}) {
+    if (Status st = read_ms(c, name, *target); !st) return st.error();
   }
-  cfg.engine.max_message_size = static_cast<std::uint64_t>(int_of(c, "max_msg_size"));
-  cfg.engine.send_queue_limit = static_cast<std::uint64_t>(int_of(c, "send_queue_limit"));
-  cfg.engine.heartbeat = std::chrono::milliseconds(int_of(c, "heartbeat"));
-  cfg.engine.handshake_timeout = std::chrono::milliseconds(int_of(c, "handshake_timeout"));
-  if (cfg.stagger.count() < 0 || cfg.connect_timeout.count() <= 0 || cfg.retries < 0 ||
-      cfg.engine.heartbeat_misses < 1 || cfg.engine.handshake_timeout.count() <= 0) {
-    return Message("oob", "bad-tcp-setting",
-                   {{"why", "oob_tcp_connect_timeout and oob_tcp_handshake_timeout must be positive, "
-                            "oob_tcp_connect_stagger and oob_tcp_retries not negative, oob_tcp_heartbeat_misses >= 1"}});
+  for (const auto& [name, target] : {std::pair{"retries", &cfg.retries},
+                                     std::pair{"keepalive_time", &cfg.keepalive_time},
+                                     std::pair{"keepalive_intvl", &cfg.keepalive_interval},
+                                     std::pair{"keepalive_probes", &cfg.keepalive_probes},
+                                     std::pair{"heartbeat_misses", &cfg.engine.heartbeat_misses}}) {
+    if (Status st = read_int(c, name, *target); !st) return st.error();
   }
+  for (const auto& [name, target] : {std::pair{"max_msg_size", &cfg.engine.max_message_size},
+                                     std::pair{"send_queue_limit", &cfg.engine.send_queue_limit}}) {
+    if (Status st = read_int(c, name, *target); !st) return st.error();
+  }
+  for (const auto& [name, target] : {std::pair{"max_pending", &cfg.engine.max_pending},
+                                     std::pair{"max_pending_per_source", &cfg.engine.max_pending_per_source}}) {
+    if (Status st = read_int(c, name, *target); !st) return st.error();
+  }
+  cfg.engine.variable_prefix = "oob_tcp_";
   return cfg;
 }
 

@@ -13,7 +13,7 @@
 
 namespace orca::oob::tcp {
 
-/* The variable table, for register_vars. */
+/* The variable table, for register_vars; every numeric row has a range. */
 extern const orca_mca_var_decl kVariables[];
 extern const size_t kVariableCount;
 
@@ -37,8 +37,11 @@ struct TcpConfig {
   EngineConfig engine;  // message size, queue, heartbeat, handshake timeout
 };
 
-/* Reads the variables through the component context. Errors (as text for
- * the C boundary): static and dynamic ports both set, a bad port range. */
+/* Reads the variables through the component context; the variable system
+ * has already held each value to its declared range. Errors (their "why"
+ * is the text for the C boundary): a variable that cannot be read or does
+ * not fit its field ("unusable-var", naming oob_tcp_<name>), static and
+ * dynamic ports both set, a bad port range. */
 Result<TcpConfig> read_config(const orca_mca_context& context);
 
 }  // namespace orca::oob::tcp

@@ -6,8 +6,10 @@
 #include <orca/oob.h>
 #include <orca/oob_module_glue.h>
 
+#include <cstdint>
 #include <iterator>
 #include <memory>
+#include <string>
 
 namespace {
 
@@ -17,24 +19,46 @@ using Glue = orca::oob::OobModuleGlue<UsockModule>;
 constexpr int kPriority = 30;  // above tcp: a peer on this host goes over usock
 
 const orca_mca_var_decl kVars[] = {
-    {"max_msg_size", ORCA_MCA_VAR_SIZE, "64M", 4,
-     "Largest message accepted; a frame announcing more closes its connection before anything is allocated", nullptr,
-     nullptr, 0},
-    {"heartbeat", ORCA_MCA_VAR_INT, "2000", 5,
-     "Milliseconds between application heartbeats on an idle connection; 0 disables them", nullptr, nullptr, 0},
+    {.name = "max_msg_size",
+     .type = ORCA_MCA_VAR_SIZE,
+     .default_value = "64M",
+     .level = 4,
+     .description =
+         "Largest message accepted; a frame announcing more closes its connection before anything is allocated",
+     .min_value = "1k",
+     .max_value = "1G"},
+    {.name = "heartbeat",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "500",
+     .level = 5,
+     .description = "Milliseconds between application heartbeats on an idle connection; 0 disables them",
+     .min_value = "0",
+     .max_value = "3600000"},
 };
 
 orca_mca_rc usock_register(orca_mca_registrar* registrar) {
   return orca_mca_declare_vars(registrar, kVars, std::size(kVars));
 }
 
+// A failed read is an error naming the variable, never a silent default.
+orca::Status read_int(const orca_mca_context* context, const char* name, std::int64_t& value) {
+  if (context->get_int(context, name, &value) == ORCA_MCA_OK) return {};
+  const std::string full = std::string("oob_usock_") + name;
+  return orca::Message("mca-var", "unusable-var",
+                       {{"name", full},
+                        {"why", full + " cannot be read as a number (no such variable, or its value is above 2^63-1)"}});
+}
+
 orca_mca_rc usock_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {
   return Glue::guarded(why, [&] {
     orca::oob::EngineConfig config;
     config.variable_prefix = "oob_usock_";
-    std::int64_t v = 0;
-    if (context->get_int(context, "max_msg_size", &v) == ORCA_MCA_OK) config.max_message_size = static_cast<std::uint64_t>(v);
-    if (context->get_int(context, "heartbeat", &v) == ORCA_MCA_OK) config.heartbeat = std::chrono::milliseconds(v);
+    std::int64_t max_msg_size = 0, heartbeat = 0;
+    if (orca::Status st = read_int(context, "max_msg_size", max_msg_size); !st) return Glue::report(st, why);
+    if (orca::Status st = read_int(context, "heartbeat", heartbeat); !st) return Glue::report(st, why);
+    // The declared ranges keep both non-negative.
+    config.max_message_size = static_cast<std::uint64_t>(max_msg_size);
+    config.heartbeat = std::chrono::milliseconds(heartbeat);
     auto module = std::make_unique<UsockModule>(std::move(config));
     *module->c_module() = Glue::table(module.get());
     *state = module.release();  // owned by the framework until close()

@@ -13,9 +13,13 @@
 namespace {
 
 const orca_mca_var_decl kVars[] = {
-    {"priority", ORCA_MCA_VAR_INT, "50", 6,
-     "Selection priority of reachable/netlink (the highest-priority reachable component is used)", nullptr,
-     nullptr, ORCA_MCA_VAR_FLAG_NONE},
+    {.name = "priority",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "50",
+     .level = 6,
+     .description = "Selection priority of reachable/netlink (the highest-priority reachable component is used)",
+     .min_value = "-1000",
+     .max_value = "1000"},
 };
 
 struct State {

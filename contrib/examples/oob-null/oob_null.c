@@ -19,10 +19,21 @@ typedef struct null_state {
     int priority;
 } null_state;
 
+/* Designated initialisers: members left out are NULL or 0. Every numeric
+ * variable declares its valid range; Orca refuses values outside it. */
 static const orca_mca_var_decl null_vars[] = {
-    {"priority", ORCA_MCA_VAR_INT, "1", 9, "Selection priority of oob/null (it reaches no peer)", NULL, NULL, 0},
-    {"greeting", ORCA_MCA_VAR_STRING, "hello", 9, "Text put in this component's part of the contact URI", NULL, NULL,
-     0},
+    {.name = "priority",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "1",
+     .level = 9,
+     .description = "Selection priority of oob/null (it reaches no peer)",
+     .min_value = "-1000",
+     .max_value = "1000"},
+    {.name = "greeting",
+     .type = ORCA_MCA_VAR_STRING,
+     .default_value = "hello",
+     .level = 9,
+     .description = "Text put in this component's part of the contact URI"},
 };
 
 static orca_mca_rc null_start(void *self, const orca_oob_host *host, orca_mca_reason *why) {
@@ -73,8 +84,14 @@ static orca_mca_rc null_open(const orca_mca_context *context, void **state, orca
         snprintf(why->text, sizeof why->text, "out of memory");
         return ORCA_MCA_FAILED;
     }
-    context->get_int(context, "priority", &priority);
-    context->get_text(context, "greeting", greeting, sizeof greeting);
+    /* A failed read is an error, never a silent default. */
+    if (context->get_int(context, "priority", &priority) != ORCA_MCA_OK ||
+        context->get_text(context, "greeting", greeting, sizeof greeting) != ORCA_MCA_OK) {
+        snprintf(why->text, sizeof why->text, "cannot read oob_null_priority or oob_null_greeting (longer than %zu bytes?)",
+                 sizeof greeting - 1);
+        free(s);
+        return ORCA_MCA_FAILED;
+    }
     s->priority = (int)priority;
     snprintf(s->contact, sizeof s->contact, "null=%s", greeting);
     s->module.self = s;

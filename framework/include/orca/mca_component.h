@@ -35,8 +35,9 @@ extern "C" {
  * hidden visibility. */
 #define ORCA_COMPONENT_EXPORT __attribute__((visibility("default")))
 
-/* Bumped whenever any struct in this header changes layout or meaning. */
-#define ORCA_MCA_COMPONENT_ABI_VERSION 1u
+/* Bumped whenever any struct in this header changes layout or meaning.
+ * 2: orca_mca_var_decl gained min_value and max_value. */
+#define ORCA_MCA_COMPONENT_ABI_VERSION 2u
 
 /* Outcome of a component call. */
 typedef enum orca_mca_rc {
@@ -71,7 +72,18 @@ typedef enum orca_mca_var_type {
 
 /* One variable declaration: a row in a component's table of variables.
  * The full name is <framework>_<component>_<name>. Strings must outlive the
- * call (string literals are the norm); the host copies what it keeps. */
+ * call (string literals are the norm); the host copies what it keeps.
+ * Write tables with designated initialisers ({.name = "retries", .type =
+ * ORCA_MCA_VAR_INT, ...}): members left out are NULL or 0.
+ *
+ * Range: min_value and max_value are texts parsed by the variable's own
+ * type ("1k" for a size), inclusive; NULL leaves that side unbounded. Every
+ * numeric variable (INT, UNSIGNED, SIZE, DOUBLE) should declare one: the
+ * host rejects a value outside it from every source (default, files,
+ * environment, command line) with an error naming variable, source and
+ * range, and orca_info shows it. A range on another type, a bound that does
+ * not parse, min > max, or a default outside the range makes the
+ * declaration fail. */
 typedef struct orca_mca_var_decl {
     const char *name;               /* short name, [a-z0-9_]+ */
     orca_mca_var_type type;
@@ -81,6 +93,8 @@ typedef struct orca_mca_var_decl {
     const char *const *enum_words;  /* NULL-terminated, ORCA_MCA_VAR_ENUM only */
     const char *const *synonyms;    /* NULL-terminated deprecated full names, or NULL */
     unsigned flags;                 /* ORCA_MCA_VAR_FLAG_* */
+    const char *min_value;          /* lowest valid value, inclusive; NULL: no lower bound */
+    const char *max_value;          /* highest valid value, inclusive; NULL: no upper bound */
 } orca_mca_var_decl;
 
 /* Handed to register_vars; declare_var records one variable for the calling
@@ -113,7 +127,10 @@ struct orca_mca_context {
      * most `length` bytes including the NUL. ORCA_MCA_FAILED when no such
      * variable exists or the buffer is too small. */
     orca_mca_rc (*get_text)(const orca_mca_context *self, const char *name, char *buffer, size_t length);
-    /* The value of a bool (0/1), int, unsigned or size variable. */
+    /* The value of a bool (0/1), int, unsigned or size variable.
+     * ORCA_MCA_FAILED when no such variable exists, it has another type, or
+     * an unsigned or size value exceeds INT64_MAX; *value is then unchanged.
+     * Treat a failure as an error, never as 0. */
     orca_mca_rc (*get_int)(const orca_mca_context *self, const char *name, int64_t *value);
     /* <framework>_base_verbose */
     int verbosity;

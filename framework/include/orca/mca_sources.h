@@ -13,6 +13,7 @@
 #include <orca/mca_var.h>
 #include <orca/result.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,14 +23,25 @@ namespace orca::mca {
 /* The environment prefix of a setting: ORCA_MCA_<name>. */
 inline constexpr std::string_view kEnvPrefix = "ORCA_MCA_";
 
+/* Limits on a param file. A real one holds a few kilobytes; the limits
+ * keep /dev/zero, a runaway generator or a binary file from exhausting
+ * memory before a line is even parsed. */
+inline constexpr std::size_t kMaxParamFileSize = std::size_t{1} << 20;     // 1 MiB
+inline constexpr std::size_t kMaxParamLineLength = std::size_t{64} << 10;  // 64 KiB, without the newline
+
 /* Parses param-file text. `origin` gives kind, file and order; each
- * setting gets its line. A malformed line is an error naming file and
- * line and showing the expected form. */
+ * setting gets its line. A malformed line, or one longer than
+ * kMaxParamLineLength, is an error ("bad-param-line") naming file and line
+ * and showing the expected form. */
 ORCA_EXPORT Result<std::vector<Setting>> parse_param_text(std::string_view text,
                                                           const Source& origin);
 
 /* Reads and parses a file. A missing file is no error when `missing_ok`
- * (param files are optional); an unreadable one always is. */
+ * (param files are optional). Always an error ("unreadable-param-file",
+ * naming the file and why): a file that cannot be opened or read, one that
+ * is not a regular file (a directory, FIFO, device or socket: a FIFO
+ * without a writer does not block), and one larger than kMaxParamFileSize,
+ * even if it grows while being read. */
 ORCA_EXPORT Result<std::vector<Setting>> read_param_file(const std::string& path,
                                                          const Source& origin,
                                                          bool missing_ok);

@@ -9,10 +9,14 @@
  * declaration: a tool gathers the command line, environment and files
  * first, and components declare their variables later.
  *
- * Errors (an unparsable value, an unknown enum word, a duplicate
- * declaration) are returned as Messages naming the variable, the source and
- * what is valid. Settings that no declared variable claims are reported by
- * unclaimed_settings() with the closest registered name.
+ * A numeric variable (Int, Unsigned, Size, Double) may declare an
+ * inclusive range; parse_value enforces it, so a value outside it is
+ * refused from every source, the default included.
+ *
+ * Errors (an unparsable value, a value out of range, an unknown enum word,
+ * a duplicate declaration) are returned as Messages naming the variable,
+ * the source and what is valid. Settings that no declared variable claims
+ * are reported by unclaimed_settings() with the closest registered name.
  *
  * A Registry is not thread-safe; it belongs to the thread that runs the
  * process's event loop. Each process normally has one, owned by its
@@ -61,9 +65,9 @@ enum class SourceKind {
 
 struct ORCA_EXPORT Source {
   SourceKind kind = SourceKind::Default;
-  std::string file;  // for file kinds
-  int line = 0;      // for file kinds, 1-based
-  int order = 0;     // among param files: a later file beats an earlier one
+  std::string file{};  // for file kinds
+  int line = 0;        // for file kinds, 1-based
+  int order = 0;       // among param files: a later file beats an earlier one
 
   /* "default", "environment", "command line", "param file /x:3", ... */
   std::string describe() const;
@@ -81,18 +85,24 @@ struct ORCA_EXPORT Setting {
 using Value = std::variant<bool, std::int64_t, std::uint64_t, double, std::string,
                            std::vector<std::string>>;
 
-/* One variable's declaration. */
+/* One variable's declaration. An aggregate: write it with designated
+ * initialisers ({.framework = "mca", .component = "base", ...}); every
+ * member has a default initialiser, so members left out are empty. */
 struct ORCA_EXPORT VarSpec {
-  std::string framework;   // "mca", "oob"
-  std::string component;   // "base", "tcp", or "" for a framework's own selection variable
-  std::string name;        // "component_path"; may be "" (selection variable)
+  std::string framework{};   // "mca", "oob"
+  std::string component{};   // "base", "tcp", or "" for a framework's own selection variable
+  std::string name{};        // "component_path"; may be "" (selection variable)
   VarType type = VarType::String;
-  std::string default_text;
-  int level = 1;           // 1..9
-  std::string description;
-  std::vector<std::string> enum_words;  // Enum only
-  std::vector<std::string> synonyms;    // deprecated full names
+  std::string default_text{};
+  int level = 1;             // 1..9
+  std::string description{};
+  std::vector<std::string> enum_words{};  // Enum only
+  std::vector<std::string> synonyms{};    // deprecated full names
   unsigned flags = ORCA_MCA_VAR_FLAG_NONE;
+  /* Inclusive range, as text parsed by the variable's own type ("1k" for a
+   * Size); empty leaves that side unbounded. Numeric types only. */
+  std::string min_text{};
+  std::string max_text{};
 
   /* framework, component and name joined by '_', empty parts skipped. */
   std::string full_name() const;
@@ -132,13 +142,22 @@ class ORCA_EXPORT Variable {
   Source source_;
 };
 
-/* Parses `text` as `type`; `spec` supplies enum words. The error names
- * `spec.full_name()`, `source` and the valid values. */
+/* Parses `text` as `spec.type` and checks it against the range; `spec`
+ * supplies enum words and the range. The error ("bad-value") names
+ * `spec.full_name()`, `source` and the valid values; a value outside the
+ * range has the why "out of range". A spec whose range is malformed (see
+ * check_range) fails with that "bad-declaration" instead. */
 ORCA_EXPORT Result<Value> parse_value(const VarSpec& spec, std::string_view text,
                                       const Source& source);
 
-/* The text that describes what parse_value accepts for this spec. */
+/* The text that describes what parse_value accepts for this spec, range
+ * included: "a whole number from 1 to 3600000". */
 ORCA_EXPORT std::string valid_values(const VarSpec& spec);
+
+/* Whether the range of `spec` is well formed: each bound parses as its
+ * type, min <= max, and only Int, Unsigned, Size and Double have one. The
+ * error is a "bad-declaration" Message. Registry::declare checks it. */
+ORCA_EXPORT Status check_range(const VarSpec& spec);
 
 class ORCA_EXPORT Registry {
  public:
@@ -153,7 +172,9 @@ class ORCA_EXPORT Registry {
   Status add_setting(Setting setting);
 
   /* Declares a variable and resolves its value from the settings so far.
-   * Fails on a duplicate name, a bad default, or a bad winning setting
+   * Fails with "bad-declaration" on a bad name or level, a duplicate name,
+   * a malformed range (check_range) or a default that does not parse or
+   * lies outside the range; and with "bad-value" on a bad winning setting
    * (the variable is then kept with its default so tools can show it). */
   Result<const Variable*> declare(VarSpec spec);
 

@@ -42,6 +42,8 @@ orca_mca_rc ComponentRegistrar::declare(orca_mca_registrar* self, const orca_mca
     spec.enum_words = words(decl->enum_words);
     spec.synonyms = words(decl->synonyms);
     spec.flags = decl->flags;
+    spec.min_text = decl->min_value ? decl->min_value : "";
+    spec.max_text = decl->max_value ? decl->max_value : "";
     Result<const Variable*> r = host->registry_.declare(std::move(spec));
     if (!r) {
       // A bad user value leaves the variable declared with its default.

@@ -48,12 +48,13 @@ void Framework::verbose(int level, const std::string& text) const {
 
 Status Framework::register_vars() {
   const std::string fw(decl_.name);
-  VarSpec select;
-  select.framework = fw;
-  select.type = VarType::String;
-  select.level = 2;
-  select.description = "Which " + fw + " components may be used: \"a,b\" only these, \"^a,b\" all but these; empty: all (" +
-                       std::string(decl_.description) + ")";
+  const VarSpec select{
+      .framework = fw,
+      .type = VarType::String,
+      .level = 2,
+      .description = "Which " + fw + " components may be used: \"a,b\" only these, \"^a,b\" all but these; empty: all (" +
+                     std::string(decl_.description) + ")",
+  };
   // A bad user value still declares the variable (with its default): go
   // on, so that every component registers, and report the first at the end.
   std::optional<Message> value_error;
@@ -66,14 +67,17 @@ Status Framework::register_vars() {
   };
   if (Status st = declare(select); !st) return st;
 
-  VarSpec verbose_spec;
-  verbose_spec.framework = fw;
-  verbose_spec.component = "base";
-  verbose_spec.name = "verbose";
-  verbose_spec.type = VarType::Int;
-  verbose_spec.default_text = "0";
-  verbose_spec.level = 8;
-  verbose_spec.description = "Verbosity of the " + fw + " framework: 0 quiet, 10 selection, 20 every component call, 100 everything";
+  const VarSpec verbose_spec{
+      .framework = fw,
+      .component = "base",
+      .name = "verbose",
+      .type = VarType::Int,
+      .default_text = "0",
+      .level = 8,
+      .description = "Verbosity of the " + fw + " framework: 0 quiet, 10 selection, 20 every component call, 100 everything",
+      .min_text = "0",
+      .max_text = "100",
+  };
   if (Status st = declare(verbose_spec); !st) return st;
 
   for (const LoadedComponent* c : repository_.of_framework(fw)) {

@@ -104,8 +104,13 @@ Result<const Variable*> Registry::declare(VarSpec spec) {
     if (by_name_.count(syn) || syn == full || !valid_name_part(syn))
       return bad_declaration(spec, "synonym '" + syn + "' is invalid or already a name");
   }
+  if (Status range = check_range(spec); !range) return range.error();
+  // The default goes through the range like any other source.
   Result<Value> def = parse_value(spec, spec.default_text, Source{});
-  if (!def) return bad_declaration(spec, "its default '" + spec.default_text + "' is invalid");
+  if (!def) {
+    return bad_declaration(spec, "its default '" + spec.default_text + "' is invalid: " + def.error().arg("why") +
+                                     " (valid: " + valid_values(spec) + ")");
+  }
 
   auto entry = std::make_unique<Entry>(Variable(std::move(spec), def.value(), Source{}));
   entry->default_value = def.value();

@@ -1,5 +1,6 @@
-// Parsing of MCA variable values, one rule per type. Errors name the
-// variable, the source and what is valid (help-mca-var.txt [bad-value]).
+// Parsing of MCA variable values, one rule per type, then the declared
+// range. Errors name the variable, the source and what is valid
+// (help-mca-var.txt [bad-value]).
 #include <orca/mca_var.h>
 
 #include "mca/var/text.h"
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 namespace orca::mca {
 
@@ -23,20 +25,6 @@ std::string_view type_name(VarType type) {
     case VarType::StringList: return "string list";
   }
   return "unknown";
-}
-
-std::string valid_values(const VarSpec& spec) {
-  switch (spec.type) {
-    case VarType::Bool: return "one of 1, 0, true, false, yes, no, on, off";
-    case VarType::Int: return "a whole number, e.g. -3 or 42";
-    case VarType::Unsigned: return "a non-negative whole number, e.g. 0 or 42";
-    case VarType::Size: return "a byte count with an optional suffix k, M, G or T (powers of 1024), e.g. 4096, 64k, 4M";
-    case VarType::Double: return "a finite number, e.g. 0.25 or 3";
-    case VarType::String: return "any text";
-    case VarType::Enum: return "one of " + join(spec.enum_words, ", ");
-    case VarType::StringList: return "a comma-separated list of non-empty items, e.g. a,b,c";
-  }
-  return {};
 }
 
 namespace {
@@ -100,9 +88,8 @@ Result<Value> parse_size(const VarSpec& spec, std::string_view text, const Sourc
   return Value(v * multiplier);
 }
 
-}  // namespace
-
-Result<Value> parse_value(const VarSpec& spec, std::string_view text, const Source& source) {
+// The type's own rule, without the range: also parses the range's bounds.
+Result<Value> parse_unbounded(const VarSpec& spec, std::string_view text, const Source& source) {
   switch (spec.type) {
     case VarType::Bool: {
       const std::string w = lower(text);
@@ -153,6 +140,94 @@ Result<Value> parse_value(const VarSpec& spec, std::string_view text, const Sour
     }
   }
   return bad_value(spec, text, source, "unknown type");
+}
+
+bool is_numeric(VarType type) {
+  return type == VarType::Int || type == VarType::Unsigned || type == VarType::Size || type == VarType::Double;
+}
+
+Message bad_declaration(const VarSpec& spec, std::string why) {
+  return Message("mca-var", "bad-declaration", {{"name", spec.full_name()}, {"why", std::move(why)}});
+}
+
+// A declared range, parsed; an absent bound leaves that side open.
+struct Bounds {
+  std::optional<Value> min;
+  std::optional<Value> max;
+};
+
+Result<Bounds> bounds_of(const VarSpec& spec) {
+  Bounds b;
+  if (spec.min_text.empty() && spec.max_text.empty()) return b;
+  if (!is_numeric(spec.type)) {
+    return bad_declaration(spec, "a range applies only to int, unsigned, size and double variables, not to a " +
+                                     std::string(type_name(spec.type)));
+  }
+  const struct {
+    const std::string& text;
+    std::optional<Value>& slot;
+    const char* word;
+  } sides[] = {{spec.min_text, b.min, "minimum"}, {spec.max_text, b.max, "maximum"}};
+  for (const auto& side : sides) {
+    if (side.text.empty()) continue;
+    Result<Value> v = parse_unbounded(spec, side.text, Source{});
+    if (!v) return bad_declaration(spec, std::string("its ") + side.word + " '" + side.text + "' is invalid: " + v.error().arg("why"));
+    side.slot = std::move(v.value());
+  }
+  // Both bounds hold the same alternative, so variant order is value order.
+  if (b.min && b.max && *b.max < *b.min)
+    return bad_declaration(spec, "its minimum '" + spec.min_text + "' is above its maximum '" + spec.max_text + "'");
+  return b;
+}
+
+// "from 1 to 10", "of at least 1", "of at most 10", or "" when unbounded.
+std::string range_words(const VarSpec& spec) {
+  if (!spec.min_text.empty() && !spec.max_text.empty()) return "from " + spec.min_text + " to " + spec.max_text;
+  if (!spec.min_text.empty()) return "of at least " + spec.min_text;
+  if (!spec.max_text.empty()) return "of at most " + spec.max_text;
+  return {};
+}
+
+}  // namespace
+
+std::string valid_values(const VarSpec& spec) {
+  const std::string range = is_numeric(spec.type) ? range_words(spec) : std::string();
+  const std::string suffixes = "with an optional suffix k, M, G or T (powers of 1024)";
+  switch (spec.type) {
+    case VarType::Bool: return "one of 1, 0, true, false, yes, no, on, off";
+    case VarType::Int:
+      return range.empty() ? "a whole number, e.g. -3 or 42" : "a whole number " + range;
+    case VarType::Unsigned:
+      if (range.empty()) return "a non-negative whole number, e.g. 0 or 42";
+      return (spec.min_text.empty() ? "a non-negative whole number " : "a whole number ") + range;
+    case VarType::Size:
+      // Without a range the examples show the suffixes; with one they might lie outside it.
+      return range.empty() ? "a byte count " + suffixes + ", e.g. 4096, 64k, 4M"
+                           : "a byte count " + range + " " + suffixes;
+    case VarType::Double:
+      return range.empty() ? "a finite number, e.g. 0.25 or 3" : "a number " + range;
+    case VarType::String: return "any text";
+    case VarType::Enum: return "one of " + join(spec.enum_words, ", ");
+    case VarType::StringList: return "a comma-separated list of non-empty items, e.g. a,b,c";
+  }
+  return {};
+}
+
+Status check_range(const VarSpec& spec) {
+  Result<Bounds> b = bounds_of(spec);
+  if (!b) return b.error();
+  return {};
+}
+
+Result<Value> parse_value(const VarSpec& spec, std::string_view text, const Source& source) {
+  Result<Value> v = parse_unbounded(spec, text, source);
+  if (!v || (spec.min_text.empty() && spec.max_text.empty())) return v;
+  Result<Bounds> b = bounds_of(spec);
+  if (!b) return b.error();
+  // Same alternative on both sides (the bounds were parsed by the same rule).
+  if ((b->min && v.value() < *b->min) || (b->max && *b->max < v.value()))
+    return bad_value(spec, text, source, "out of range");
+  return v;
 }
 
 }  // namespace orca::mca

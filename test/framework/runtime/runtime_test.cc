@@ -286,6 +286,26 @@ TEST_F(RuntimeTest, BadValueInTheEnvironmentFailsButHelpIsUsable) {
   EXPECT_TRUE(LacksText(runtime().help().render(st.error()), "not found in:"));
 }
 
+TEST_F(RuntimeTest, OutOfRangeVerbosityInAFileFailsNamingTheRange) {
+  write(user_file(), "mca_base_verbose = 101\n");
+  Status st = load();
+  ASSERT_TRUE(FailedWith(st, "mca-var", "bad-value"));
+  EXPECT_EQ(st.error().arg("source"), "param file " + user_file() + ":1");
+  EXPECT_EQ(st.error().arg("why"), "out of range");
+  const std::string text = runtime().help().render(st.error());
+  EXPECT_TRUE(Contains(text, "Valid values: a whole number from 0 to 100"));
+}
+
+// Regression: mca_base_param_files=/dev/zero ended in std::bad_alloc.
+TEST_F(RuntimeTest, ADeviceAsParamFileIsAnErrorNamingIt) {
+  add_env("ORCA_MCA_mca_base_param_files=/dev/zero");
+  Status st = load();
+  ASSERT_TRUE(FailedWith(st, "mca-var", "unreadable-param-file"));
+  EXPECT_EQ(st.error().arg("file"), "/dev/zero");
+  const std::string text = runtime().help().render(st.error());
+  EXPECT_TRUE(Contains(text, "cannot read the param file \"/dev/zero\": it is a character device"));
+}
+
 TEST_F(RuntimeTest, ParamFilesSetInAFileIsIgnoredWithANotice) {
   const std::string elsewhere = write(home() + "/elsewhere.conf", "mca_base_verbose = 7\n");
   write(system_file(), "mca_base_param_files = " + elsewhere + "\nmca_base_verbose = 1\n");

@@ -1,21 +1,31 @@
-// oob/tcp read_config through a fake orca_mca_context that serves values
-// from maps the test fills in.
+// oob/tcp's variables: read_config through a fake orca_mca_context that
+// serves values from maps the test fills in, and the table's ranges through
+// the real variable system (Registry, ComponentRegistrar, ComponentContext).
 #include "oob/tcp/tcp_config.h"
 
+#include "lib/expect_text.h"
 #include "lib/result_assertions.h"
+#include "mca/base/component_context.h"
+#include "mca/base/component_registrar.h"
+
+#include <orca/mca_var.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace orca::oob::tcp {
 namespace {
 
 using namespace std::chrono_literals;
+using orca::test::Contains;
 using orca::test::FailedWith;
 using orca::test::Succeeded;
 
@@ -40,6 +50,10 @@ class FakeContext {
     ints_[name] = value;
     text_[name] = std::to_string(value);
   }
+  // get_int / get_text of `name` fail from now on, as the real context's do
+  // for an unsigned value above INT64_MAX or a too small buffer.
+  void fail_int(const std::string& name) { failing_.insert(name); }
+  void fail_text(const std::string& name) { failing_text_.insert(name); }
 
   const orca_mca_context& context() const { return context_; }
   // Names asked for that are not variables of the table.
@@ -53,6 +67,7 @@ class FakeContext {
         ints_[name] = value == "true" ? 1 : 0;
         break;
       case ORCA_MCA_VAR_INT:
+      case ORCA_MCA_VAR_UNSIGNED:
         ints_[name] = std::stoll(value);
         break;
       case ORCA_MCA_VAR_SIZE: {
@@ -76,6 +91,7 @@ class FakeContext {
 
   static orca_mca_rc get_text(const orca_mca_context* c, const char* name, char* buffer, size_t length) {
     FakeContext* f = self(c);
+    if (f->failing_text_.count(name)) return ORCA_MCA_FAILED;
     auto it = f->text_.find(name);
     if (it == f->text_.end()) {
       f->unknown_.insert(name);
@@ -88,6 +104,7 @@ class FakeContext {
 
   static orca_mca_rc get_int(const orca_mca_context* c, const char* name, std::int64_t* value) {
     FakeContext* f = self(c);
+    if (f->failing_.count(name)) return ORCA_MCA_FAILED;
     auto it = f->ints_.find(name);
     if (it == f->ints_.end()) {
       f->unknown_.insert(name);
@@ -101,7 +118,49 @@ class FakeContext {
   std::map<std::string, std::string> text_;
   std::map<std::string, std::int64_t> ints_;
   std::set<std::string> unknown_;
+  std::set<std::string> failing_;
+  std::set<std::string> failing_text_;
 };
+
+// The real host: kVariables declared into a Registry that holds `settings`
+// (name without the oob_tcp_ prefix = text, from the command line), read
+// back through a ComponentContext.
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+class RealHost {
+ public:
+  explicit RealHost(const Settings& settings = {}) {
+    for (const auto& [name, text] : settings) {
+      (void)registry_.add_setting(mca::Setting{"oob_tcp_" + name, text, mca::Source{mca::SourceKind::CommandLine}});
+    }
+    mca::ComponentRegistrar registrar(registry_, "oob", "tcp");
+    rc_ = orca_mca_declare_vars(registrar.c_handle(), kVariables, kVariableCount);
+    declaration_error_ = registrar.error();
+    value_error_ = registrar.value_error();
+  }
+
+  orca_mca_rc rc() const { return rc_; }
+  /* A row of the table that the registry refused: a bug in the table. */
+  const std::optional<Message>& declaration_error() const { return declaration_error_; }
+  /* The first setting the registry refused. */
+  const std::optional<Message>& value_error() const { return value_error_; }
+  const mca::Registry& registry() const { return registry_; }
+  Result<TcpConfig> config() const {
+    mca::ComponentContext context(registry_, "oob", "tcp", 0);
+    return read_config(*context.c_handle());
+  }
+
+ private:
+  mca::Registry registry_;
+  orca_mca_rc rc_ = ORCA_MCA_FAILED;
+  std::optional<Message> declaration_error_;
+  std::optional<Message> value_error_;
+};
+
+bool is_numeric(orca_mca_var_type type) {
+  return type == ORCA_MCA_VAR_INT || type == ORCA_MCA_VAR_UNSIGNED || type == ORCA_MCA_VAR_SIZE ||
+         type == ORCA_MCA_VAR_DOUBLE;
+}
 
 TEST(TcpConfig, DefaultsGiveTheDocumentedConfig) {
   FakeContext f;
@@ -126,9 +185,13 @@ TEST(TcpConfig, DefaultsGiveTheDocumentedConfig) {
   EXPECT_EQ(c.keepalive_probes, 3);
   EXPECT_EQ(c.engine.max_message_size, 64ull << 20);
   EXPECT_EQ(c.engine.send_queue_limit, 256ull << 20);
-  EXPECT_EQ(c.engine.heartbeat, 2000ms);
-  EXPECT_EQ(c.engine.heartbeat_misses, 3);
+  EXPECT_EQ(c.engine.heartbeat, 500ms);
+  EXPECT_EQ(c.engine.heartbeat_misses, 5);
   EXPECT_EQ(c.engine.handshake_timeout, 5000ms);
+  EXPECT_EQ(c.engine.max_pending, 256u);
+  EXPECT_EQ(c.engine.max_pending_per_source, 32u);
+  EXPECT_EQ(c.user_timeout, 0ms);
+  EXPECT_EQ(c.engine.variable_prefix, "oob_tcp_");
 }
 
 // The table's defaults and the struct's initialisers say the same thing.
@@ -153,6 +216,9 @@ TEST(TcpConfig, TableDefaultsMatchTheStructDefaults) {
   EXPECT_EQ(c.engine.heartbeat, d.engine.heartbeat);
   EXPECT_EQ(c.engine.heartbeat_misses, d.engine.heartbeat_misses);
   EXPECT_EQ(c.engine.handshake_timeout, d.engine.handshake_timeout);
+  EXPECT_EQ(c.engine.max_pending, d.engine.max_pending);
+  EXPECT_EQ(c.engine.max_pending_per_source, d.engine.max_pending_per_source);
+  EXPECT_EQ(c.user_timeout, d.user_timeout);
 }
 
 TEST(TcpConfig, ValuesAreReadFromTheirVariables) {
@@ -171,6 +237,9 @@ TEST(TcpConfig, ValuesAreReadFromTheirVariables) {
   f.set_int("heartbeat", 0);
   f.set_int("heartbeat_misses", 1);
   f.set_int("handshake_timeout", 77);
+  f.set_int("max_pending", 1000);
+  f.set_int("max_pending_per_source", 7);
+  f.set_int("user_timeout", 30000);
   auto r = read_config(f.context());
   ASSERT_TRUE(Succeeded(r));
   const TcpConfig& c = r.value();
@@ -189,6 +258,9 @@ TEST(TcpConfig, ValuesAreReadFromTheirVariables) {
   EXPECT_EQ(c.engine.heartbeat, 0ms);
   EXPECT_EQ(c.engine.heartbeat_misses, 1);
   EXPECT_EQ(c.engine.handshake_timeout, 77ms);
+  EXPECT_EQ(c.engine.max_pending, 1000u);
+  EXPECT_EQ(c.engine.max_pending_per_source, 7u);
+  EXPECT_EQ(c.user_timeout, 30000ms);
 }
 
 TEST(TcpConfig, StaticPorts) {
@@ -270,19 +342,153 @@ TEST(TcpConfig, BadRangesOfEveryVariable) {
   }
 }
 
-TEST(TcpConfig, BadSettings) {
-  struct Case {
-    const char* name;
-    std::int64_t value;
-  };
-  for (const Case& c : {Case{"connect_timeout", -1}, Case{"connect_timeout", 0}, Case{"connect_stagger", -1},
-                        Case{"retries", -1}, Case{"heartbeat_misses", 0}, Case{"handshake_timeout", 0},
-                        Case{"handshake_timeout", -5}}) {
-    SCOPED_TRACE(std::string(c.name) + "=" + std::to_string(c.value));
+// Regression: a failed get_int (the context's answer for a size above
+// INT64_MAX, such as oob_tcp_max_msg_size=18446744073709551615) was read
+// as 0, and nothing could be sent. Every failed read is an error now.
+TEST(TcpConfig, AFailedReadIsAnErrorNamingTheVariable) {
+  for (size_t i = 0; i < kVariableCount; ++i) {
+    const orca_mca_var_decl& d = kVariables[i];
+    SCOPED_TRACE(d.name);
     FakeContext f;
-    f.set_int(c.name, c.value);
-    EXPECT_TRUE(FailedWith(read_config(f.context()), "oob", "bad-tcp-setting"));
+    if (d.type == ORCA_MCA_VAR_STRING) {
+      f.fail_text(d.name);
+    } else {
+      f.fail_int(d.name);
+    }
+    auto r = read_config(f.context());
+    ASSERT_TRUE(FailedWith(r, "mca-var", "unusable-var"));
+    EXPECT_EQ(r.error().arg("name"), std::string("oob_tcp_") + d.name);
+    EXPECT_TRUE(Contains(r.error().arg("why"), std::string("oob_tcp_") + d.name));
   }
+}
+
+// Whatever a host hands over, a value that does not fit its field is an
+// error, not a wrap (2^32 + 3 retries once became 3).
+TEST(TcpConfig, AValueThatDoesNotFitItsFieldIsAnError) {
+  for (const char* name : {"retries", "keepalive_time", "heartbeat_misses", "max_pending"}) {
+    SCOPED_TRACE(name);
+    FakeContext f;
+    f.set_int(name, (std::int64_t{1} << 32) + 3);
+    auto r = read_config(f.context());
+    ASSERT_TRUE(FailedWith(r, "mca-var", "unusable-var"));
+    EXPECT_EQ(r.error().arg("name"), std::string("oob_tcp_") + name);
+  }
+  FakeContext f;
+  f.set_int("max_msg_size", -1);
+  EXPECT_TRUE(FailedWith(read_config(f.context()), "mca-var", "unusable-var"));
+}
+
+TEST(TcpConfig, EveryNumericVariableDeclaresAWellFormedRange) {
+  for (size_t i = 0; i < kVariableCount; ++i) {
+    const orca_mca_var_decl& d = kVariables[i];
+    SCOPED_TRACE(d.name);
+    if (!is_numeric(d.type)) {
+      EXPECT_EQ(d.min_value, nullptr);
+      EXPECT_EQ(d.max_value, nullptr);
+      continue;
+    }
+    EXPECT_NE(d.min_value, nullptr);
+    EXPECT_NE(d.max_value, nullptr);
+  }
+  RealHost host;
+  EXPECT_EQ(host.rc(), ORCA_MCA_OK);
+  EXPECT_FALSE(host.declaration_error().has_value()) << host.declaration_error()->summary();
+  EXPECT_FALSE(host.value_error().has_value());
+  for (size_t i = 0; i < kVariableCount; ++i) {
+    const mca::Variable* v = host.registry().find(std::string("oob_tcp_") + kVariables[i].name);
+    ASSERT_NE(v, nullptr) << kVariables[i].name;
+    EXPECT_TRUE(Succeeded(mca::check_range(v->spec()))) << kVariables[i].name;
+  }
+  // Through the real host, the defaults are the documented config.
+  auto r = host.config();
+  ASSERT_TRUE(Succeeded(r));
+  EXPECT_EQ(r.value().engine.heartbeat, 500ms);
+  EXPECT_EQ(r.value().engine.max_pending, 256u);
+}
+
+struct RangeCase {
+  const char* name;
+  const char* value;
+  const char* range;  // as the valid values show it
+};
+
+// Values the issue found accepted (and breaking the transport), and the
+// edges of each range: refused with the range in the message, naming the
+// variable and the source; the variable keeps its default.
+TEST(TcpConfig, OutOfRangeValuesAreRefusedWithTheRange) {
+  for (const RangeCase& c : {
+           RangeCase{"max_msg_size", "18446744073709551615", "from 1k to 1G"},
+           RangeCase{"max_msg_size", "1023", "from 1k to 1G"},
+           RangeCase{"max_msg_size", "2G", "from 1k to 1G"},
+           RangeCase{"send_queue_limit", "65535", "from 64k to 64G"},
+           RangeCase{"send_queue_limit", "65G", "from 64k to 64G"},
+           RangeCase{"retries", "2147483648", "from 0 to 1000"},
+           RangeCase{"retries", "-1", "from 0 to 1000"},
+           RangeCase{"connect_timeout", "0", "from 1 to 3600000"},
+           RangeCase{"connect_timeout", "-9223372036854775808", "from 1 to 3600000"},
+           RangeCase{"connect_timeout", "9223372036854775807", "from 1 to 3600000"},
+           RangeCase{"handshake_timeout", "0", "from 1 to 3600000"},
+           RangeCase{"handshake_timeout", "9223372036854775807", "from 1 to 3600000"},
+           RangeCase{"heartbeat", "9223372036854775807", "from 0 to 3600000"},
+           RangeCase{"heartbeat", "-1", "from 0 to 3600000"},
+           RangeCase{"heartbeat_misses", "0", "from 1 to 1000"},
+           RangeCase{"connect_stagger", "-1", "from 0 to 60000"},
+           RangeCase{"connect_stagger", "60001", "from 0 to 60000"},
+           RangeCase{"retry_backoff", "0", "from 1 to 600000"},
+           RangeCase{"keepalive_time", "32768", "from 1 to 32767"},
+           RangeCase{"keepalive_intvl", "0", "from 1 to 32767"},
+           RangeCase{"keepalive_probes", "128", "from 1 to 127"},
+           RangeCase{"max_pending", "0", "from 1 to 65536"},
+           RangeCase{"max_pending_per_source", "65537", "from 1 to 65536"},
+           RangeCase{"user_timeout", "-1", "from 0 to 3600000"},
+           RangeCase{"user_timeout", "3600001", "from 0 to 3600000"},
+       }) {
+    SCOPED_TRACE(std::string(c.name) + "=" + c.value);
+    RealHost host(Settings{{c.name, c.value}});
+    EXPECT_EQ(host.rc(), ORCA_MCA_OK) << "a bad user value is not a bad component";
+    ASSERT_TRUE(host.value_error().has_value());
+    const Message& m = *host.value_error();
+    EXPECT_EQ(m.topic(), "bad-value");
+    EXPECT_EQ(m.arg("name"), std::string("oob_tcp_") + c.name);
+    EXPECT_EQ(m.arg("value"), c.value);
+    EXPECT_EQ(m.arg("source"), "command line");
+    EXPECT_EQ(m.arg("why"), "out of range");
+    EXPECT_TRUE(Contains(m.arg("valid"), c.range));
+    const mca::Variable* v = host.registry().find(std::string("oob_tcp_") + c.name);
+    ASSERT_NE(v, nullptr);
+    EXPECT_TRUE(v->is_default());
+  }
+}
+
+TEST(TcpConfig, TheEdgesOfEachRangeAreAccepted) {
+  RealHost low(Settings{{"connect_stagger", "0"}, {"connect_timeout", "1"}, {"retries", "0"}, {"retry_backoff", "1"},
+                {"max_msg_size", "1k"}, {"send_queue_limit", "64k"}, {"keepalive_time", "1"},
+                {"keepalive_intvl", "1"}, {"keepalive_probes", "1"}, {"heartbeat", "0"},
+                {"heartbeat_misses", "1"}, {"handshake_timeout", "1"}, {"max_pending", "1"},
+                {"max_pending_per_source", "1"}, {"user_timeout", "0"}});
+  ASSERT_FALSE(low.value_error().has_value()) << low.value_error()->summary();
+  auto l = low.config();
+  ASSERT_TRUE(Succeeded(l));
+  EXPECT_EQ(l.value().engine.max_message_size, 1024u);
+  EXPECT_EQ(l.value().engine.send_queue_limit, 64u << 10);
+  EXPECT_EQ(l.value().connect_timeout, 1ms);
+  EXPECT_EQ(l.value().engine.max_pending, 1u);
+
+  RealHost high(Settings{{"connect_stagger", "60000"}, {"connect_timeout", "3600000"}, {"retries", "1000"},
+                 {"retry_backoff", "600000"}, {"max_msg_size", "1G"}, {"send_queue_limit", "64G"},
+                 {"keepalive_time", "32767"}, {"keepalive_intvl", "32767"}, {"keepalive_probes", "127"},
+                 {"heartbeat", "3600000"}, {"heartbeat_misses", "1000"}, {"handshake_timeout", "3600000"},
+                 {"max_pending", "65536"}, {"max_pending_per_source", "65536"}, {"user_timeout", "3600000"}});
+  ASSERT_FALSE(high.value_error().has_value()) << high.value_error()->summary();
+  auto h = high.config();
+  ASSERT_TRUE(Succeeded(h));
+  EXPECT_EQ(h.value().retries, 1000);
+  EXPECT_EQ(h.value().engine.max_message_size, 1ull << 30);
+  EXPECT_EQ(h.value().engine.send_queue_limit, 64ull << 30);
+  EXPECT_EQ(h.value().engine.heartbeat, 3600000ms);
+  EXPECT_EQ(h.value().engine.heartbeat_misses, 1000);
+  EXPECT_EQ(h.value().engine.max_pending_per_source, 65536u);
+  EXPECT_EQ(h.value().user_timeout, 3600000ms);
 }
 
 TEST(TcpConfig, ZeroStaggerIsAllowed) {
@@ -299,7 +505,7 @@ TEST(TcpConfig, TheTableNamesEveryVariableOnce) {
     EXPECT_TRUE(names.insert(kVariables[i].name).second) << kVariables[i].name;
     EXPECT_NE(kVariables[i].description, nullptr) << kVariables[i].name;
   }
-  EXPECT_EQ(kVariableCount, 19u);
+  EXPECT_EQ(kVariableCount, 22u);
 }
 
 }  // namespace

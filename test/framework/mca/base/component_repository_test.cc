@@ -117,7 +117,8 @@ TEST(ComponentRepositoryScan, LoadsTheGoodComponent) {
   EXPECT_NE(c.object.get(), nullptr);
 }
 
-TEST(ComponentRepositoryScan, RejectsAnOtherComponentAbiVersion) {
+// mca_test_oldabi claims ABI 1, from before variable declarations had ranges.
+TEST(ComponentRepositoryScan, RejectsAnOlderComponentAbiVersion) {
   TempDir dir;
   const std::string path = copy_fixture(dir, "oldabi");
   ComponentRepository repo = ComponentRepository::scan({dir_of(dir)});
@@ -127,7 +128,7 @@ TEST(ComponentRepositoryScan, RejectsAnOtherComponentAbiVersion) {
   EXPECT_EQ(repo.rejected()[0].path, path);
   const std::string& why = repo.rejected()[0].reason;
   EXPECT_TRUE(Contains(why, "ABI version"));
-  EXPECT_TRUE(Contains(why, std::to_string(ORCA_MCA_COMPONENT_ABI_VERSION + 41u)));  // what it has
+  EXPECT_TRUE(Contains(why, "ABI version 1,"));  // what it has
   EXPECT_TRUE(Contains(why, "version " + std::to_string(ORCA_MCA_COMPONENT_ABI_VERSION)));  // what we use
 }
 

@@ -8,6 +8,7 @@
 #include "lib/component_fixtures.h"
 #include "lib/expect_text.h"
 #include "lib/temp_dir.h"
+#include "mca/base/component_registrar.h"
 
 #include <gtest/gtest.h>
 
@@ -224,6 +225,59 @@ TEST_F(FrameworkTest, ABadValueForTheFrameworkVerboseVariableIsReportedAndCompon
   EXPECT_EQ(registry_.find("test_base_verbose")->as_int(), 0);
   EXPECT_EQ(fw.entries().size(), 1u);
   EXPECT_NE(registry_.find("test_good_mode"), nullptr);
+}
+
+TEST_F(FrameworkTest, RegisterKeepsEachDeclaredRange) {
+  load({"good"});
+  registered(kOne);
+  const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> ranges = {
+      {"test_base_verbose", {"0", "100"}},   {"test_good_priority", {"-1000", "1000"}},
+      {"test_good_count", {"1", "100"}},      {"test_good_buffer", {"4k", "1G"}},
+      {"test_good_ratio", {"0", "1"}},        {"test_good_label", {"", ""}},
+  };
+  for (const auto& [name, range] : ranges) {
+    SCOPED_TRACE(name);
+    const Variable* v = registry_.find(name);
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->spec().min_text, range.first);
+    EXPECT_EQ(v->spec().max_text, range.second);
+  }
+  EXPECT_EQ(valid_values(registry_.find("test_good_buffer")->spec()),
+            "a byte count from 4k to 1G with an optional suffix k, M, G or T (powers of 1024)");
+}
+
+TEST_F(FrameworkTest, AnOutOfRangeValueForAComponentVariableIsABadValueNamingTheRange) {
+  load({"good"});
+  set_good_priority("1001");
+  Framework& fw = make(kOne);
+  Status st = fw.register_vars();
+
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().topic(), "bad-value");
+  EXPECT_EQ(st.error().arg("name"), "test_good_priority");
+  EXPECT_EQ(st.error().arg("source"), "command line");
+  EXPECT_EQ(st.error().arg("why"), "out of range");
+  EXPECT_EQ(st.error().arg("valid"), "a whole number from -1000 to 1000");
+  // As for any bad value: the component is fine and keeps its default.
+  const Framework::Entry* good = entry(fw, "good");
+  ASSERT_NE(good, nullptr);
+  EXPECT_EQ(good->state, State::Registered) << good->reason;
+  EXPECT_EQ(registry_.find("test_good_priority")->as_int(), 50);
+  ASSERT_TRUE(fw.open().ok());
+  EXPECT_EQ(good->priority, 50);
+}
+
+TEST_F(FrameworkTest, AnOutOfRangeFrameworkVerbosityIsABadValue) {
+  load({});
+  set("test_base_verbose", "101", SourceKind::Environment);
+  Framework& fw = make(kOne);
+  Status st = fw.register_vars();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().topic(), "bad-value");
+  EXPECT_EQ(st.error().arg("name"), "test_base_verbose");
+  EXPECT_EQ(st.error().arg("source"), "environment");
+  EXPECT_TRUE(Contains(st.error().arg("valid"), "from 0 to 100"));
+  EXPECT_EQ(fw.verbosity(), 0);
 }
 
 TEST_F(FrameworkTest, AnOlderInterfaceVersionFailsTheComponent) {
@@ -516,6 +570,59 @@ TEST(FrameworkState, NamesEveryState) {
   EXPECT_EQ(Framework::state_name(State::Declined), "declined");
   EXPECT_EQ(Framework::state_name(State::Available), "available");
   EXPECT_EQ(Framework::state_name(State::Selected), "selected");
+}
+
+// --- ComponentRegistrar: the C declaration's range --------------------------
+
+// A declaration as a C component writes it, range included.
+orca_mca_var_decl decl(orca_mca_var_type type, const char* def, const char* min, const char* max) {
+  orca_mca_var_decl d{};
+  d.name = "knob";
+  d.type = type;
+  d.default_value = def;
+  d.level = 3;
+  d.description = "A knob of the tests";
+  d.min_value = min;
+  d.max_value = max;
+  return d;
+}
+
+TEST(ComponentRegistrar, CopiesTheRangeAndNullLeavesASideOpen) {
+  Registry registry;
+  ComponentRegistrar registrar(registry, "test", "fake");
+  const orca_mca_var_decl d = decl(ORCA_MCA_VAR_SIZE, "64k", "1k", nullptr);
+  ASSERT_EQ(registrar.c_handle()->declare_var(registrar.c_handle(), &d), ORCA_MCA_OK);
+  ASSERT_FALSE(registrar.error().has_value()) << registrar.error()->summary();
+  const Variable* v = registry.find("test_fake_knob");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->spec().min_text, "1k");
+  EXPECT_EQ(v->spec().max_text, "");
+  EXPECT_EQ(v->as_size(), 64u << 10);
+  EXPECT_TRUE(Contains(valid_values(v->spec()), "of at least 1k"));
+}
+
+TEST(ComponentRegistrar, ABadRangeFailsTheDeclaration) {
+  struct Case {
+    orca_mca_var_decl d;
+    const char* why;  // part of the reason
+  };
+  const Case cases[] = {
+      {decl(ORCA_MCA_VAR_INT, "5", "10", "1"), "above its maximum"},
+      {decl(ORCA_MCA_VAR_INT, "5", "one", "10"), "its minimum 'one' is invalid"},
+      {decl(ORCA_MCA_VAR_INT, "0", "1", "10"), "its default '0' is invalid: out of range"},
+      {decl(ORCA_MCA_VAR_STRING, "x", "a", nullptr), "only to int, unsigned, size and double"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    Registry registry;
+    ComponentRegistrar registrar(registry, "test", "fake");
+    EXPECT_EQ(registrar.c_handle()->declare_var(registrar.c_handle(), &c.d), ORCA_MCA_FAILED);
+    ASSERT_TRUE(registrar.error().has_value());
+    EXPECT_EQ(registrar.error()->topic(), "bad-declaration");
+    EXPECT_EQ(registrar.error()->arg("name"), "test_fake_knob");
+    EXPECT_TRUE(Contains(registrar.error()->arg("why"), c.why));
+    EXPECT_EQ(registry.find("test_fake_knob"), nullptr);
+  }
 }
 
 }  // namespace

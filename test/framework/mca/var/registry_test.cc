@@ -1,6 +1,6 @@
-// Registry: declarations and their errors, settings before and after a
-// declaration, deprecated synonyms, file-proof variables, unclaimed
-// settings, and the canonical text of values.
+// Registry: declarations and their errors, ranges from every source,
+// settings before and after a declaration, deprecated synonyms, file-proof
+// variables, unclaimed settings, and the canonical text of values.
 #include <orca/mca_var.h>
 
 #include <gtest/gtest.h>
@@ -169,6 +169,120 @@ TEST(RegistryDeclare, VariablesAreInDeclarationOrder) {
   for (const Variable* v : reg.variables()) names.push_back(v->name());
   EXPECT_EQ(names, (std::vector<std::string>{"test_reg_zeta", "test_reg_alpha", "test_reg_mid"}));
 }
+
+// ---------------------------------------------------------------- ranges
+
+VarSpec timeout_spec(std::string def = "5000") {
+  VarSpec s = make_spec("oob", "tcp", "connect_timeout", VarType::Int, std::move(def));
+  s.min_text = "1";
+  s.max_text = "3600000";
+  return s;
+}
+
+TEST(RegistryRange, IsKeptWithTheDeclaration) {
+  Registry reg;
+  Result<const Variable*> v = reg.declare(timeout_spec());
+  ASSERT_TRUE(Succeeded(v));
+  EXPECT_EQ(v.value()->spec().min_text, "1");
+  EXPECT_EQ(v.value()->spec().max_text, "3600000");
+  EXPECT_EQ(valid_values(v.value()->spec()), "a whole number from 1 to 3600000");
+}
+
+TEST(RegistryRange, DefaultOutsideTheRangeIsABadDeclaration) {
+  for (const std::string def : {"0", "3600001", "-5"}) {
+    SCOPED_TRACE(def);
+    Registry reg;
+    Result<const Variable*> r = reg.declare(timeout_spec(def));
+    ASSERT_TRUE(FailedWith(r, "mca-var", "bad-declaration"));
+    EXPECT_EQ(r.error().arg("name"), "oob_tcp_connect_timeout");
+    const std::string why = r.error().arg("why");
+    EXPECT_NE(why.find("'" + def + "'"), std::string::npos) << why;
+    EXPECT_NE(why.find("out of range"), std::string::npos) << why;
+    EXPECT_NE(why.find("from 1 to 3600000"), std::string::npos) << why;
+    EXPECT_EQ(reg.find("oob_tcp_connect_timeout"), nullptr);
+  }
+}
+
+TEST(RegistryRange, MalformedRangeIsABadDeclaration) {
+  auto with_range = [](VarType type, std::string def, std::string min, std::string max) {
+    VarSpec s = make_spec("test", "reg", "r", type, std::move(def));
+    s.min_text = std::move(min);
+    s.max_text = std::move(max);
+    return s;
+  };
+  const std::vector<VarSpec> bad = {
+      with_range(VarType::Int, "5", "10", "1"),          // min > max
+      with_range(VarType::Size, "4k", "1k", "lots"),    // max does not parse
+      with_range(VarType::Unsigned, "1", "-1", "9"),    // min does not parse as unsigned
+      with_range(VarType::String, "b", "a", "z"),       // not a numeric type
+      with_range(VarType::Bool, "true", "0", "1"),      // not a numeric type
+  };
+  for (const auto& spec : bad) {
+    SCOPED_TRACE(std::string(type_name(spec.type)) + " " + spec.min_text + ".." + spec.max_text);
+    Registry reg;
+    Result<const Variable*> r = reg.declare(spec);
+    ASSERT_TRUE(FailedWith(r, "mca-var", "bad-declaration"));
+    EXPECT_EQ(r.error().arg("name"), "test_reg_r");
+    EXPECT_EQ(reg.find("test_reg_r"), nullptr);
+  }
+}
+
+// Every source goes through the same check: a setting outside the range is
+// a bad value naming variable, source and range, before or after the
+// declaration, and the variable keeps the value it had.
+class RegistryRangeFromEverySource : public ::testing::TestWithParam<SourceKind> {};
+
+Source source_of(SourceKind kind) {
+  const bool file = kind == SourceKind::ParamFile || kind == SourceKind::TuneFile || kind == SourceKind::OverrideFile;
+  return file ? make_source(kind, "/conf/" + test::kind_label(kind) + ".conf", 3) : make_source(kind);
+}
+
+TEST_P(RegistryRangeFromEverySource, OutOfRangeIsABadValue) {
+  const Source source = source_of(GetParam());
+  for (bool declare_first : {true, false}) {
+    for (const std::string text : {"0", "9223372036854775807", "3600001"}) {
+      SCOPED_TRACE(source.describe() + " " + text + (declare_first ? ", declared first" : ", declared last"));
+      Registry reg;
+      Status st;
+      if (declare_first) {
+        ASSERT_TRUE(Succeeded(reg.declare(timeout_spec())));
+        st = reg.add_setting(make_setting("oob_tcp_connect_timeout", text, source));
+      } else {
+        ASSERT_TRUE(Succeeded(reg.add_setting(make_setting("oob_tcp_connect_timeout", text, source))));
+        Result<const Variable*> r = reg.declare(timeout_spec());
+        if (!r) st = r.error();
+      }
+      ASSERT_TRUE(FailedWith(st, "mca-var", "bad-value"));
+      const Message& m = st.error();
+      EXPECT_EQ(m.arg("name"), "oob_tcp_connect_timeout");
+      EXPECT_EQ(m.arg("value"), text);
+      EXPECT_EQ(m.arg("source"), source.describe());
+      EXPECT_EQ(m.arg("why"), "out of range");
+      EXPECT_EQ(m.arg("valid"), "a whole number from 1 to 3600000");
+      const Variable* v = reg.find("oob_tcp_connect_timeout");
+      ASSERT_NE(v, nullptr);
+      EXPECT_EQ(v->as_int(), 5000);
+      EXPECT_TRUE(v->is_default());
+    }
+  }
+}
+
+TEST_P(RegistryRangeFromEverySource, TheEdgesAreAccepted) {
+  const Source source = source_of(GetParam());
+  for (const std::string text : {"1", "3600000"}) {
+    SCOPED_TRACE(source.describe() + " " + text);
+    Registry reg;
+    const Variable* v = reg.declare(timeout_spec()).value();
+    ASSERT_TRUE(Succeeded(reg.add_setting(make_setting("oob_tcp_connect_timeout", text, source))));
+    EXPECT_EQ(v->text(), text);
+    EXPECT_EQ(v->source().kind, GetParam());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sources, RegistryRangeFromEverySource,
+                         ::testing::Values(SourceKind::ParamFile, SourceKind::TuneFile, SourceKind::Environment,
+                                           SourceKind::CommandLine, SourceKind::OverrideFile),
+                         [](const ::testing::TestParamInfo<SourceKind>& p) { return test::kind_label(p.param); });
 
 // ---------------------------------------------------------------- settings
 

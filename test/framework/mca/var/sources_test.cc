@@ -9,9 +9,21 @@
 #include "lib/temp_dir.h"
 #include "mca/var/text.h"
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <orca/unique_fd.h>
+
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace orca::mca {
@@ -142,6 +154,19 @@ INSTANTIATE_TEST_SUITE_P(
                       BadLine{"MinusMinusMca", "--mca x = 1", "the name before '=' is not letters, digits and '_'"}),
     [](const ::testing::TestParamInfo<BadLine>& p) { return p.param.label; });
 
+TEST(ParseParamText, LineLengthLimit) {
+  const std::string at_limit = "a = " + std::string(kMaxParamLineLength - 4, 'v');
+  Result<std::vector<Setting>> ok = parse_param_text(at_limit + "\n", kSystemFile);
+  ASSERT_TRUE(Succeeded(ok));
+  EXPECT_EQ(ok.value()[0].text.size(), kMaxParamLineLength - 4);
+  // One byte more, even in a comment, is refused.
+  for (const std::string& line : {at_limit + "v", "#" + std::string(kMaxParamLineLength, ' ')}) {
+    Result<std::vector<Setting>> r = parse_param_text("x = 1\n" + line + "\n", kSystemFile);
+    ASSERT_TRUE(FailedWith(r, "mca-var", "bad-param-line"));
+    EXPECT_EQ(r.error().arg("source"), "param file /etc/orca-mca-params.conf:2");
+  }
+}
+
 // ---------------------------------------------------------------- read_param_file
 
 TEST(ReadParamFile, ReadsTheFileAndRecordsItsPath) {
@@ -200,6 +225,17 @@ TEST(ReadParamFile, ErrorNamesTheKindOfFile) {
   EXPECT_EQ(r.error().arg("kind"), "tune file");
 }
 
+// The error of a file that is not a regular one: names it and what it is.
+::testing::AssertionResult RefusedAs(const Result<std::vector<Setting>>& r, const std::string& path,
+                                     const std::string& what) {
+  ::testing::AssertionResult failed = FailedWith(r, "mca-var", "unreadable-param-file");
+  if (!failed) return failed;
+  if (r.error().arg("file") != path) return ::testing::AssertionFailure() << "names " << r.error().arg("file");
+  if (r.error().arg("why").find(what) == std::string::npos)
+    return ::testing::AssertionFailure() << "why \"" << r.error().arg("why") << "\" does not say " << what;
+  return ::testing::AssertionSuccess();
+}
+
 // Regression: a directory was once read as an empty param file.
 TEST(ReadParamFile, DirectoryIsUnreadable) {
   test::TempDir dir;
@@ -207,9 +243,90 @@ TEST(ReadParamFile, DirectoryIsUnreadable) {
     SCOPED_TRACE(missing_ok ? "missing_ok" : "required");
     Result<std::vector<Setting>> r =
         read_param_file(dir.path().string(), make_source(SourceKind::ParamFile), missing_ok);
-    EXPECT_TRUE(FailedWith(r, "mca-var", "unreadable-param-file"));
+    EXPECT_TRUE(RefusedAs(r, dir.path().string(), "a directory"));
   }
 }
+
+// Regression: mca_base_param_files=/dev/zero read until std::bad_alloc.
+TEST(ReadParamFile, DeviceIsRefused) {
+  for (bool missing_ok : {true, false}) {
+    SCOPED_TRACE(missing_ok ? "missing_ok" : "required");
+    Result<std::vector<Setting>> r = read_param_file("/dev/zero", make_source(SourceKind::ParamFile), missing_ok);
+    EXPECT_TRUE(RefusedAs(r, "/dev/zero", "a character device"));
+  }
+}
+
+// Regression: a FIFO without a writer blocked the tool forever. Should the
+// read block again, a helper opens the writing end after a while, so that
+// the test fails (an empty file was read) instead of hanging.
+TEST(ReadParamFile, FifoIsRefusedWithoutBlocking) {
+  test::TempDir dir;
+  const std::string path = (dir.path() / "fifo.conf").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+  std::atomic<bool> done{false};
+  std::thread rescuer([&] {
+    for (int i = 0; i < 50 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!done) UniqueFd(::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
+  });
+  const auto start = std::chrono::steady_clock::now();
+  Result<std::vector<Setting>> r = read_param_file(path, make_source(SourceKind::ParamFile), true);
+  const auto took = std::chrono::steady_clock::now() - start;
+  done = true;
+  rescuer.join();
+  EXPECT_TRUE(RefusedAs(r, path, "a FIFO"));
+  EXPECT_LT(took, std::chrono::seconds(4)) << "the read blocked";
+}
+
+TEST(ReadParamFile, SocketIsRefused) {
+  test::TempDir dir;
+  const std::string path = (dir.path() / "sock.conf").string();
+  UniqueFd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_TRUE(sock.valid()) << std::strerror(errno);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(path.size(), sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0) << std::strerror(errno);
+  EXPECT_TRUE(RefusedAs(read_param_file(path, make_source(SourceKind::ParamFile), true), path, "a socket"));
+}
+
+// Copies of a setting line, padded with newlines to exactly `bytes`.
+std::string settings_text(size_t bytes) {
+  const std::string line = "mca_base_verbose = 1\n";
+  std::string text;
+  while (text.size() + line.size() <= bytes) text += line;
+  text += std::string(bytes - text.size(), '\n');
+  return text;
+}
+
+TEST(ReadParamFile, FileLargerThanTheLimitIsRefused) {
+  test::TempDir dir;
+  const std::string path = dir.write("huge.conf", settings_text(2 * kMaxParamFileSize));
+  Result<std::vector<Setting>> r = read_param_file(path, make_source(SourceKind::TuneFile), false);
+  EXPECT_TRUE(RefusedAs(r, path, "larger than the limit of 1 MiB"));
+  EXPECT_EQ(r.error().arg("kind"), "tune file");
+  // One byte more than the limit is too much; exactly the limit is fine.
+  const std::string over = dir.write("over.conf", settings_text(kMaxParamFileSize + 1));
+  EXPECT_TRUE(RefusedAs(read_param_file(over, make_source(SourceKind::ParamFile), false), over, "1 MiB"));
+  const std::string limit = dir.write("limit.conf", settings_text(kMaxParamFileSize));
+  Result<std::vector<Setting>> ok = read_param_file(limit, make_source(SourceKind::ParamFile), false);
+  ASSERT_TRUE(Succeeded(ok));
+  EXPECT_FALSE(ok.value().empty());
+}
+
+TEST(ReadParamFile, LineLongerThanTheLimitNamesFileAndLine) {
+  test::TempDir dir;
+  const std::string path =
+      dir.write("long.conf", "# fine\nmca_base_help_path = " + std::string(70 * 1024, 'x') + "\nlater = 1\n");
+  Result<std::vector<Setting>> r = read_param_file(path, make_source(SourceKind::ParamFile), false);
+  ASSERT_TRUE(FailedWith(r, "mca-var", "bad-param-line"));
+  EXPECT_EQ(r.error().arg("source"), "param file " + path + ":2");
+  EXPECT_NE(r.error().arg("why").find("64 KiB"), std::string::npos) << r.error().arg("why");
+  // The message shows where the line starts, not all 70 KiB of it.
+  EXPECT_LT(r.error().arg("line").size(), 100u);
+  EXPECT_EQ(r.error().arg("line").substr(0, 18), "mca_base_help_path");
+}
+
 
 // ---------------------------------------------------------------- environment
 

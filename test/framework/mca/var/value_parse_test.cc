@@ -1,5 +1,6 @@
-// parse_value: the accepted spellings of every VarType, and the shape of the
-// "bad-value" error that names the variable, the source and what is valid.
+// parse_value: the accepted spellings of every VarType, declared ranges, and
+// the shape of the "bad-value" error that names the variable, the source
+// and what is valid.
 #include <orca/mca_var.h>
 
 #include <gtest/gtest.h>
@@ -360,6 +361,129 @@ TEST(BadValueSource, IsDescribedForEveryKind) {
     ASSERT_TRUE(FailedWith(r, "mca-var", "bad-value"));
     EXPECT_EQ(r.error().arg("source"), described);
   }
+}
+
+// ---------------------------------------------------------------- ranges
+
+VarSpec ranged(VarType type, std::string min, std::string max, std::string def = "") {
+  VarSpec s = make_spec("oob", "tcp", "knob", type, std::move(def));
+  s.min_text = std::move(min);
+  s.max_text = std::move(max);
+  return s;
+}
+
+struct InRange {
+  VarType type;
+  std::string min, max;
+  std::vector<std::string> inside, outside;
+};
+
+// Bounds are inclusive and parsed by the type's own rule ("1k" for a size);
+// a value outside them is refused as "out of range" with the range shown.
+TEST(ParseRange, AcceptsInsideAndRefusesOutsideForEveryNumericType) {
+  const std::vector<InRange> cases = {
+      {VarType::Int, "1", "3600000", {"1", "3600000", "0x10", "+5"}, {"0", "-1", "3600001", "9223372036854775807",
+                                                                     "-9223372036854775808"}},
+      {VarType::Int, "-1000", "1000", {"-1000", "0", "1000"}, {"-1001", "1001"}},
+      {VarType::Unsigned, "1", "65536", {"1", "65536"}, {"0", "65537", "18446744073709551615"}},
+      {VarType::Size, "1k", "1G", {"1k", "1024", "64M", "1G", "1073741824"},
+       {"1023", "0", "1025M", "1073741825", "18446744073709551615", "16777215T"}},
+      {VarType::Double, "0", "1", {"0", "0.5", "1", "-0"}, {"-0.0001", "1.0001", "1e300"}},
+  };
+  for (const auto& c : cases) {
+    const VarSpec spec = ranged(c.type, c.min, c.max);
+    for (const auto& text : c.inside) {
+      SCOPED_TRACE(std::string(type_name(c.type)) + " " + text + " in " + c.min + ".." + c.max);
+      EXPECT_TRUE(Succeeded(parse_value(spec, text, make_source(SourceKind::CommandLine))));
+    }
+    for (const auto& text : c.outside) {
+      SCOPED_TRACE(std::string(type_name(c.type)) + " " + text + " outside " + c.min + ".." + c.max);
+      Result<Value> r = parse_value(spec, text, make_source(SourceKind::Environment));
+      ASSERT_TRUE(FailedWith(r, "mca-var", "bad-value"));
+      EXPECT_EQ(r.error().arg("why"), "out of range");
+      EXPECT_EQ(r.error().arg("name"), "oob_tcp_knob");
+      EXPECT_EQ(r.error().arg("value"), text);
+      EXPECT_EQ(r.error().arg("source"), "environment");
+      EXPECT_NE(r.error().arg("valid").find("from " + c.min + " to " + c.max), std::string::npos)
+          << r.error().arg("valid");
+    }
+  }
+}
+
+TEST(ParseRange, OneSidedRanges) {
+  VarSpec at_least = ranged(VarType::Int, "0", "");
+  EXPECT_TRUE(Succeeded(parse_value(at_least, "9223372036854775807", Source{})));
+  EXPECT_EQ(parse_value(at_least, "-1", Source{}).error().arg("why"), "out of range");
+  VarSpec at_most = ranged(VarType::Int, "", "10");
+  EXPECT_TRUE(Succeeded(parse_value(at_most, "-9223372036854775808", Source{})));
+  EXPECT_EQ(parse_value(at_most, "11", Source{}).error().arg("why"), "out of range");
+}
+
+// A value that is not of the type at all keeps its own reason.
+TEST(ParseRange, JunkIsStillJunk) {
+  EXPECT_EQ(parse_value(ranged(VarType::Int, "0", "10"), "ten", Source{}).error().arg("why"), "not a whole number");
+  EXPECT_EQ(parse_value(ranged(VarType::Size, "1k", "1G"), "4Q", Source{}).error().arg("why"), "not a byte count");
+}
+
+TEST(ValidValues, ShowTheRange) {
+  EXPECT_EQ(valid_values(ranged(VarType::Int, "1", "3600000")), "a whole number from 1 to 3600000");
+  EXPECT_EQ(valid_values(ranged(VarType::Int, "0", "")), "a whole number of at least 0");
+  EXPECT_EQ(valid_values(ranged(VarType::Int, "", "7")), "a whole number of at most 7");
+  EXPECT_EQ(valid_values(ranged(VarType::Unsigned, "1", "65536")), "a whole number from 1 to 65536");
+  EXPECT_EQ(valid_values(ranged(VarType::Unsigned, "", "9")), "a non-negative whole number of at most 9");
+  EXPECT_EQ(valid_values(ranged(VarType::Size, "1k", "1G")),
+            "a byte count from 1k to 1G with an optional suffix k, M, G or T (powers of 1024)");
+  EXPECT_EQ(valid_values(ranged(VarType::Double, "0", "1")), "a number from 0 to 1");
+  // Unbounded: as before.
+  EXPECT_EQ(valid_values(make_spec("t", "v", "i", VarType::Int)), "a whole number, e.g. -3 or 42");
+  EXPECT_EQ(valid_values(make_spec("t", "v", "s", VarType::Size)),
+            "a byte count with an optional suffix k, M, G or T (powers of 1024), e.g. 4096, 64k, 4M");
+}
+
+struct BadRange {
+  std::string label;
+  VarType type;
+  std::string min, max;
+  std::string why;
+};
+
+class MalformedRange : public ::testing::TestWithParam<BadRange> {};
+
+TEST_P(MalformedRange, IsABadDeclaration) {
+  const BadRange& c = GetParam();
+  const VarSpec spec = ranged(c.type, c.min, c.max);
+  Status st = check_range(spec);
+  ASSERT_TRUE(FailedWith(st, "mca-var", "bad-declaration"));
+  EXPECT_EQ(st.error().arg("name"), "oob_tcp_knob");
+  EXPECT_EQ(st.error().arg("why"), c.why);
+  // parse_value cannot judge against a range that is not one.
+  EXPECT_TRUE(FailedWith(parse_value(spec, "1", Source{}), "mca-var", "bad-declaration"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ranges, MalformedRange,
+    ::testing::Values(
+        BadRange{"MinAboveMax", VarType::Int, "10", "1", "its minimum '10' is above its maximum '1'"},
+        BadRange{"SizeMinAboveMax", VarType::Size, "1G", "1M", "its minimum '1G' is above its maximum '1M'"},
+        BadRange{"UnparsableMin", VarType::Int, "one", "10", "its minimum 'one' is invalid: not a whole number"},
+        BadRange{"UnparsableMax", VarType::Size, "1k", "lots", "its maximum 'lots' is invalid: not a byte count"},
+        BadRange{"NegativeUnsigned", VarType::Unsigned, "-1", "",
+                 "its minimum '-1' is invalid: not a non-negative whole number"},
+        BadRange{"InfiniteDouble", VarType::Double, "", "inf", "its maximum 'inf' is invalid: not finite"},
+        BadRange{"OnAString", VarType::String, "a", "z",
+                 "a range applies only to int, unsigned, size and double variables, not to a string"},
+        BadRange{"OnABool", VarType::Bool, "", "1",
+                 "a range applies only to int, unsigned, size and double variables, not to a bool"},
+        BadRange{"OnAList", VarType::StringList, "1", "",
+                 "a range applies only to int, unsigned, size and double variables, not to a string list"}),
+    [](const ::testing::TestParamInfo<BadRange>& p) { return p.param.label; });
+
+TEST(CheckRange, WellFormedRangesAndNone) {
+  EXPECT_TRUE(Succeeded(check_range(make_spec("t", "v", "s", VarType::String))));
+  EXPECT_TRUE(Succeeded(check_range(ranged(VarType::Int, "5", "5"))));
+  EXPECT_TRUE(Succeeded(check_range(ranged(VarType::Size, "64k", "64G"))));
+  EXPECT_TRUE(Succeeded(check_range(ranged(VarType::Double, "-1.5", "2.5e3"))));
+  EXPECT_TRUE(Succeeded(check_range(ranged(VarType::Unsigned, "", "10"))));
 }
 
 TEST(TypeName, NamesEveryType) {
