@@ -3,6 +3,9 @@
 #include <orca/interfaces.h>
 #include <orca/oob.h>
 #include <orca/oob_acceptor.h>
+#include <orca/oob_tags.h>
+
+#include "oob/frame_codec.h"
 
 #include <sys/socket.h>
 
@@ -14,6 +17,18 @@ namespace orca::oob {
 namespace {
 
 using reach::address_of;
+
+// On the wire, a routed message's module tag has this bit set and its
+// bytes start with the envelope: origin (job, vpid), final (job, vpid).
+constexpr std::uint32_t kRoutedBit = 0x80000000u;
+constexpr size_t kEnvelopeSize = 16;
+
+Status check_tag(std::uint32_t tag) {
+  if (tag == 0 || tag > tags::kMaxTag) {
+    return Message("oob", "bad-tag", {{"tag", std::to_string(tag)}, {"max", std::to_string(tags::kMaxTag)}});
+  }
+  return {};
+}
 
 Result<mca::Framework*> open_framework(Runtime& runtime, const mca::FrameworkDecl& decl) {
   for (const auto& fw : runtime.frameworks()) {
@@ -92,6 +107,12 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   if (oob->modules_.empty()) {
     return Message("oob", "no-module-started", {{"failures", failures.empty() ? "\n  (none selected)" : failures}});
   }
+  // The interface selection is cached for ranking; a change of links or
+  // addresses makes the next ranking scan again.
+  Oob* raw = oob.get();
+  auto watch = net::AddressWatch::start(loop, std::chrono::milliseconds(50), [raw] { raw->selection_cache_.reset(); });
+  if (watch) oob->address_watch_ = std::move(watch.value());
+  oob->waiting_timer_ = std::make_unique<Timer>(loop, [raw] { raw->deliver_waiting(); });
   oob->uri_ = self.to_string() + ";host=" + oob->host_identity_;
   for (const auto& m : oob->modules_) oob->uri_ += std::string(";") + m.module->contact(m.module->self);
   return oob;
@@ -115,22 +136,48 @@ Status Oob::add_peer(ProcessName peer, const std::string& uri) {
   return Message("oob", "unreachable-peer", {{"peer", peer.to_string()}, {"answers", answers}});
 }
 
-Status Oob::send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
+Status Oob::send_module(ProcessName peer, std::uint32_t module_tag, std::span<const std::uint8_t> bytes) {
   auto it = routes_.find(peer);
   if (it == routes_.end()) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
   orca_mca_reason why{};
   const orca_oob_module* m = it->second->module;
-  if (m->send(m->self, peer.to_c(), tag, bytes.data(), bytes.size(), &why) != ORCA_MCA_OK) {
+  if (m->send(m->self, peer.to_c(), module_tag, bytes.data(), bytes.size(), &why) != ORCA_MCA_OK) {
     return Message("oob", "send-failed", {{"peer", peer.to_string()}, {"why", why.text}});
   }
   return {};
 }
 
+Status Oob::send_enveloped(ProcessName origin, ProcessName final, ProcessName next_hop, std::uint32_t tag,
+                           std::span<const std::uint8_t> bytes) {
+  std::vector<std::uint8_t> enveloped;
+  enveloped.reserve(kEnvelopeSize + bytes.size());
+  put_u32(enveloped, origin.job);
+  put_u32(enveloped, origin.vpid);
+  put_u32(enveloped, final.job);
+  put_u32(enveloped, final.vpid);
+  enveloped.insert(enveloped.end(), bytes.begin(), bytes.end());
+  return send_module(next_hop, tag | kRoutedBit, enveloped);
+}
+
+Status Oob::send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
+  if (Status st = check_tag(tag); !st) return st;
+  if (knows(peer)) return send_module(peer, tag, bytes);
+  const std::optional<ProcessName> next = router_ ? router_(peer) : std::nullopt;
+  if (!next || !knows(*next)) {
+    return Message("oob", "no-route", {{"peer", peer.to_string()},
+                                       {"why", !next ? std::string("it is not a known peer and no router names a next hop")
+                                                     : "the router's next hop " + next->to_string() + " is not a known peer"}});
+  }
+  return send_enveloped(self_, peer, *next, tag, bytes);
+}
+
 Status Oob::send(ProcessName peer, std::uint32_t tag, std::shared_ptr<const std::vector<std::uint8_t>> bytes) {
+  if (Status st = check_tag(tag); !st) return st;
   auto it = routes_.find(peer);
-  if (it == routes_.end()) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
+  if (it == routes_.end() || it->second->module->send_shared == nullptr) {
+    return send(peer, tag, std::span<const std::uint8_t>(*bytes));
+  }
   const orca_oob_module* m = it->second->module;
-  if (m->send_shared == nullptr) return send(peer, tag, std::span<const std::uint8_t>(*bytes));
   const std::uint8_t* data = bytes->data();
   const size_t length = bytes->size();
   // One reference for the module, handed over as a C owner/release pair.
@@ -143,9 +190,105 @@ Status Oob::send(ProcessName peer, std::uint32_t tag, std::shared_ptr<const std:
   return {};
 }
 
-void Oob::on_receive(std::uint32_t tag, Receiver receiver) { receivers_[tag] = std::move(receiver); }
+Status Oob::send_via(ProcessName final, ProcessName next_hop, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
+  if (Status st = check_tag(tag); !st) return st;
+  if (next_hop == final) return send_module(final, tag, bytes);
+  return send_enveloped(self_, final, next_hop, tag, bytes);
+}
 
-void Oob::on_peer_lost(LostHandler handler) { lost_ = std::move(handler); }
+void Oob::on_receive(std::uint32_t tag, Receiver receiver) {
+  receivers_[tag] = std::move(receiver);
+  const bool any = std::any_of(waiting_.begin(), waiting_.end(), [tag](const Waiting& w) { return w.tag == tag; });
+  if (any && waiting_timer_) waiting_timer_->start(std::chrono::microseconds(0));
+}
+
+size_t Oob::on_peer_lost(LostHandler handler) {
+  const size_t token = next_lost_token_++;
+  lost_handlers_.emplace(token, std::move(handler));
+  return token;
+}
+
+void Oob::cancel_peer_lost(size_t token) { lost_handlers_.erase(token); }
+
+void Oob::log(int level, const std::string& text) const {
+  if (oob_framework_ != nullptr && oob_framework_->verbosity() >= level) runtime_.log("oob", text);
+}
+
+void Oob::on_message(ProcessName from, std::uint32_t module_tag, std::span<const std::uint8_t> bytes) {
+  if ((module_tag & kRoutedBit) == 0) {
+    dispatch(from, module_tag, bytes);
+    return;
+  }
+  const std::uint32_t tag = module_tag & ~kRoutedBit;
+  if (bytes.size() < kEnvelopeSize) {
+    log(0, "dropped a routed message from " + from.to_string() + " (tag " + std::to_string(tag) +
+               "): shorter than its envelope");
+    return;
+  }
+  const ProcessName origin{get_u32(bytes.data()), get_u32(bytes.data() + 4)};
+  const ProcessName final{get_u32(bytes.data() + 8), get_u32(bytes.data() + 12)};
+  if (final == self_) {
+    dispatch(origin, tag, bytes.subspan(kEnvelopeSize));
+    return;
+  }
+  // Relay for our subtree: the envelope goes on as it came.
+  std::optional<ProcessName> next;
+  if (knows(final)) next = final;
+  else if (router_) next = router_(final);
+  Status st = next && knows(*next) ? send_module(*next, module_tag, bytes)
+                                   : Status(Message("oob", "no-route", {{"peer", final.to_string()}, {"why", "no next hop"}}));
+  if (!st) {
+    log(0, "cannot relay a message from " + origin.to_string() + " to " + final.to_string() + " (tag " +
+               std::to_string(tag) + "): " + st.error().summary());
+  }
+}
+
+void Oob::dispatch(ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
+  auto it = receivers_.find(tag);
+  if (it != receivers_.end() && waiting_.empty()) {
+    it->second(from, bytes);
+    return;
+  }
+  if (it != receivers_.end()) {
+    // Older messages for this tag may still wait: keep the order.
+    const bool older = std::any_of(waiting_.begin(), waiting_.end(), [tag](const Waiting& w) { return w.tag == tag; });
+    if (!older) {
+      it->second(from, bytes);
+      return;
+    }
+  }
+  if (waiting_.size() >= kMaxWaiting || waiting_bytes_ + bytes.size() > kMaxWaitingBytes) {
+    log(0, "dropped a message from " + from.to_string() + " for tag " + std::to_string(tag) + ": no receiver for it, and " +
+               std::to_string(waiting_.size()) + " messages (" + std::to_string(waiting_bytes_) +
+               " bytes) already wait for receivers");
+    return;
+  }
+  log(10, "no receiver for tag " + std::to_string(tag) + " yet: the message from " + from.to_string() + " waits");
+  waiting_bytes_ += bytes.size();
+  waiting_.push_back(Waiting{from, tag, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
+}
+
+void Oob::deliver_waiting() {
+  // In arrival order; a receiver may register others or send meanwhile.
+  std::deque<Waiting> still;
+  std::deque<Waiting> batch;
+  batch.swap(waiting_);
+  waiting_bytes_ = 0;
+  for (auto& w : batch) {
+    auto it = receivers_.find(w.tag);
+    const bool blocked = std::any_of(still.begin(), still.end(), [&](const Waiting& s) { return s.tag == w.tag; });
+    if (it == receivers_.end() || blocked) {
+      waiting_bytes_ += w.bytes.size();
+      still.push_back(std::move(w));
+      continue;
+    }
+    Receiver r = it->second;  // the receiver may replace itself
+    r(w.from, w.bytes);
+  }
+  // Anything that arrived while delivering queued behind the rest.
+  for (auto& w : waiting_) still.push_back(std::move(w));
+  waiting_.swap(still);
+}
 
 std::string Oob::route(ProcessName peer) const {
   auto it = routes_.find(peer);
@@ -156,33 +299,41 @@ std::string Oob::route(ProcessName peer) const {
 }
 
 void Oob::c_deliver(void* host, orca_process_name from, uint32_t tag, const uint8_t* data, size_t length) {
-  auto* self = static_cast<Oob*>(host);
-  auto it = self->receivers_.find(tag);
-  if (it == self->receivers_.end()) {
-    c_log(host, 10, ("no receiver for tag " + std::to_string(tag) + "; message dropped").c_str());
-    return;
-  }
-  it->second(ProcessName::from_c(from), std::span<const std::uint8_t>(data, length));
+  static_cast<Oob*>(host)->on_message(ProcessName::from_c(from), tag, std::span<const std::uint8_t>(data, length));
 }
 
 void Oob::c_peer_lost(void* host, orca_process_name peer, const char* why) {
   auto* self = static_cast<Oob*>(host);
-  if (self->lost_) self->lost_(ProcessName::from_c(peer), why);
+  std::string reason = why;
+  if (!self->selection_error_.empty()) reason += " (ranking failed: " + self->selection_error_ + ")";
+  // A handler may cancel itself or add others: walk a copy of the tokens.
+  std::vector<size_t> tokens;
+  for (const auto& [token, handler] : self->lost_handlers_) tokens.push_back(token);
+  for (size_t token : tokens) {
+    auto it = self->lost_handlers_.find(token);
+    if (it != self->lost_handlers_.end()) {
+      LostHandler h = it->second;
+      h(ProcessName::from_c(peer), reason);
+    }
+  }
 }
 
-void Oob::c_log(void* host, int level, const char* text) {
-  auto* self = static_cast<Oob*>(host);
-  if (self->oob_framework_ != nullptr && self->oob_framework_->verbosity() >= level) self->runtime_.log("oob", text);
-}
+void Oob::c_log(void* host, int level, const char* text) { static_cast<Oob*>(host)->log(level, text); }
 
-Result<std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>> Oob::selection() const {
+Result<Oob::Selection> Oob::selection() {
   auto inventory = net::InterfaceInventory::scan();
   if (!inventory) return inventory.error();
   auto filter = net::interface_filter_from(runtime_.registry());
   if (!filter) return filter.error();
   auto decisions = net::select_interfaces(inventory.value(), filter.value());
   if (!decisions) return decisions.error();
-  return std::pair{std::move(inventory.value()), std::move(decisions.value())};
+  selection_cache_ = Selection{inventory.value(), decisions.value()};
+  return Selection{std::move(inventory.value()), std::move(decisions.value())};
+}
+
+Result<Oob::Selection> Oob::cached_selection() {
+  if (selection_cache_) return *selection_cache_;
+  return selection();
 }
 
 orca_mca_rc Oob::c_select_local(void* host, orca_reach_endpoint* out, size_t* count, orca_mca_reason* why) {
@@ -211,17 +362,27 @@ orca_mca_rc Oob::c_rank(void* host, const orca_reach_endpoint* remotes, size_t n
                         orca_oob_pair* pairs, size_t* count) {
   auto* self = static_cast<Oob*>(host);
   try {
-    auto sel = self->selection();
-    if (!sel) return ORCA_MCA_FAILED;
+    auto sel = self->cached_selection();
+    if (!sel) {
+      self->selection_error_ = self->runtime_.help().render(sel.error());
+      return ORCA_MCA_FAILED;
+    }
+    self->selection_error_.clear();
     std::vector<reach::RemoteAddress> remote_addresses;
     for (size_t i = 0; i < n_remotes; ++i) {
       remote_addresses.push_back(reach::RemoteAddress{address_of(remotes[i]), remotes[i].prefix_length,
                                                       static_cast<net::InterfaceKind>(remotes[i].kind)});
     }
     auto module = reach::selected_module(*self->reach_framework_);
-    if (!module) return ORCA_MCA_FAILED;
+    if (!module) {
+      self->selection_error_ = module.error().summary();
+      return ORCA_MCA_FAILED;
+    }
     auto matrix = reach::compute_matrix(*module.value(), sel->first, sel->second, remote_addresses, same_host != 0);
-    if (!matrix) return ORCA_MCA_FAILED;
+    if (!matrix) {
+      self->selection_error_ = matrix.error().summary();
+      return ORCA_MCA_FAILED;
+    }
     size_t n = 0;
     for (const auto& v : matrix.value()) {
       if (n == *count) break;

@@ -97,6 +97,7 @@ typedef struct orca_oob_module {
 #ifdef __cplusplus
 }
 
+#include <orca/address_watch.h>
 #include <orca/event_loop.h>
 #include <orca/export.h>
 #include <orca/interface_selection.h>
@@ -104,9 +105,11 @@ typedef struct orca_oob_module {
 #include <orca/result.h>
 #include <orca/runtime.h>
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -130,10 +133,35 @@ struct ORCA_EXPORT ContactUri {
   static Result<ContactUri> parse(std::string_view text);
 };
 
+/*
+ * Oob: one process's out-of-band messaging.
+ *
+ * Peers: add_peer() makes a peer known (a neighbour this process connects
+ * to directly). A message for any other process goes through a neighbour:
+ * the router (set_router) names the next hop, or the caller does
+ * (send_via). Such a message carries its origin and final destination, so
+ * a process it passes through forwards it to its own next hop without
+ * unpacking it, and the receiver sees the origin as the sender.
+ *
+ * Tags: 1 .. tags::kMaxTag, reserved per framework in oob_tags.h. A
+ * message whose tag has no receiver yet waits until one registers (at
+ * most kMaxWaiting messages and kMaxWaitingBytes in all); beyond that it
+ * is dropped and the drop is logged at level 0 with sender and tag, never
+ * silently.
+ *
+ * Lost peers: every handler registered with on_peer_lost() hears of a
+ * known peer that could not be reached or whose connection died and could
+ * not be re-established (see framework/oob/README.md for the bound).
+ * Everything runs on the event loop's thread.
+ */
 class ORCA_EXPORT Oob {
  public:
   using Receiver = std::function<void(ProcessName from, std::span<const std::uint8_t> bytes)>;
   using LostHandler = std::function<void(ProcessName peer, const std::string& why)>;
+  /* The neighbour to send a message for `final` to, or nullopt for none. */
+  using Router = std::function<std::optional<ProcessName>(ProcessName final)>;
+  static constexpr size_t kMaxWaiting = 4096;
+  static constexpr size_t kMaxWaitingBytes = 64u << 20;
 
   /* Opens the oob and reachable frameworks of `runtime` (declaring their
    * variables and the interface selection variables if not yet done) and
@@ -151,16 +179,30 @@ class ORCA_EXPORT Oob {
   /* Learns a peer. Errors: a malformed URI, or no module can reach it
    * (the message says what each module answered). */
   Status add_peer(ProcessName peer, const std::string& uri);
-  /* Queues a message for a known peer (the bytes are copied). Errors:
-   * unknown peer, back-pressure (retry later), too large. */
+  /* Whether `peer` was added (is a neighbour). */
+  bool knows(ProcessName peer) const { return routes_.count(peer) != 0; }
+  /* Queues a message (the bytes are copied): directly to a known peer,
+   * else through the router's next hop. Errors: a tag out of range, no
+   * route, back-pressure (retry later), too large. */
   Status send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes);
-  /* The same without a copy: the buffer is shared until written and
-   * acknowledged, so one buffer can go to many peers. It must not change. */
+  /* The same without a copy for a known peer: the buffer is shared until
+   * written and acknowledged, so one buffer can go to many peers. It must
+   * not change. (Through a next hop it is copied once.) */
   Status send(ProcessName peer, std::uint32_t tag, std::shared_ptr<const std::vector<std::uint8_t>> bytes);
+  /* Sends to `final` through the known peer `next_hop` (the router is not
+   * asked); `next_hop == final` is a direct send. */
+  Status send_via(ProcessName final, ProcessName next_hop, std::uint32_t tag, std::span<const std::uint8_t> bytes);
+  void set_router(Router router) { router_ = std::move(router); }
+  /* Registers the receiver of `tag` (replacing an earlier one); messages
+   * that waited for it are delivered next, from the event loop. */
   void on_receive(std::uint32_t tag, Receiver receiver);
-  void on_peer_lost(LostHandler handler);
+  /* Adds a handler; returns a token for cancel_peer_lost(). */
+  size_t on_peer_lost(LostHandler handler);
+  void cancel_peer_lost(size_t token);
   /* "tcp: 10.0.0.1:41200 -> 10.0.0.2:5000", or "" when not connected. */
   std::string route(ProcessName peer) const;
+  /* Messages waiting for a receiver of their tag. */
+  size_t waiting() const noexcept { return waiting_.size(); }
 
  private:
   Oob(Runtime& runtime, EventLoop& loop, ProcessName self, std::vector<std::uint8_t> secret);
@@ -168,14 +210,30 @@ class ORCA_EXPORT Oob {
     std::string component;
     const orca_oob_module* module;
   };
+  struct Waiting {
+    ProcessName from;
+    std::uint32_t tag;
+    std::vector<std::uint8_t> bytes;
+  };
   static void c_deliver(void* host, orca_process_name from, uint32_t tag, const uint8_t* data, size_t length);
   static void c_peer_lost(void* host, orca_process_name peer, const char* why);
   static void c_log(void* host, int level, const char* text);
   static orca_mca_rc c_rank(void* host, const orca_reach_endpoint* remotes, size_t n_remotes, int same_host,
                             orca_oob_pair* pairs, size_t* count);
   static orca_mca_rc c_select_local(void* host, orca_reach_endpoint* out, size_t* count, orca_mca_reason* why);
-  /* The inventory and the selection the variables make of it. */
-  Result<std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>> selection() const;
+  using Selection = std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>;
+  /* The inventory and the selection the variables make of it, scanned
+   * afresh (and cached for rank()). */
+  Result<Selection> selection();
+  /* The cached selection; rescanned when addresses changed. */
+  Result<Selection> cached_selection();
+  Status send_module(ProcessName peer, std::uint32_t module_tag, std::span<const std::uint8_t> bytes);
+  Status send_enveloped(ProcessName origin, ProcessName final, ProcessName next_hop, std::uint32_t tag,
+                        std::span<const std::uint8_t> bytes);
+  void on_message(ProcessName from, std::uint32_t module_tag, std::span<const std::uint8_t> bytes);
+  void dispatch(ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes);
+  void deliver_waiting();
+  void log(int level, const std::string& text) const;
 
   Runtime& runtime_;
   EventLoop& loop_;
@@ -188,7 +246,15 @@ class ORCA_EXPORT Oob {
   std::vector<Module> modules_;
   std::map<ProcessName, const Module*> routes_;
   std::map<std::uint32_t, Receiver> receivers_;
-  LostHandler lost_;
+  std::map<size_t, LostHandler> lost_handlers_;
+  size_t next_lost_token_ = 1;
+  Router router_;
+  std::deque<Waiting> waiting_;
+  size_t waiting_bytes_ = 0;
+  std::unique_ptr<Timer> waiting_timer_;
+  std::optional<Selection> selection_cache_;
+  std::string selection_error_;  // why the last ranking failed, for the peer-lost message
+  std::unique_ptr<net::AddressWatch> address_watch_;
   std::string uri_;
 };
 
