@@ -5,10 +5,20 @@
 //
 //   oob_peer --name J.V [--uri-file F] [--peer J.V=URI | --peer-file J.V=F]...
 //            [--send J.V:COUNT:SIZE [--batch N --interval-ms MS]] [--expect N]
-//            [--echo] [--timeout-ms MS] [--mca NAME VALUE]...
+//            [--echo] [--timeout-ms MS] [--progress-every N] [--linger-ms MS]
+//            [--mca NAME VALUE]...
 // The job secret comes from ORCA_JOB_SECRET or ORCA_JOB_SECRET_FD.
 // Output lines: "URI <uri>", "ROUTE <peer> <route>", "PROGRESS <n>",
-// "RECEIVED <n> from <peer> in order", "ERROR <text>", "DONE".
+// "RECEIVED <n> from <peer> in order", "IDLE", "ERROR <text>", "DONE".
+//   --progress-every N  "PROGRESS <n> <ms>" every N messages received, <ms>
+//                       the wall clock in milliseconds since the epoch (as
+//                       `date +%s%3N`), so a script can measure gaps; without
+//                       it, "PROGRESS <n>" every 10000 messages.
+//   --linger-ms MS      once everything is sent, confirmed and received,
+//                       print "IDLE" and stay on the event loop, doing
+//                       nothing, for MS more; a peer lost meanwhile ends it
+//                       at once with "ERROR lost <peer>: <why>" (exit 1).
+//                       Without it (or 0) the process ends when done.
 #include <orca/event_loop.h>
 #include <orca/oob.h>
 #include <orca/runtime.h>
@@ -46,6 +56,8 @@ struct Options {
   std::uint64_t expect = 0;
   bool echo = false;
   int timeout_ms = 60000;
+  std::uint64_t progress_every = 0;  // 0: "PROGRESS <n>" every 10000, no time
+  int linger_ms = 0;
 };
 
 [[noreturn]] void usage_error(const std::string& what) {
@@ -100,6 +112,12 @@ Options parse(const std::vector<std::string>& args) {
       o.echo = true;
     } else if (a == "--timeout-ms") {
       o.timeout_ms = std::stoi(value());
+    } else if (a == "--progress-every") {
+      o.progress_every = std::stoull(value());
+      if (o.progress_every == 0) usage_error("--progress-every needs N >= 1");
+    } else if (a == "--linger-ms") {
+      o.linger_ms = std::stoi(value());
+      if (o.linger_ms < 0) usage_error("--linger-ms needs MS >= 0");
     } else {
       usage_error("unknown option " + a);
     }
@@ -121,6 +139,12 @@ std::string read_when_ready(const std::string& path, std::chrono::steady_clock::
 void put_u64(std::vector<std::uint8_t>& b, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) b[static_cast<size_t>(i)] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
 }
+// Wall-clock milliseconds, comparable with `date +%s%3N` in a script.
+long long wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::uint64_t get_u64(std::span<const std::uint8_t> b) {
   std::uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v = v << 8 | b[static_cast<size_t>(i)];
@@ -181,7 +205,11 @@ int main(int argc, char** argv) {
       route_printed[from] = true;
       std::cout << "ROUTE " << from.to_string() << " " << o.route(from) << std::endl;
     }
-    if (received % 10000 == 0) std::cout << "PROGRESS " << received << std::endl;
+    if (opt.progress_every != 0) {
+      if (received % opt.progress_every == 0) std::cout << "PROGRESS " << received << " " << wall_ms() << std::endl;
+    } else if (received % 10000 == 0) {
+      std::cout << "PROGRESS " << received << std::endl;
+    }
     if (opt.echo) (void)o.send(from, kTagEcho, bytes);
     if (opt.expect != 0 && received == opt.expect) {
       std::vector<std::uint8_t> done(8);
@@ -232,6 +260,16 @@ int main(int argc, char** argv) {
   }
   // Let the last acknowledgements and confirmations leave before exiting.
   loop.run_until([] { return false; }, std::chrono::milliseconds(200));
+  if (opt.linger_ms > 0) {
+    // Idle on purpose: nothing queued, nothing unacknowledged; a peer that
+    // dies now must still be noticed.
+    std::cout << "IDLE" << std::endl;
+    loop.run_until([&] { return !lost.empty(); }, std::chrono::milliseconds(opt.linger_ms));
+    if (!lost.empty()) {
+      std::cout << "ERROR lost " << lost << std::endl;
+      return 1;
+    }
+  }
   std::cout << "DONE" << std::endl;
   return disorder == 0 ? 0 : 1;
 }

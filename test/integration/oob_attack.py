@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Hostile and half-hearted oob/tcp clients for oob_hostile_test.sh.
+
+Each subcommand talks to one listener (ADDRESS PORT) from the namespace it
+runs in, with bounded loops only, and prints one-line results for the
+shell. Subcommands:
+
+  connect ADDRESS PORT --count N [--what none|byte|header] [--length L]
+          [--sources A,B,...] [--settle S] [--hold-file F] [--hold S]
+      Opens N connections (round-robin over the source addresses, if
+      given), each sending nothing, one byte, or one 28-byte Data header
+      claiming L bytes. After --settle seconds it prints
+      "READY opened=N open=M closed=K failed=F" (closed: the listener
+      closed it; failed: never connected), then holds the sockets until
+      --hold-file exists or --hold seconds pass, closes them and prints
+      "RELEASED".
+
+  hellos ADDRESS PORT --count N --to J.V [--job J] [--first-vpid V]
+         [--parallel P] [--version 2]
+      N connections, P at a time, each sending a HELLO from J.(V+i) and
+      closing once the CHALLENGE (or anything) comes back. Without
+      --version, version 2 unless a first HELLO is refused for its
+      version (then 1, the old protocol, which has the same HELLO). Prints
+      "HELLOS sent=N challenged=C refused=R other=O".
+
+  stall ADDRESS PORT --as J.V --to J.V --length L --send B
+        [--hold-file F] [--hold S]
+      Authenticates with the job secret of $ORCA_JOB_SECRET (protocol
+      version 2 with COMMIT; if the listener refuses the version, again
+      with version 1, which has no COMMIT, and says so), then sends a
+      Data header claiming L bytes and only B of them, prints
+      "READY version=V", holds, closes and prints "RELEASED". Prints
+      "FAILED <why>" if the handshake fails.
+"""
+import argparse
+import hashlib
+import hmac
+import os
+import resource
+import select
+import socket
+import struct
+import sys
+import time
+
+DATA, ACK, HEARTBEAT, HELLO, CHALLENGE, RESPONSE, ACCEPT, REFUSE, COMMIT = range(1, 10)
+REFUSE_VERSION = 1
+HEADER = struct.Struct(">BBHIQQI")
+
+
+def frame(kind, payload=b"", tag=0, seq=0, ack=0, length=None):
+    return HEADER.pack(kind, 0, 0, tag, seq, ack, len(payload) if length is None else length) + payload
+
+
+def recv_exact(s, n):
+    data = b""
+    while len(data) < n:
+        chunk = s.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def read_frame(s):
+    head = recv_exact(s, HEADER.size)
+    if head is None:
+        return None, None
+    kind, length = head[0], HEADER.unpack(head)[6]
+    if length > 65536:
+        return kind, None
+    payload = recv_exact(s, length) if length else b""
+    return kind, payload
+
+
+def name_of(text):
+    job, vpid = text.split(".")
+    return int(job), int(vpid)
+
+
+def hello_payload(version, sender, receiver):
+    return (b"ORCA" + struct.pack(">HIIII", version, sender[0], sender[1], receiver[0], receiver[1]) +
+            os.urandom(32) + struct.pack(">Q", 0))
+
+
+def raise_nofile():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def hold(args):
+    end = time.monotonic() + args.hold
+    while time.monotonic() < end and not (args.hold_file and os.path.exists(args.hold_file)):
+        time.sleep(0.02)
+
+
+def peer_closed(s):
+    """Whether the other end closed (or reset) this connected socket."""
+    try:
+        return s.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        return True
+
+
+def cmd_connect(args):
+    raise_nofile()
+    sources = [a for a in (args.sources or "").split(",") if a]
+    family = socket.AF_INET6 if ":" in args.address else socket.AF_INET
+    pending, connected, failed = [], [], 0
+    for i in range(args.count):
+        s = socket.socket(family, socket.SOCK_STREAM)
+        s.setblocking(False)
+        if sources:
+            s.bind((sources[i % len(sources)], 0))
+        err = s.connect_ex((args.address, args.port))
+        if err not in (0, 115):  # EINPROGRESS
+            failed += 1
+            s.close()
+            continue
+        pending.append(s)
+        # Keep the listener's backlog from overflowing: finish some connects.
+        if len(pending) >= 64:
+            connected += finish_connects(pending, 2.0, args)
+            failed += len(pending)
+            for p in pending:
+                p.close()
+            pending = []
+    connected += finish_connects(pending, 5.0, args)
+    failed += len(pending)
+    for p in pending:
+        p.close()
+    time.sleep(args.settle)
+    closed = sum(1 for s in connected if peer_closed(s))
+    print("READY opened=%d open=%d closed=%d failed=%d" % (len(connected), len(connected) - closed, closed, failed),
+          flush=True)
+    hold(args)
+    for s in connected:
+        s.close()
+    print("RELEASED", flush=True)
+
+
+def finish_connects(pending, limit, args):
+    """Waits (at most `limit` s) for nonblocking connects; sends the bytes on
+    each that connects. Returns the connected sockets; `pending` keeps the rest."""
+    done = []
+    end = time.monotonic() + limit
+    what = b""
+    if args.what == "byte":
+        what = b"\x01"
+    elif args.what == "header":
+        what = frame(DATA, seq=1, length=args.length)
+    while pending and time.monotonic() < end:
+        _, writable, _ = select.select([], pending, [], max(0.0, end - time.monotonic()))
+        for s in writable:
+            pending.remove(s)
+            if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0:
+                s.close()
+                continue
+            if what:
+                try:
+                    s.send(what)
+                except OSError:
+                    pass
+            done.append(s)
+    return done
+
+
+def probe_version(args, receiver):
+    """2 unless the listener refuses version 2 for its version (the old code)."""
+    family = socket.AF_INET6 if ":" in args.address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.settimeout(5)
+        s.connect((args.address, args.port))
+        s.sendall(frame(HELLO, hello_payload(2, (args.job, args.first_vpid - 1), receiver)))
+        kind, payload = read_frame(s)
+    if kind == REFUSE and payload and payload[0] == REFUSE_VERSION:
+        print("NOTE version 2 refused: %s; sending version 1 HELLOs" % payload[1:].decode(errors="replace"), flush=True)
+        return 1
+    return 2
+
+
+def cmd_hellos(args):
+    receiver = name_of(args.to)
+    if args.version == 0:
+        args.version = probe_version(args, receiver)
+    counts = {"sent": 0, "challenged": 0, "refused": 0, "other": 0}
+    family = socket.AF_INET6 if ":" in args.address else socket.AF_INET
+    live = {}  # socket -> deadline
+    vpid = args.first_vpid
+    left = args.count
+    while left > 0 or live:
+        while left > 0 and len(live) < args.parallel:
+            s = socket.socket(family, socket.SOCK_STREAM)
+            s.settimeout(5)
+            try:
+                s.connect((args.address, args.port))
+                s.sendall(frame(HELLO, hello_payload(args.version, (args.job, vpid), receiver)))
+            except OSError:
+                counts["other"] += 1
+                s.close()
+            else:
+                counts["sent"] += 1
+                s.setblocking(False)
+                live[s] = time.monotonic() + 5
+            vpid += 1
+            left -= 1
+        readable, _, _ = select.select(list(live), [], [], 0.5)
+        now = time.monotonic()
+        for s in list(live):
+            if s in readable:
+                try:
+                    kind = s.recv(1)
+                except OSError:
+                    kind = b""
+                key = {bytes([CHALLENGE]): "challenged", bytes([REFUSE]): "refused"}.get(kind, "other")
+                counts[key] += 1
+            elif now < live[s]:
+                continue
+            else:
+                counts["other"] += 1
+            del live[s]
+            s.close()
+    print("HELLOS sent=%(sent)d challenged=%(challenged)d refused=%(refused)d other=%(other)d" % counts, flush=True)
+
+
+def authenticate(args, version):
+    """Returns (socket, None) once established, or (None, why)."""
+    secret = bytes.fromhex(os.environ["ORCA_JOB_SECRET"])
+    s = socket.create_connection((args.address, args.port), timeout=10)
+    hello = hello_payload(version, name_of(args.as_), name_of(args.to))
+    s.sendall(frame(HELLO, hello))
+    kind, challenge = read_frame(s)
+    if kind == REFUSE:
+        return None, "refused %d: %s" % (challenge[0], challenge[1:].decode(errors="replace"))
+    if kind != CHALLENGE or challenge is None or len(challenge) != 80:
+        return None, "no challenge: frame type %s" % kind
+    want = hmac.new(secret, b"orca-server" + hello + challenge[0:40] + challenge[72:80], hashlib.sha256).digest()
+    if not hmac.compare_digest(want, challenge[40:72]):
+        return None, "the listener's proof does not match"
+    s.sendall(frame(RESPONSE, hmac.new(secret, b"orca-client" + hello + challenge, hashlib.sha256).digest()))
+    kind, payload = read_frame(s)
+    if kind != ACCEPT:
+        return None, "not accepted: frame type %s %r" % (kind, payload)
+    if version >= 2:
+        s.sendall(frame(COMMIT))
+    return s, None
+
+
+def cmd_stall(args):
+    s, why = authenticate(args, 2)
+    version = 2
+    if s is None and why.startswith("refused %d:" % REFUSE_VERSION):
+        print("NOTE version 2 %s; trying version 1 (no COMMIT)" % why, flush=True)
+        s, why = authenticate(args, 1)
+        version = 1
+    if s is None:
+        print("FAILED " + why, flush=True)
+        return
+    s.sendall(frame(DATA, b"\x00" * args.send, tag=1, seq=1, length=args.length))
+    print("READY version=%d" % version, flush=True)
+    hold(args)
+    s.close()
+    print("RELEASED", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    for name in ("connect", "hellos", "stall"):
+        p = sub.add_parser(name)
+        p.add_argument("address")
+        p.add_argument("port", type=int)
+        p.add_argument("--hold-file")
+        p.add_argument("--hold", type=float, default=30.0)
+        if name == "connect":
+            p.add_argument("--count", type=int, required=True)
+            p.add_argument("--what", choices=("none", "byte", "header"), default="byte")
+            p.add_argument("--length", type=int, default=0)
+            p.add_argument("--sources")
+            p.add_argument("--settle", type=float, default=1.0)
+        elif name == "hellos":
+            p.add_argument("--count", type=int, required=True)
+            p.add_argument("--to", required=True)
+            p.add_argument("--job", type=int, default=1)
+            p.add_argument("--first-vpid", type=int, default=1000)
+            p.add_argument("--parallel", type=int, default=8)
+            p.add_argument("--version", type=int, default=0)
+        else:
+            p.add_argument("--as", dest="as_", required=True)
+            p.add_argument("--to", required=True)
+            p.add_argument("--length", type=int, required=True)
+            p.add_argument("--send", type=int, default=0)
+    args = ap.parse_args()
+    {"connect": cmd_connect, "hellos": cmd_hellos, "stall": cmd_stall}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
