@@ -120,7 +120,7 @@ const orca_mca_var_decl kVariables[] = {
      .max_value = "3600000"},
     {.name = "heartbeat_misses",
      .type = ORCA_MCA_VAR_INT,
-     .default_value = "5",
+     .default_value = "4",
      .level = 5,
      .description = "Heartbeat periods without a word from the peer before its connection is dropped and retried: "
                     "silence of heartbeat x heartbeat_misses milliseconds drops the connection",

@@ -186,7 +186,7 @@ TEST(TcpConfig, DefaultsGiveTheDocumentedConfig) {
   EXPECT_EQ(c.engine.max_message_size, 64ull << 20);
   EXPECT_EQ(c.engine.send_queue_limit, 256ull << 20);
   EXPECT_EQ(c.engine.heartbeat, 500ms);
-  EXPECT_EQ(c.engine.heartbeat_misses, 5);
+  EXPECT_EQ(c.engine.heartbeat_misses, 4);
   EXPECT_EQ(c.engine.handshake_timeout, 5000ms);
   EXPECT_EQ(c.engine.max_pending, 256u);
   EXPECT_EQ(c.engine.max_pending_per_source, 32u);
