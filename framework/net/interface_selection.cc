@@ -7,29 +7,51 @@
 
 namespace orca::net {
 
-Status declare_interface_selection_vars(mca::Registry& registry) {
-  auto list_var = [](const char* name, const char* help) {
+namespace {
+const orca_mca_var_decl kSelectionDecls[] = {
+    {.name = "if_include",
+     .type = ORCA_MCA_VAR_STRING_LIST,
+     .default_value = "",
+     .level = 1,
+     .description = "Use only these interfaces: names (eth0) and IPv4/IPv6 CIDRs (10.0.0.0/8, fd00::/8), "
+                    "comma-separated. Loopback stays for peers on the same host. Mutually exclusive with if_exclude"},
+    {.name = "if_exclude",
+     .type = ORCA_MCA_VAR_STRING_LIST,
+     .default_value = "",
+     .level = 1,
+     .description = "Never use these interfaces: names and IPv4/IPv6 CIDRs, comma-separated (naming lo removes "
+                    "loopback too). Mutually exclusive with if_include"},
+};
+}  // namespace
+
+std::span<const orca_mca_var_decl> interface_selection_decls() { return kSelectionDecls; }
+
+Status declare_interface_selection_vars(mca::Registry& registry, const std::string& framework,
+                                        const std::string& component) {
+  for (const auto& d : kSelectionDecls) {
     mca::VarSpec s;
-    s.framework = "oob";
-    s.component = "tcp";
-    s.name = name;
-    s.type = mca::VarType::StringList;
-    s.level = 1;
-    s.description = help;
-    return s;
-  };
-  const mca::VarSpec specs[] = {
-      list_var("if_include",
-               "Use only these interfaces: names (eth0) and IPv4/IPv6 CIDRs (10.0.0.0/8, fd00::/8), comma-separated. "
-               "Loopback stays for peers on the same host. Mutually exclusive with oob_tcp_if_exclude"),
-      list_var("if_exclude",
-               "Never use these interfaces: names and IPv4/IPv6 CIDRs, comma-separated (naming lo removes loopback too). "
-               "Mutually exclusive with oob_tcp_if_include"),
-  };
-  for (const auto& s : specs) {
+    s.framework = framework;
+    s.component = component;
+    s.name = d.name;
+    s.type = static_cast<mca::VarType>(d.type);
+    s.default_text = d.default_value;
+    s.level = d.level;
+    s.description = d.description;
     if (auto r = registry.declare(s); !r) return r.error();
   }
   return {};
+}
+
+std::vector<std::string> interface_selecting_prefixes(const mca::Registry& registry) {
+  std::vector<std::string> out;
+  constexpr std::string_view kInclude = "if_include";
+  for (const mca::Variable* v : registry.variables()) {
+    const std::string& n = v->name();
+    if (n.size() <= kInclude.size() || n.compare(n.size() - kInclude.size(), kInclude.size(), kInclude) != 0) continue;
+    const std::string prefix = n.substr(0, n.size() - kInclude.size());
+    if (registry.find(prefix + "if_exclude") != nullptr) out.push_back(prefix);
+  }
+  return out;
 }
 
 bool FilterEntry::matches(const InterfaceAddress& entry) const {
@@ -79,16 +101,21 @@ Result<std::vector<FilterEntry>> parse_filter_entries(const std::vector<std::str
   return out;
 }
 
-Result<InterfaceFilter> interface_filter_from(const mca::Registry& registry) {
-  const mca::Variable* inc = registry.find(kIfIncludeVar);
-  const mca::Variable* exc = registry.find(kIfExcludeVar);
+Result<InterfaceFilter> interface_filter_from(const mca::Registry& registry, std::string_view prefix) {
+  const std::string include_name = std::string(prefix) + "if_include";
+  const std::string exclude_name = std::string(prefix) + "if_exclude";
+  const mca::Variable* inc = registry.find(include_name);
+  const mca::Variable* exc = registry.find(exclude_name);
   if (inc == nullptr || exc == nullptr) {
-    return Message("mca-var", "bad-declaration", {{"name", kIfIncludeVar}, {"why", "not declared before use"}});
+    return Message("mca-var", "bad-declaration", {{"name", include_name}, {"why", "not declared before use"}});
   }
   InterfaceFilter filter;
+  filter.include_variable = include_name;
+  filter.exclude_variable = exclude_name;
   if (!inc->as_list().empty() && !exc->as_list().empty()) {
     return Message("net", "if-both-set",
-                   {{"include", inc->text()}, {"include_source", inc->source().describe()},
+                   {{"include_variable", include_name}, {"exclude_variable", exclude_name},
+                    {"include", inc->text()}, {"include_source", inc->source().describe()},
                     {"exclude", exc->text()}, {"exclude_source", exc->source().describe()}});
   }
   const mca::Variable* set = !inc->as_list().empty() ? inc : !exc->as_list().empty() ? exc : nullptr;
@@ -138,14 +165,17 @@ Result<std::vector<InterfaceDecision>> select_interfaces(const InterfaceInventor
       d.selected = true;
       d.rule = filter.mode == InterfaceFilter::Mode::Include && match == nullptr
                    ? "loopback, kept for peers on this host although " + filter.variable +
-                         " does not name it; to remove it, use " + std::string(kIfExcludeVar) + " instead"
+                         " does not name it; to remove it, use " + filter.exclude_variable + " instead"
                    : "loopback, used only for peers on this host";
     } else if (filter.mode == InterfaceFilter::Mode::Include && match == nullptr) {
       d.rule = "not in " + filter.variable + " (" + filter.source + ")";
     } else {
       d.selected = true;
       d.rule = match != nullptr ? "included by " + filter.variable + " entry '" + match->text + "'"
-                                : std::string("up with an address; no ") + kIfIncludeVar + "/" + kIfExcludeVar + " set";
+                                : filter.include_variable.empty()
+                                      ? std::string("up with an address")
+                                      : "up with an address; no " + filter.include_variable + "/" +
+                                            filter.exclude_variable + " set";
       if (!e.link.running) d.rule += " (no carrier: nothing may be attached)";
     }
     out.push_back(std::move(d));

@@ -24,9 +24,7 @@ struct PeerState {
 };
 
 Engine::Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks)
-    : loop_(loop), config_(std::move(config)), callbacks_(std::move(callbacks)), reaper_(loop, [this] {
-        graveyard_.clear();
-      }) {
+    : loop_(loop), config_(std::move(config)), callbacks_(std::move(callbacks)), graveyard_(loop.base()) {
   if (config_.secret.empty()) throw std::invalid_argument("the oob engine needs a job secret");
 }
 
@@ -34,7 +32,8 @@ Engine::~Engine() {
   shutting_down_ = true;
   for (auto& c : connections_) c->close("shutting down");
   connections_.clear();
-  graveyard_.clear();
+  // Closed connections not freed yet go with graveyard_, the first member
+  // destroyed: before the state they were part of.
 }
 
 Engine::Attempt::~Attempt() { cancel("the connection attempt was abandoned"); }
@@ -179,9 +178,10 @@ void Engine::on_closed(Connection* c, const std::string& why) {
 void Engine::bury(Connection* c) {
   auto it = std::find_if(connections_.begin(), connections_.end(), [c](const auto& p) { return p.get() == c; });
   if (it == connections_.end()) return;
-  graveyard_.push_back(std::move(*it));
+  // Its close() is still on the stack: freed once that callback returns.
+  // (Held in a shared_ptr: a deferred call must be copyable.)
+  graveyard_.defer([dead = std::shared_ptr<Connection>(std::move(*it))] {});
   connections_.erase(it);
-  reaper_.start(std::chrono::microseconds(0));
 }
 
 Payload::Payload(std::vector<std::uint8_t> bytes) {
@@ -195,10 +195,16 @@ Status Engine::would_accept(ProcessName to, size_t size) {
   if (size > config_.max_message_size) {
     return Message("oob", "message-too-large",
                    {{"size", std::to_string(size)}, {"limit", std::to_string(config_.max_message_size)},
+                    {"variable", config_.variable("max_msg_size")},
                     {"why", "a message of " + std::to_string(size) + " bytes is larger than " +
                                 config_.variable("max_msg_size") + " (" + std::to_string(config_.max_message_size) + ")"}});
   }
-  return peer(to).channel.would_accept(size);
+  Status st = peer(to).channel.would_accept(size);
+  if (st) return st;
+  // The channel knows its limit, not whose variable set it.
+  Message::Args args = st.error().args();
+  args.emplace_back("variable", config_.variable("send_queue_limit"));
+  return Message(st.error().area(), st.error().topic(), std::move(args));
 }
 
 Status Engine::send(ProcessName to, std::uint32_t tag, Payload payload) {

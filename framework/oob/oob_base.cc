@@ -58,9 +58,6 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   const unsigned long descriptors = raise_descriptor_limit();
   auto identity = net::HostIdentity::current();
   if (!identity) return identity.error();
-  if (runtime.registry().find(net::kIfIncludeVar) == nullptr) {
-    if (Status st = net::declare_interface_selection_vars(runtime.registry()); !st) return st.error();
-  }
   auto reach = open_framework(runtime, reach::kFramework);
   if (!reach) return reach.error();
   auto fw = open_framework(runtime, kFramework);
@@ -89,9 +86,13 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
                              &Oob::c_log,
                              &Oob::c_rank,
                              &Oob::c_select_local};
-  // An invalid selection (both lists, an entry matching nothing) is the
+  // An invalid interface list (both set, an entry matching nothing) is the
   // user's error: report it here, in full, before any module starts.
-  if (auto sel = oob->selection(); !sel) return sel.error();
+  for (const std::string& prefix : net::interface_selecting_prefixes(runtime.registry())) {
+    if (auto sel = oob->selection(prefix, true); !sel) return sel.error();
+  }
+  // Every module must start: one that cannot is the user's error to fix,
+  // not one to run without.
   std::string failures;
   for (const auto* entry : fw.value()->selected()) {
     const auto* module = static_cast<const orca_oob_module*>(entry->module);
@@ -99,18 +100,17 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
     orca_mca_reason why{};
     if (module->start(module->self, &oob->host_, &why) != ORCA_MCA_OK) {
       failures += "\n  " + name + ": " + why.text;
-      runtime.log("oob", "component " + name + " could not start: " + why.text);
       continue;
     }
     oob->modules_.push_back(Module{name, module});
   }
-  if (oob->modules_.empty()) {
+  if (!failures.empty() || oob->modules_.empty()) {
     return Message("oob", "no-module-started", {{"failures", failures.empty() ? "\n  (none selected)" : failures}});
   }
-  // The interface selection is cached for ranking; a change of links or
+  // The interface scan is cached for ranking; a change of links or
   // addresses makes the next ranking scan again.
   Oob* raw = oob.get();
-  auto watch = net::AddressWatch::start(loop, std::chrono::milliseconds(50), [raw] { raw->selection_cache_.reset(); });
+  auto watch = net::AddressWatch::start(loop, std::chrono::milliseconds(50), [raw] { raw->inventory_cache_.reset(); });
   if (watch) oob->address_watch_ = std::move(watch.value());
   oob->waiting_timer_ = std::make_unique<Timer>(loop, [raw] { raw->deliver_waiting(); });
   oob->uri_ = self.to_string() + ";host=" + oob->host_identity_;
@@ -320,26 +320,24 @@ void Oob::c_peer_lost(void* host, orca_process_name peer, const char* why) {
 
 void Oob::c_log(void* host, int level, const char* text) { static_cast<Oob*>(host)->log(level, text); }
 
-Result<Oob::Selection> Oob::selection() {
-  auto inventory = net::InterfaceInventory::scan();
-  if (!inventory) return inventory.error();
-  auto filter = net::interface_filter_from(runtime_.registry());
+Result<Oob::Selection> Oob::selection(std::string_view variable_prefix, bool rescan) {
+  if (rescan || !inventory_cache_) {
+    auto inventory = net::InterfaceInventory::scan();
+    if (!inventory) return inventory.error();
+    inventory_cache_ = std::move(inventory.value());
+  }
+  auto filter = net::interface_filter_from(runtime_.registry(), variable_prefix);
   if (!filter) return filter.error();
-  auto decisions = net::select_interfaces(inventory.value(), filter.value());
+  auto decisions = net::select_interfaces(*inventory_cache_, filter.value());
   if (!decisions) return decisions.error();
-  selection_cache_ = Selection{inventory.value(), decisions.value()};
-  return Selection{std::move(inventory.value()), std::move(decisions.value())};
+  return Selection{*inventory_cache_, std::move(decisions.value())};
 }
 
-Result<Oob::Selection> Oob::cached_selection() {
-  if (selection_cache_) return *selection_cache_;
-  return selection();
-}
-
-orca_mca_rc Oob::c_select_local(void* host, orca_reach_endpoint* out, size_t* count, orca_mca_reason* why) {
+orca_mca_rc Oob::c_select_local(void* host, const char* variable_prefix, orca_reach_endpoint* out, size_t* count,
+                                 orca_mca_reason* why) {
   auto* self = static_cast<Oob*>(host);
   try {
-    auto sel = self->selection();
+    auto sel = self->selection(variable_prefix != nullptr ? variable_prefix : "", true);
     if (!sel) {
       std::snprintf(why->text, sizeof why->text, "%s", self->runtime_.help().render(sel.error()).c_str());
       return ORCA_MCA_FAILED;
@@ -358,11 +356,11 @@ orca_mca_rc Oob::c_select_local(void* host, orca_reach_endpoint* out, size_t* co
   }
 }
 
-orca_mca_rc Oob::c_rank(void* host, const orca_reach_endpoint* remotes, size_t n_remotes, int same_host,
-                        orca_oob_pair* pairs, size_t* count) {
+orca_mca_rc Oob::c_rank(void* host, const char* variable_prefix, const orca_reach_endpoint* remotes, size_t n_remotes,
+                        int same_host, orca_oob_pair* pairs, size_t* count) {
   auto* self = static_cast<Oob*>(host);
   try {
-    auto sel = self->cached_selection();
+    auto sel = self->selection(variable_prefix != nullptr ? variable_prefix : "", false);
     if (!sel) {
       self->selection_error_ = self->runtime_.help().render(sel.error());
       return ORCA_MCA_FAILED;

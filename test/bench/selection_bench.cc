@@ -392,10 +392,10 @@ int main(int argc, char** argv) {
 
   // (b) selection
   mca::Registry selection_registry;
-  if (Status st = net::declare_interface_selection_vars(selection_registry); !st) {
+  if (Status st = net::declare_interface_selection_vars(selection_registry, "oob", "tcp"); !st) {
     return fail(help, "cannot declare the selection variables", st.error());
   }
-  auto no_lists = net::interface_filter_from(selection_registry);
+  auto no_lists = net::interface_filter_from(selection_registry, "oob_tcp_");
   if (!no_lists) return fail(help, "cannot read the selection variables", no_lists.error());
   auto decided = net::select_interfaces(inv, no_lists.value());
   if (!decided) return fail(help, "interface selection failed", decided.error());
@@ -404,7 +404,7 @@ int main(int argc, char** argv) {
   for (const auto& d : decisions) selected += d.selected ? 1 : 0;
   std::optional<Message> select_error;
   const Stats selection = measure(opt.repeat, [&] {
-    auto filter = net::interface_filter_from(selection_registry);
+    auto filter = net::interface_filter_from(selection_registry, "oob_tcp_");
     if (!filter) {
       if (!select_error) select_error = filter.error();
       return;

@@ -46,10 +46,11 @@ add_link_or_skip() {
 in_host() { "$NETCLUSTER" exec "$@"; }
 
 # orca_info_in PREFIX HOST ARGS...: orca_info inside a host, with the
-# build tree's components and no param files.
+# build tree's reachable and oob components (oob/tcp owns the interface
+# lists) and no param files.
 orca_info_in() {
     local p=$1 h=$2; shift 2
-    "$NETCLUSTER" exec "$p" "$h" env ORCA_MCA_mca_base_component_path="$ORCA_COMPONENTS" \
+    "$NETCLUSTER" exec "$p" "$h" env ORCA_MCA_mca_base_component_path="$ORCA_OOB_COMPONENTS" \
         ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none \
         "$ORCA_INFO" "$@"
 }

@@ -507,6 +507,23 @@ case_unknown_option_message_uses_help_path() {
     reject_text err "not found in"
 }
 
+# --interfaces: the lists that decide are oob/tcp's own variables ------------
+
+case_interfaces_name_the_owning_components_variables() {
+    setup
+    ORCA_MCA_mca_base_component_path="$T$(built_components)" info --interfaces --parsable --mca oob_tcp_if_exclude lo
+    expect_status 0
+    expect_text out ":selected=no:reason=excluded by oob_tcp_if_exclude entry 'lo' (command line)"
+    # Without oob/tcp installed nobody owns a list: nothing names one, and
+    # the setting is reported as unknown instead of silently applied.
+    ORCA_MCA_mca_base_component_path="$T" info --interfaces --parsable --mca oob_tcp_if_exclude lo
+    expect_status 0
+    reject_text out "oob_tcp_if_exclude"
+    expect_text out "iface:lo:127.0.0.1/8:kind=loopback:selected=yes:reason=loopback"
+    expect_text err "oob_tcp_if_exclude"
+}
+
+run_case OrcaInfo.InterfacesNameTheOwningComponentsVariables case_interfaces_name_the_owning_components_variables
 run_case OrcaInfo.OobTcpVariablesAreDocumented case_oob_tcp_variables_are_documented
 run_case OrcaInfo.OobTcpRangesAreShown case_oob_tcp_ranges_are_shown
 run_case OrcaInfo.OutOfRangeValuesAreErrors case_out_of_range_values_are_errors

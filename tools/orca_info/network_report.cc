@@ -18,12 +18,25 @@ struct Selected {
   std::vector<net::InterfaceDecision> decisions;
 };
 
-Result<Selected> inventory_and_selection(Runtime& runtime) {
+/* The prefixes of the components whose lists select interfaces ("oob_tcp_"),
+ * or one empty prefix (no lists) when no such component is installed. */
+std::vector<std::string> selecting_prefixes(Runtime& runtime) {
+  auto prefixes = net::interface_selecting_prefixes(runtime.registry());
+  if (prefixes.empty()) prefixes.emplace_back();
+  return prefixes;
+}
+
+/* `prefix` names the component's lists; "" applies none. */
+Result<Selected> inventory_and_selection(Runtime& runtime, const std::string& prefix) {
   auto inventory = net::InterfaceInventory::scan();
   if (!inventory) return inventory.error();
-  auto filter = net::interface_filter_from(runtime.registry());
-  if (!filter) return filter.error();
-  auto decisions = net::select_interfaces(inventory.value(), filter.value());
+  net::InterfaceFilter filter;
+  if (!prefix.empty()) {
+    auto f = net::interface_filter_from(runtime.registry(), prefix);
+    if (!f) return f.error();
+    filter = std::move(f.value());
+  }
+  auto decisions = net::select_interfaces(inventory.value(), filter);
   if (!decisions) return decisions.error();
   return Selected{std::move(inventory.value()), std::move(decisions.value())};
 }
@@ -40,8 +53,11 @@ std::string family_of(const net::IpAddress& a) { return a.family() == net::Famil
 
 }  // namespace
 
-Status print_interfaces(Runtime& runtime, const ReportOptions& options, std::ostream& out) {
-  auto sel = inventory_and_selection(runtime);
+namespace {
+
+Status print_interfaces_for(Runtime& runtime, const std::string& prefix, bool several, const ReportOptions& options,
+                            std::ostream& out) {
+  auto sel = inventory_and_selection(runtime, prefix);
   if (!sel) return sel.error();
   net::InterfaceInventory& inv = sel->inventory;
   // hwloc only when this report runs, and only if there is a NIC to place.
@@ -49,6 +65,7 @@ Status print_interfaces(Runtime& runtime, const ReportOptions& options, std::ost
   locality.annotate(inv);
 
   if (options.parsable) {
+    if (several) out << "select:" << prefix << "if_include:" << prefix << "if_exclude\n";
     for (const auto& d : sel->decisions) {
       const auto& e = inv.entries()[d.entry];
       out << "iface:" << e.link.name << ":" << e.address_text() << ":kind=" << net::kind_name(e.link.kind)
@@ -57,7 +74,9 @@ Status print_interfaces(Runtime& runtime, const ReportOptions& options, std::ost
     return {};
   }
   auto host = net::HostIdentity::current();
-  out << "Interfaces of this host" << (host ? " (" + host->to_string() + ")" : std::string()) << ":\n";
+  out << "Interfaces of this host" << (host ? " (" + host->to_string() + ")" : std::string());
+  if (!prefix.empty()) out << ", as " << prefix << "if_include / " << prefix << "if_exclude select them";
+  out << ":\n";
   out << std::left << "  " << std::setw(12) << "NAME" << std::setw(14) << "KIND" << std::setw(6) << "IP"
       << std::setw(30) << "ADDRESS/PREFIX" << std::setw(24) << "FLAGS" << std::setw(7) << "MTU" << std::setw(9)
       << "SPEED" << std::setw(6) << "NUMA" << "OOB\n";
@@ -84,6 +103,16 @@ Status print_interfaces(Runtime& runtime, const ReportOptions& options, std::ost
   return {};
 }
 
+}  // namespace
+
+Status print_interfaces(Runtime& runtime, const ReportOptions& options, std::ostream& out) {
+  const auto prefixes = selecting_prefixes(runtime);
+  for (const auto& prefix : prefixes) {
+    if (Status st = print_interfaces_for(runtime, prefix, prefixes.size() > 1, options, out); !st) return st;
+  }
+  return {};
+}
+
 Status print_reach(Runtime& runtime, const std::vector<std::string>& peers, bool same_host,
                    const ReportOptions& options, std::ostream& out) {
   std::vector<reach::RemoteAddress> remotes;
@@ -103,7 +132,9 @@ Status print_reach(Runtime& runtime, const std::vector<std::string>& peers, bool
     r.prefix_length = prefix->length();
     remotes.push_back(r);
   }
-  auto sel = inventory_and_selection(runtime);
+  // The first component that selects interfaces (oob/tcp) decides which
+  // local addresses take part.
+  auto sel = inventory_and_selection(runtime, selecting_prefixes(runtime).front());
   if (!sel) return sel.error();
   const mca::Framework* fw = nullptr;
   for (const auto& f : runtime.frameworks()) {

@@ -129,7 +129,6 @@ int main(int argc, char** argv) {
   }
 
   if (orca::Status st = runtime.load(tool_options.value()); !st) return fail(st.error());
-  if (orca::Status st = orca::net::declare_interface_selection_vars(runtime.registry()); !st) return fail(st.error());
   for (const auto* decl : orca::known_frameworks()) {
     auto fw = runtime.add_framework(*decl);
     if (!fw) return fail(fw.error());

@@ -3,6 +3,7 @@
 #include "tcp_module.h"
 
 #include <orca/mca_component.h>
+#include <orca/interface_selection.h>
 #include <orca/oob.h>
 #include <orca/oob_module_glue.h>
 
@@ -16,7 +17,12 @@ using Glue = orca::oob::OobModuleGlue<TcpModule>;
 constexpr int kPriority = 20;  // below usock: for a peer on this host, usock goes first
 
 orca_mca_rc tcp_register(orca_mca_registrar* registrar) {
-  return orca_mca_declare_vars(registrar, orca::oob::tcp::kVariables, orca::oob::tcp::kVariableCount);
+  // Its own variables, and the interface lists liborca's selection reads
+  // under this component's names (oob_tcp_if_include / _exclude).
+  const auto selection = orca::net::interface_selection_decls();
+  if (orca_mca_declare_vars(registrar, orca::oob::tcp::kVariables, orca::oob::tcp::kVariableCount) != ORCA_MCA_OK)
+    return ORCA_MCA_FAILED;
+  return orca_mca_declare_vars(registrar, selection.data(), selection.size());
 }
 
 orca_mca_rc tcp_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {

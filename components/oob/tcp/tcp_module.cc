@@ -167,7 +167,7 @@ Status TcpModule::start(const orca_oob_host& host) {
   callbacks.want_connection = [this](ProcessName peer) { want_connection(peer); };
   callbacks.log = [this](int level, const std::string& text) { log(level, text); };
   engine_ = std::make_unique<Engine>(*loop_, config_.engine, std::move(callbacks));
-  reaper_ = std::make_unique<Timer>(*loop_, [this] { finished_.clear(); });
+  finished_ = std::make_unique<EventLoop>(host.base);
   if (Status st = open_listeners(); !st) return st;
   auto watch = net::AddressWatch::start(*loop_, std::chrono::milliseconds(100), [this] { on_addresses_changed(); });
   if (watch) {
@@ -182,7 +182,7 @@ Status TcpModule::open_listeners() {
   std::vector<orca_reach_endpoint> locals(kMaxLocal);
   size_t n = locals.size();
   orca_mca_reason why{};
-  if (host_->select_local(host_->host, locals.data(), &n, &why) != ORCA_MCA_OK) {
+  if (host_->select_local(host_->host, config_.engine.variable_prefix.c_str(), locals.data(), &n, &why) != ORCA_MCA_OK) {
     return Message("oob", "tcp-no-selection", {{"why", why.text}});
   }
   std::vector<Endpoint> selected;
@@ -252,7 +252,7 @@ void TcpModule::on_addresses_changed() {
   std::vector<orca_reach_endpoint> locals(kMaxLocal);
   size_t n = locals.size();
   orca_mca_reason why{};
-  if (host_->select_local(host_->host, locals.data(), &n, &why) != ORCA_MCA_OK) return;
+  if (host_->select_local(host_->host, config_.engine.variable_prefix.c_str(), locals.data(), &n, &why) != ORCA_MCA_OK) return;
   std::set<net::IpAddress> present;
   for (size_t i = 0; i < n; ++i) present.insert(address_of(locals[i]));
   // Every connection label starts with its local address, listener-side
@@ -320,7 +320,8 @@ void TcpModule::start_round(ProcessName peer) {
   for (const auto& e : p.endpoints) remotes.push_back(endpoint_of(e));
   std::vector<orca_oob_pair> pairs(std::max<size_t>(1, remotes.size() * 64));
   size_t n = pairs.size();
-  if (host_->rank(host_->host, remotes.data(), remotes.size(), p.same_host ? 1 : 0, pairs.data(), &n) != ORCA_MCA_OK) {
+  if (host_->rank(host_->host, config_.engine.variable_prefix.c_str(), remotes.data(), remotes.size(), p.same_host ? 1 : 0,
+                  pairs.data(), &n) != ORCA_MCA_OK) {
     n = 0;
   }
   std::vector<Dialing::Candidate> candidates;
@@ -361,8 +362,7 @@ void TcpModule::round_finished(ProcessName peer) {
   const bool won = d.race->winner().has_value();
   const std::string report = d.report();
   // The race may be reporting from inside one of its own callbacks.
-  finished_.push_back(std::move(p.dialing));
-  reaper_->start(std::chrono::microseconds(0));
+  finished_->defer([done = std::shared_ptr<Dialing>(std::move(p.dialing))] {});
   if (won) {
     p.failed_rounds = 0;
     // The winning connection may already be gone (closed as a duplicate,
@@ -395,10 +395,9 @@ void TcpModule::stop() {
     p.dialing.reset();
     p.retry.reset();
   }
-  finished_.clear();
+  finished_.reset();  // frees the finished rounds not freed yet: their attempts refer to the engine
   listeners_.clear();
   engine_.reset();
-  reaper_.reset();
 }
 
 }  // namespace orca::oob::tcp

@@ -66,8 +66,10 @@ class TcpModule {
   std::unique_ptr<Engine> engine_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::map<ProcessName, Peer> peers_;
-  std::vector<std::unique_ptr<Dialing>> finished_;  // freed outside their own callbacks
-  std::unique_ptr<Timer> reaper_;
+  /* A view of loop_ of the module's own: a finished round is freed by a
+   * call deferred on it, outside the round's own callbacks; stop() drops
+   * it before the engine the rounds' attempts refer to. */
+  std::unique_ptr<EventLoop> finished_;
   std::unique_ptr<net::AddressWatch> watch_;
   std::set<net::IpAddress> local_addresses_;  // selected at the last look
   std::string contact_;

@@ -3,14 +3,20 @@
  * the rule that decided it.
  *
  * Policy (DESIGN.md, principle 1): no interface is dropped by a heuristic.
- * Without oob_tcp_if_include / oob_tcp_if_exclude every up interface with
- * a usable address is selected. The lists take interface names and IPv4 /
+ * Without an include or exclude list every up interface with a usable
+ * address is selected. The lists take interface names and IPv4 /
  * IPv6 CIDRs; setting both is an error, as is an entry that matches
  * nothing on this host (the message lists the host's interfaces) or a
  * malformed entry. Loopback is kept for same-host peers even when an
  * include list does not name it (principle 2); only naming it in the
  * exclude list removes it. Which selected address pairs with which peer
  * address is the reachable framework's decision.
+ *
+ * The lists belong to the component that selects interfaces: it declares
+ * `if_include` and `if_exclude` under its own names (oob/tcp:
+ * oob_tcp_if_include, oob_tcp_if_exclude) from the declarations below, and
+ * every message and rule names those variables. liborca names no
+ * component's variable.
  *
  * Everything here is a pure function of its inputs, so the policy is
  * tested on synthetic inventories.
@@ -24,18 +30,22 @@
 #include <orca/mca_var.h>
 #include <orca/result.h>
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orca::net {
 
-inline constexpr const char* kIfIncludeVar = "oob_tcp_if_include";
-inline constexpr const char* kIfExcludeVar = "oob_tcp_if_exclude";
+/* The two variables, as rows for a component's variable table: declare
+ * them in register_vars beside the component's own (short names
+ * "if_include" and "if_exclude"; the full names get its prefix). */
+ORCA_EXPORT std::span<const orca_mca_var_decl> interface_selection_decls();
 
-/* Declares oob_tcp_if_include and oob_tcp_if_exclude (string lists). They
- * live in liborca so that orca_info and the oob/tcp component apply one
- * policy. */
-ORCA_EXPORT Status declare_interface_selection_vars(mca::Registry& registry);
+/* Declares both for <framework>_<component>_ in `registry`, from the same
+ * rows (for tests and tools that stand in for a component). */
+ORCA_EXPORT Status declare_interface_selection_vars(mca::Registry& registry, const std::string& framework,
+                                                   const std::string& component);
 
 struct ORCA_EXPORT FilterEntry {
   std::string text;         // as the user wrote it
@@ -47,14 +57,21 @@ struct ORCA_EXPORT FilterEntry {
 struct ORCA_EXPORT InterfaceFilter {
   enum class Mode { None, Include, Exclude };
   Mode mode = Mode::None;
-  std::string variable;       // which variable set it
-  std::string source;         // where its value came from
+  std::string variable;          // which variable set it
+  std::string source;            // where its value came from
+  std::string include_variable;  // both names, for the rules' advice
+  std::string exclude_variable;
   std::vector<FilterEntry> entries;
 };
 
-/* Parses the two variables. Errors: both set; a malformed entry (names the
+/* Parses <prefix>if_include and <prefix>if_exclude (prefix "oob_tcp_").
+ * Errors: they are not declared; both set; a malformed entry (names the
  * variable, its source and the entry). */
-ORCA_EXPORT Result<InterfaceFilter> interface_filter_from(const mca::Registry& registry);
+ORCA_EXPORT Result<InterfaceFilter> interface_filter_from(const mca::Registry& registry, std::string_view prefix);
+
+/* The prefixes of every component in `registry` that declares both lists
+ * ("oob_tcp_", ...), in declaration order. */
+ORCA_EXPORT std::vector<std::string> interface_selecting_prefixes(const mca::Registry& registry);
 
 /* Parses one list; `variable` and `source` are for messages. */
 ORCA_EXPORT Result<std::vector<FilterEntry>> parse_filter_entries(const std::vector<std::string>& items,

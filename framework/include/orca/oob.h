@@ -31,7 +31,9 @@
 extern "C" {
 #endif
 
-#define ORCA_OOB_INTERFACE_VERSION 1u
+/* Version 2: select_local and rank take the calling component's variable
+ * prefix, so each component's own if_include / if_exclude decide. */
+#define ORCA_OOB_INTERFACE_VERSION 2u
 
 struct event_base;
 
@@ -57,15 +59,18 @@ typedef struct orca_oob_host {
     /* Verbose output at oob_base_verbose >= level. */
     void (*log)(void *host, int level, const char *text);
     /* Ranks every (selected local address, remote) pair with the selected
-     * reachable component, best first. Writes at most *count pairs and
-     * sets *count to the number written. */
-    orca_mca_rc (*rank)(void *host, const orca_reach_endpoint *remotes, size_t n_remotes, int same_host,
-                        orca_oob_pair *pairs, size_t *count);
-    /* The local addresses the interface selection keeps (oob_tcp_if_include
-     * / _exclude), as endpoints (if_name NULL). Writes at most *count and
+     * reachable component, best first. `variable_prefix` ("oob_tcp_")
+     * names the caller's <prefix>if_include / <prefix>if_exclude, which
+     * select the local addresses (interface_selection.h). Writes at most
+     * *count pairs and sets *count to the number written. */
+    orca_mca_rc (*rank)(void *host, const char *variable_prefix, const orca_reach_endpoint *remotes, size_t n_remotes,
+                        int same_host, orca_oob_pair *pairs, size_t *count);
+    /* The local addresses the caller's lists keep, as endpoints (if_name
+     * NULL), from a fresh scan of the interfaces. Writes at most *count and
      * sets *count. FAILED with the rendered reason when the selection is
-     * invalid. */
-    orca_mca_rc (*select_local)(void *host, orca_reach_endpoint *out, size_t *count, orca_mca_reason *why);
+     * invalid (both lists, an entry that matches nothing). */
+    orca_mca_rc (*select_local)(void *host, const char *variable_prefix, orca_reach_endpoint *out, size_t *count,
+                                orca_mca_reason *why);
 } orca_oob_host;
 
 typedef struct orca_oob_module {
@@ -164,9 +169,9 @@ class ORCA_EXPORT Oob {
   static constexpr size_t kMaxWaitingBytes = 64u << 20;
 
   /* Opens the oob and reachable frameworks of `runtime` (declaring their
-   * variables and the interface selection variables if not yet done) and
-   * starts every selected oob module on `loop`. Errors: no component can
-   * run, the reachable framework cannot open, a module failed to start. */
+   * variables if not yet done) and starts every selected oob module on
+   * `loop`. Errors: no component can run, the reachable framework cannot
+   * open, a module failed to start (a bad interface list, say). */
   static Result<std::unique_ptr<Oob>> open(Runtime& runtime, EventLoop& loop, ProcessName self,
                                            std::vector<std::uint8_t> secret);
   ~Oob();
@@ -218,15 +223,14 @@ class ORCA_EXPORT Oob {
   static void c_deliver(void* host, orca_process_name from, uint32_t tag, const uint8_t* data, size_t length);
   static void c_peer_lost(void* host, orca_process_name peer, const char* why);
   static void c_log(void* host, int level, const char* text);
-  static orca_mca_rc c_rank(void* host, const orca_reach_endpoint* remotes, size_t n_remotes, int same_host,
-                            orca_oob_pair* pairs, size_t* count);
-  static orca_mca_rc c_select_local(void* host, orca_reach_endpoint* out, size_t* count, orca_mca_reason* why);
+  static orca_mca_rc c_rank(void* host, const char* variable_prefix, const orca_reach_endpoint* remotes,
+                            size_t n_remotes, int same_host, orca_oob_pair* pairs, size_t* count);
+  static orca_mca_rc c_select_local(void* host, const char* variable_prefix, orca_reach_endpoint* out, size_t* count,
+                                    orca_mca_reason* why);
   using Selection = std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>;
-  /* The inventory and the selection the variables make of it, scanned
-   * afresh (and cached for rank()). */
-  Result<Selection> selection();
-  /* The cached selection; rescanned when addresses changed. */
-  Result<Selection> cached_selection();
+  /* The inventory (scanned afresh, or the cached scan) and the selection
+   * the caller's lists make of it. */
+  Result<Selection> selection(std::string_view variable_prefix, bool rescan);
   Status send_module(ProcessName peer, std::uint32_t module_tag, std::span<const std::uint8_t> bytes);
   Status send_enveloped(ProcessName origin, ProcessName final, ProcessName next_hop, std::uint32_t tag,
                         std::span<const std::uint8_t> bytes);
@@ -252,7 +256,7 @@ class ORCA_EXPORT Oob {
   std::deque<Waiting> waiting_;
   size_t waiting_bytes_ = 0;
   std::unique_ptr<Timer> waiting_timer_;
-  std::optional<Selection> selection_cache_;
+  std::optional<net::InterfaceInventory> inventory_cache_;
   std::string selection_error_;  // why the last ranking failed, for the peer-lost message
   std::unique_ptr<net::AddressWatch> address_watch_;
   std::string uri_;

@@ -45,7 +45,7 @@ struct ORCA_EXPORT EngineConfig {
   std::uint64_t max_message_size = 64ull << 20;        // <prefix>max_msg_size
   std::uint64_t send_queue_limit = 256ull << 20;       // bytes held per peer before back-pressure
   std::chrono::milliseconds heartbeat{500};            // 0: no heartbeat
-  int heartbeat_misses = 5;                            // silent this long (period x misses): connection dead
+  int heartbeat_misses = 4;                            // silent this long (period x misses): connection dead
   std::chrono::milliseconds handshake_timeout{5000};
   /* Connections that have not proven the secret yet: beyond these, new
    * ones are closed at once (in all, and from any one source address). */
@@ -180,12 +180,15 @@ class ORCA_EXPORT Engine {
   EngineCallbacks callbacks_;
   std::map<ProcessName, std::unique_ptr<PeerState>> peers_;
   std::vector<std::unique_ptr<Connection>> connections_;
-  std::vector<std::unique_ptr<Connection>> graveyard_;  // closed, freed outside their own callbacks
-  Timer reaper_;
   size_t pending_total_ = 0;
   std::map<std::string, std::uint32_t, std::less<>> pending_by_source_;
   bool cap_reported_ = false;  // the first refusal is logged loudly, the rest at level 10
   bool shutting_down_ = false;
+  /* A view of loop_ of the engine's own: a closed Connection is freed by a
+   * call deferred on it, outside the Connection's own callbacks, and no
+   * later than this Engine (destroying the view drops what it has not run
+   * yet). Last, so that it goes first. */
+  EventLoop graveyard_;
 };
 
 }  // namespace orca::oob

@@ -40,6 +40,11 @@ mca::Source param_file(const std::string& file, int line) {
   return s;
 }
 
+// oob/tcp's names for the lists; liborca declares them under whatever
+// component asks (these tests stand in for oob/tcp).
+constexpr const char* kIfIncludeVar = "oob_tcp_if_include";
+constexpr const char* kIfExcludeVar = "oob_tcp_if_exclude";
+
 // What standard_inventory() describes itself as.
 constexpr const char* kStandardDescription =
     "lo (127.0.0.1/8 ::1/128), eth0 (10.1.0.5/24 fd00:1::5/64 2001:db8:1::5/64), virbr0 (192.168.122.1/24), "
@@ -48,7 +53,7 @@ constexpr const char* kStandardDescription =
 class InterfaceSelection : public ::testing::Test {
  protected:
   void SetUp() override {
-    Status st = declare_interface_selection_vars(registry_);
+    Status st = declare_interface_selection_vars(registry_, "oob", "tcp");
     ASSERT_TRUE(st.ok()) << st.error().summary();
   }
 
@@ -59,7 +64,7 @@ class InterfaceSelection : public ::testing::Test {
 
   // The filter from the registry, then the decisions; both must succeed.
   std::vector<InterfaceDecision> decide() {
-    auto filter = interface_filter_from(registry_);
+    auto filter = interface_filter_from(registry_, "oob_tcp_");
     if (!filter.ok()) {
       ADD_FAILURE() << "interface_filter_from failed: " << filter.error().summary();
       return {};
@@ -80,7 +85,7 @@ class InterfaceSelection : public ::testing::Test {
 
   // The error of a selection that must fail, at whichever step fails.
   Message decide_error() {
-    auto filter = interface_filter_from(registry_);
+    auto filter = interface_filter_from(registry_, "oob_tcp_");
     if (!filter.ok()) return filter.error();
     auto decisions = select_interfaces(inventory_, filter.value());
     if (!decisions.ok()) return decisions.error();
@@ -101,7 +106,7 @@ class InterfaceSelection : public ::testing::Test {
 // --- no lists -----------------------------------------------------------------
 
 TEST_F(InterfaceSelection, NoListsGiveNoFilter) {
-  auto filter = interface_filter_from(registry_);
+  auto filter = interface_filter_from(registry_, "oob_tcp_");
   ASSERT_TRUE(filter.ok()) << filter.error().summary();
   EXPECT_EQ(filter->mode, InterfaceFilter::Mode::None);
   EXPECT_TRUE(filter->entries.empty());
@@ -158,7 +163,7 @@ TEST_F(InterfaceSelection, EmptyInventoryGivesNoDecisions) {
 
 TEST_F(InterfaceSelection, IncludeByName) {
   set(kIfIncludeVar, "eth0");
-  auto filter = interface_filter_from(registry_);
+  auto filter = interface_filter_from(registry_, "oob_tcp_");
   ASSERT_TRUE(filter.ok()) << filter.error().summary();
   EXPECT_EQ(filter->mode, InterfaceFilter::Mode::Include);
   EXPECT_EQ(filter->variable, "oob_tcp_if_include");
@@ -248,7 +253,7 @@ TEST_F(InterfaceSelection, FirstMatchingEntryIsNamed) {
 
 TEST_F(InterfaceSelection, ExcludeByName) {
   set(kIfExcludeVar, "virbr0", environment());
-  auto filter = interface_filter_from(registry_);
+  auto filter = interface_filter_from(registry_, "oob_tcp_");
   ASSERT_TRUE(filter.ok()) << filter.error().summary();
   EXPECT_EQ(filter->mode, InterfaceFilter::Mode::Exclude);
   EXPECT_EQ(filter->variable, "oob_tcp_if_exclude");
@@ -313,21 +318,21 @@ TEST_F(InterfaceSelection, BothSetIsAnError) {
 TEST_F(InterfaceSelection, AnEmptyListIsNotSet) {
   set(kIfIncludeVar, "");
   set(kIfExcludeVar, "virbr0");
-  auto filter = interface_filter_from(registry_);
+  auto filter = interface_filter_from(registry_, "oob_tcp_");
   ASSERT_TRUE(filter.ok()) << filter.error().summary();
   EXPECT_EQ(filter->mode, InterfaceFilter::Mode::Exclude);
 }
 
 TEST_F(InterfaceSelection, UndeclaredVariablesAreAnError) {
   mca::Registry empty;
-  auto filter = interface_filter_from(empty);
+  auto filter = interface_filter_from(empty, "oob_tcp_");
   ASSERT_FALSE(filter.ok());
   EXPECT_EQ(filter.error().area(), "mca-var");
   EXPECT_EQ(filter.error().arg("name"), "oob_tcp_if_include");
 }
 
 TEST_F(InterfaceSelection, DeclaringTwiceFails) {
-  EXPECT_FALSE(declare_interface_selection_vars(registry_).ok());
+  EXPECT_FALSE(declare_interface_selection_vars(registry_, "oob", "tcp").ok());
   const mca::Variable* inc = registry_.find(kIfIncludeVar);
   const mca::Variable* exc = registry_.find(kIfExcludeVar);
   ASSERT_NE(inc, nullptr);
@@ -470,10 +475,10 @@ TEST_F(InterfaceSelection, ErrorsRenderWithEveryPlaceholderFilled) {
   std::vector<Message> errors;
   {
     mca::Registry r;
-    ASSERT_TRUE(declare_interface_selection_vars(r).ok());
+    ASSERT_TRUE(declare_interface_selection_vars(r, "oob", "tcp").ok());
     ASSERT_TRUE(r.add_setting({kIfIncludeVar, "eth0", command_line()}).ok());
     ASSERT_TRUE(r.add_setting({kIfExcludeVar, "lo", environment()}).ok());
-    auto f = interface_filter_from(r);
+    auto f = interface_filter_from(r, "oob_tcp_");
     ASSERT_FALSE(f.ok());
     errors.push_back(f.error());
   }
@@ -496,7 +501,7 @@ TEST_F(InterfaceSelection, ErrorsRenderWithEveryPlaceholderFilled) {
   }
   {
     mca::Registry undeclared;
-    auto f = interface_filter_from(undeclared);
+    auto f = interface_filter_from(undeclared, "oob_tcp_");
     ASSERT_FALSE(f.ok());
     errors.push_back(f.error());
   }
@@ -514,4 +519,30 @@ TEST_F(InterfaceSelection, ErrorsRenderWithEveryPlaceholderFilled) {
 }
 
 }  // namespace
+TEST(InterfaceSelectionOwner, ASecondComponentGetsTheSameServiceUnderItsOwnNames) {
+  // An out-of-tree "oob/ib" declares the same two lists; its messages and
+  // rules name its variables, never oob/tcp's, and the two do not mix.
+  mca::Registry r;
+  ASSERT_TRUE(declare_interface_selection_vars(r, "oob", "tcp").ok());
+  ASSERT_TRUE(declare_interface_selection_vars(r, "oob", "ib").ok());
+  EXPECT_EQ(interface_selecting_prefixes(r), (std::vector<std::string>{"oob_tcp_", "oob_ib_"}));
+  ASSERT_TRUE(r.add_setting({"oob_ib_if_include", "eth7", command_line()}).ok());
+  auto ib = interface_filter_from(r, "oob_ib_");
+  ASSERT_TRUE(ib.ok());
+  auto decided = select_interfaces(standard_inventory(), ib.value());
+  ASSERT_FALSE(decided.ok());
+  EXPECT_TRUE(Contains(decided.error().arg("variable"), "oob_ib_if_include"));
+  auto tcp = interface_filter_from(r, "oob_tcp_");
+  ASSERT_TRUE(tcp.ok());
+  auto tcp_decided = select_interfaces(standard_inventory(), tcp.value());
+  ASSERT_TRUE(tcp_decided.ok());
+  EXPECT_TRUE(Contains(tcp_decided.value()[kEntryEth0V4].rule, "no oob_tcp_if_include/oob_tcp_if_exclude set"));
+  ASSERT_TRUE(r.add_setting({"oob_ib_if_exclude", "lo", command_line()}).ok());
+  auto both = interface_filter_from(r, "oob_ib_");
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().arg("include_variable"), "oob_ib_if_include");
+  EXPECT_EQ(both.error().arg("exclude_variable"), "oob_ib_if_exclude");
+  EXPECT_FALSE(interface_filter_from(r, "oob_usock_").ok()) << "a component that declared no lists";
+}
+
 }  // namespace orca::net
