@@ -8,7 +8,6 @@
 
 #include <cstring>
 #include <memory>
-#include <stdexcept>
 
 namespace orca::oob {
 
@@ -45,31 +44,37 @@ Message failure(std::string why) { return Message("oob", "handshake-failed", {{"
 
 bool macs_equal(const std::uint8_t* a, const std::uint8_t* b) { return CRYPTO_memcmp(a, b, kMac) == 0; }
 
-std::vector<std::uint8_t> nonce() {
+// A fresh nonce, or why there is none: no entropy means no
+// authentication, so the handshake must not go on without one.
+Result<std::vector<std::uint8_t>> nonce() {
   std::vector<std::uint8_t> n(kNonce);
   if (RAND_bytes(n.data(), static_cast<int>(n.size())) != 1) {
-    // No entropy means no authentication: refuse to go on quietly.
-    throw std::runtime_error("RAND_bytes failed");
+    return failure("libcrypto could not produce random bytes (RAND_bytes failed)");
   }
   return n;
 }
 
 }  // namespace
 
-std::array<std::uint8_t, 32> hmac_sha256(const std::vector<std::uint8_t>& key,
-                                         std::initializer_list<std::span<const std::uint8_t>> parts) {
+Result<std::array<std::uint8_t, 32>> hmac_sha256(const std::vector<std::uint8_t>& key,
+                                                 std::initializer_list<std::span<const std::uint8_t>> parts) {
   std::array<std::uint8_t, 32> out{};
+  if (key.empty()) return failure("HMAC-SHA256 needs a non-empty job secret");
   std::unique_ptr<EVP_MAC, decltype(&EVP_MAC_free)> mac(EVP_MAC_fetch(nullptr, "HMAC", nullptr), EVP_MAC_free);
   std::unique_ptr<EVP_MAC_CTX, decltype(&EVP_MAC_CTX_free)> ctx(mac ? EVP_MAC_CTX_new(mac.get()) : nullptr,
                                                                  EVP_MAC_CTX_free);
   char digest[] = "SHA256";
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+  if (!ctx || EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1) {
+    return failure("HMAC-SHA256 is not available from libcrypto");
+  }
+  for (const auto& p : parts) {
+    if (EVP_MAC_update(ctx.get(), p.data(), p.size()) != 1) return failure("HMAC-SHA256 failed in libcrypto");
+  }
   size_t len = 0;
-  if (key.empty()) throw std::invalid_argument("HMAC-SHA256 needs a non-empty job secret");
-  if (!ctx || EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1)
-    throw std::runtime_error("HMAC-SHA256 is not available from libcrypto");
-  for (const auto& p : parts) EVP_MAC_update(ctx.get(), p.data(), p.size());
-  EVP_MAC_final(ctx.get(), out.data(), &len, out.size());
+  if (EVP_MAC_final(ctx.get(), out.data(), &len, out.size()) != 1 || len != out.size()) {
+    return failure("HMAC-SHA256 failed in libcrypto");
+  }
   return out;
 }
 
@@ -91,8 +96,13 @@ ClientHandshake::ClientHandshake(const HandshakeIdentity& identity, ProcessName 
   put_u16(hello_payload_, kProtocolVersion);
   put_name(hello_payload_, identity.self);
   put_name(hello_payload_, expected);
-  const auto n = nonce();
-  hello_payload_.insert(hello_payload_.end(), n.begin(), n.end());
+  auto n = nonce();
+  if (!n) {
+    setup_error_ = n.error();
+    state_ = State::Failed;
+    return;
+  }
+  hello_payload_.insert(hello_payload_.end(), n->begin(), n->end());
   put_u64(hello_payload_, delivered);
 }
 
@@ -110,7 +120,7 @@ HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
     step.send.push_back(refusal_frame(code, why));
     return fail(std::move(why));
   };
-  if (state_ == State::Failed) return fail("the handshake failed already");
+  if (state_ == State::Failed) return fail(setup_error_ ? setup_error_->arg("why") : "the handshake failed already");
   if (frame.header.type == FrameType::Refuse) return fail("the peer refused: " + describe_refusal(frame));
   if (state_ == State::AwaitChallenge && frame.header.type == FrameType::Challenge) {
     if (frame.payload.size() != kChallengeSize) return refuse(RefuseCode::Protocol, "a malformed challenge");
@@ -125,14 +135,16 @@ HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
     const auto want = hmac_sha256(identity_.secret, {bytes_of(kServerLabel), hello_payload_,
                                                      std::span(frame.payload.data(), 8), std::span(server_nonce, kNonce),
                                                      std::span(delivered, 8)});
-    if (!macs_equal(want.data(), server_mac)) {
+    if (!want) return fail(want.error().arg("why"));
+    if (!macs_equal(want->data(), server_mac)) {
       return refuse(RefuseCode::BadKey, "the peer's proof does not match this process's job secret "
                                         "(one side has the wrong key, or the peer is not of this job)");
     }
     peer_delivered_ = get_u64(delivered);
     challenge_payload_ = frame.payload;
     const auto mac = hmac_sha256(identity_.secret, {bytes_of(kClientLabel), hello_payload_, challenge_payload_});
-    step.send.push_back(control(FrameType::Response, std::vector<std::uint8_t>(mac.begin(), mac.end())));
+    if (!mac) return fail(mac.error().arg("why"));
+    step.send.push_back(control(FrameType::Response, std::vector<std::uint8_t>(mac->begin(), mac->end())));
     state_ = State::AwaitAccept;
     return step;
   }
@@ -193,12 +205,14 @@ HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
     std::vector<std::uint8_t> name;
     put_name(name, identity_.self);
     const auto n = nonce();
+    if (!n) return refuse(RefuseCode::Protocol, "the server cannot authenticate: " + n.error().arg("why"));
     std::vector<std::uint8_t> delivered;
     put_u64(delivered, delivered_from_(peer_));
-    const auto mac = hmac_sha256(identity_.secret, {bytes_of(kServerLabel), hello_payload_, name, n, delivered});
+    const auto mac = hmac_sha256(identity_.secret, {bytes_of(kServerLabel), hello_payload_, name, n.value(), delivered});
+    if (!mac) return refuse(RefuseCode::Protocol, "the server cannot authenticate: " + mac.error().arg("why"));
     challenge_payload_ = name;
-    challenge_payload_.insert(challenge_payload_.end(), n.begin(), n.end());
-    challenge_payload_.insert(challenge_payload_.end(), mac.begin(), mac.end());
+    challenge_payload_.insert(challenge_payload_.end(), n->begin(), n->end());
+    challenge_payload_.insert(challenge_payload_.end(), mac->begin(), mac->end());
     challenge_payload_.insert(challenge_payload_.end(), delivered.begin(), delivered.end());
     state_ = State::AwaitResponse;
     HandshakeStep step;
@@ -207,7 +221,8 @@ HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
   }
   if (state_ == State::AwaitResponse && frame.header.type == FrameType::Response) {
     const auto want = hmac_sha256(identity_.secret, {bytes_of(kClientLabel), hello_payload_, challenge_payload_});
-    if (frame.payload.size() != kMac || !macs_equal(want.data(), frame.payload.data())) {
+    if (!want) return refuse(RefuseCode::Protocol, "the server cannot authenticate: " + want.error().arg("why"));
+    if (frame.payload.size() != kMac || !macs_equal(want->data(), frame.payload.data())) {
       return refuse(RefuseCode::BadKey, peer_.to_string() + " does not know the job secret");
     }
     state_ = State::AwaitCommit;

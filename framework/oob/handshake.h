@@ -56,6 +56,9 @@ class ClientHandshake {
   /* `delivered` is the last sequence number this side delivered from the
    * peer (0 if none), so the peer can resend only what is missing. */
   ClientHandshake(const HandshakeIdentity& identity, ProcessName expected, std::uint64_t delivered);
+  /* Why this handshake cannot start (no random bytes for its nonce); when
+   * set, hello() must not be sent and on_frame() only fails. */
+  const std::optional<Message>& setup_error() const noexcept { return setup_error_; }
   Frame hello() const;
   HandshakeStep on_frame(const Frame& frame);
   /* After done: the last sequence number the peer delivered from us. */
@@ -68,6 +71,7 @@ class ClientHandshake {
   std::vector<std::uint8_t> challenge_payload_;
   enum class State { AwaitChallenge, AwaitAccept, Done, Failed } state_ = State::AwaitChallenge;
   std::uint64_t peer_delivered_ = 0;
+  std::optional<Message> setup_error_;
 };
 
 class ServerHandshake {
@@ -98,9 +102,11 @@ Frame refusal_frame(RefuseCode code, const std::string& why);
 /* The text of a REFUSE frame's payload, for messages. */
 std::string describe_refusal(const Frame& frame);
 
-/* HMAC-SHA256 (OpenSSL libcrypto). */
-std::array<std::uint8_t, 32> hmac_sha256(const std::vector<std::uint8_t>& key,
-                                         std::initializer_list<std::span<const std::uint8_t>> parts);
+/* HMAC-SHA256 (OpenSSL libcrypto) over the parts in order. Errors (never
+ * exceptions: this runs inside event-loop callbacks): an empty key, or
+ * libcrypto failing. */
+Result<std::array<std::uint8_t, 32>> hmac_sha256(const std::vector<std::uint8_t>& key,
+                                                 std::initializer_list<std::span<const std::uint8_t>> parts);
 
 }  // namespace orca::oob
 

@@ -72,6 +72,10 @@ void Connection::start() {
   last_received_ = last_sent_ = std::chrono::steady_clock::now();
   read_watch_.enable();
   handshake_timer_.start(engine_.config().handshake_timeout);
+  if (client_ && client_->setup_error()) {
+    close("handshake: " + client_->setup_error()->arg("why"));
+    return;
+  }
   if (client_) {
     Frame hello = client_->hello();
     send_frame(hello.header, Payload(std::move(hello.payload)));

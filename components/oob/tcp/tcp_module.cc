@@ -99,7 +99,7 @@ struct TcpModule::Dialing {
     a.connecting->disable();
     int err = 0;
     socklen_t len = sizeof err;
-    ::getsockopt(a.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+    if (::getsockopt(a.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
     if (err != 0) {
       fail(module, i, std::string("connect failed: ") + std::strerror(err));
       return;

@@ -49,7 +49,10 @@ Status UsockModule::start(const orca_oob_host& host) {
   // A random part keeps a restarted process from colliding with a name
   // the kernel still holds.
   std::uint8_t nonce[6];
-  RAND_bytes(nonce, sizeof nonce);
+  if (RAND_bytes(nonce, sizeof nonce) != 1) {
+    return Message("oob", "socket-failed",
+                   {{"call", "RAND_bytes"}, {"what", "a unique unix socket name"}, {"why", "libcrypto has no random bytes"}});
+  }
   char hex[13];
   for (int i = 0; i < 6; ++i) std::snprintf(hex + 2 * i, 3, "%02x", nonce[i]);
   name_ = "orca/" + config_.self.to_string() + "/" + std::to_string(::getpid()) + "/" + hex;

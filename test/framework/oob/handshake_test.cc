@@ -394,7 +394,7 @@ Frame forge_challenge(const Bytes& secret, const Bytes& hello, ProcessName name,
   Bytes d;
   put_u64(d, delivered);
   const Bytes label = bytes("orca-server");
-  const auto mac = hmac_sha256(secret, {label, hello, n, nonce, d});
+  const auto mac = hmac_sha256(secret, {label, hello, n, nonce, d}).value();
   Bytes payload = n;
   payload.insert(payload.end(), nonce.begin(), nonce.end());
   payload.insert(payload.end(), mac.begin(), mac.end());
@@ -547,7 +547,7 @@ TEST(HandshakeRefusal, ForgedResponseFromAClientWithAnotherSecret) {
   HandshakeStep challenge = server.on_frame(hello);
   ASSERT_EQ(challenge.send.size(), 1u);
   const Bytes label = bytes("orca-client");
-  const auto mac = hmac_sha256(client_id.secret, {label, hello.payload, challenge.send[0].payload});
+  const auto mac = hmac_sha256(client_id.secret, {label, hello.payload, challenge.send[0].payload}).value();
   HandshakeStep step = server.on_frame(control(FrameType::Response, Bytes(mac.begin(), mac.end())));
   ASSERT_EQ(step.send.size(), 1u);
   EXPECT_EQ(step.send[0].header.type, FrameType::Refuse);
@@ -562,7 +562,7 @@ TEST(HandshakeRefusal, ForgedResponseFromAClientWithAnotherSecret) {
   const Frame hello2 = client2.hello();
   HandshakeStep challenge2 = server2.on_frame(hello2);
   ASSERT_EQ(challenge2.send.size(), 1u);
-  const auto good = hmac_sha256(server_id.secret, {label, hello2.payload, challenge2.send[0].payload});
+  const auto good = hmac_sha256(server_id.secret, {label, hello2.payload, challenge2.send[0].payload}).value();
   HandshakeStep accepted = server2.on_frame(control(FrameType::Response, Bytes(good.begin(), good.end())));
   EXPECT_FALSE(accepted.error) << why(accepted.error);
   EXPECT_TRUE(server2.on_frame(control(FrameType::Commit, {})).done);
@@ -871,39 +871,54 @@ std::string hex(const std::array<std::uint8_t, 32>& mac) {
 TEST(HmacSha256, Rfc4231TestCase2) {
   const Bytes key = bytes("Jefe");
   const Bytes data = bytes("what do ya want for nothing?");
-  EXPECT_EQ(hex(hmac_sha256(key, {data})), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_EQ(hex(hmac_sha256(key, {data}).value()), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
 
 TEST(HmacSha256, Rfc4231TestCase1) {
   const Bytes key(20, 0x0b);
   const Bytes data = bytes("Hi There");
-  EXPECT_EQ(hex(hmac_sha256(key, {data})), "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(hex(hmac_sha256(key, {data}).value()), "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
 }
 
 TEST(HmacSha256, Rfc4231TestCase6KeyLongerThanABlock) {
   const Bytes key(131, 0xaa);
   const Bytes data = bytes("Test Using Larger Than Block-Size Key - Hash Key First");
-  EXPECT_EQ(hex(hmac_sha256(key, {data})), "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_EQ(hex(hmac_sha256(key, {data}).value()), "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
 TEST(HmacSha256, SplittingTheDataGivesTheSameMac) {
   const Bytes key = bytes("Jefe");
   const Bytes d1 = bytes("what do ya"), d2 = bytes(" want "), d3 = bytes("for nothing?"), empty;
   const std::string want = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
-  EXPECT_EQ(hex(hmac_sha256(key, {d1, d2, d3})), want);
-  EXPECT_EQ(hex(hmac_sha256(key, {empty, d1, empty, d2, d3, empty})), want);
+  EXPECT_EQ(hex(hmac_sha256(key, {d1, d2, d3}).value()), want);
+  EXPECT_EQ(hex(hmac_sha256(key, {empty, d1, empty, d2, d3, empty}).value()), want);
   const Bytes whole = bytes("what do ya want for nothing?");
   for (size_t cut = 0; cut <= whole.size(); ++cut) {
     const std::span<const std::uint8_t> all(whole);
-    EXPECT_EQ(hex(hmac_sha256(key, {all.first(cut), all.subspan(cut)})), want) << "cut at " << cut;
+    EXPECT_EQ(hex(hmac_sha256(key, {all.first(cut), all.subspan(cut)}).value()), want) << "cut at " << cut;
   }
 }
 
 TEST(HmacSha256, KeyAndDataMatter) {
   const Bytes data = bytes("what do ya want for nothing?");
-  const auto base = hmac_sha256(bytes("Jefe"), {data});
-  EXPECT_NE(hmac_sha256(bytes("Jeff"), {data}), base);
-  EXPECT_NE(hmac_sha256(bytes("Jefe"), {bytes("what do ya want for nothing!")}), base);
+  const auto base = hmac_sha256(bytes("Jefe"), {data}).value();
+  EXPECT_NE(hmac_sha256(bytes("Jeff"), {data}).value(), base);
+  EXPECT_NE(hmac_sha256(bytes("Jefe"), {bytes("what do ya want for nothing!")}).value(), base);
+}
+
+}  // namespace
+}  // namespace orca::oob
+
+namespace orca::oob {
+namespace {
+
+TEST(HandshakeCrypto, AnEmptyKeyIsAnErrorValueNotAnException) {
+  // hmac_sha256 runs inside event-loop callbacks: it must never throw.
+  const std::vector<std::uint8_t> data = {1, 2, 3};
+  auto r = hmac_sha256({}, {data});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().topic(), "handshake-failed");
+  EXPECT_NE(r.error().arg("why").find("non-empty job secret"), std::string::npos);
 }
 
 }  // namespace
