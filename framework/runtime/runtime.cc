@@ -180,7 +180,12 @@ int Runtime::verbosity() const {
 }
 
 void Runtime::log(std::string_view channel, const std::string& text) const {
-  std::cerr << "[" << program_ << ":" << getpid() << "] " << channel << ": " << printable(text) << std::endl;
+  const std::string safe = printable(text);
+  if (sink_) {
+    sink_(channel, safe);
+    return;
+  }
+  std::cerr << "[" << program_ << ":" << getpid() << "] " << channel << ": " << safe << std::endl;
 }
 
 }  // namespace orca

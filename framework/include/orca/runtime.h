@@ -25,6 +25,7 @@
 #include <orca/mca_var.h>
 #include <orca/result.h>
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -65,7 +66,15 @@ class ORCA_EXPORT Runtime {
 
   /* Verbose output of mca_base_verbose (component loading). */
   int verbosity() const;
-  /* Writes "[program:pid] channel: text" to standard error. */
+  /* Where log lines go: the channel ("oob", "mca") and the text, control
+   * bytes already escaped. Every log line of liborca and of the components
+   * a Runtime loads goes through it, so a daemon can forward its log to
+   * the launcher instead of its own stderr. */
+  using LogSink = std::function<void(std::string_view channel, const std::string& text)>;
+  /* Replaces the sink; an empty one restores the default, which writes
+   * "[program:pid] channel: text" to standard error. */
+  void set_log_sink(LogSink sink) { sink_ = std::move(sink); }
+  /* Sends one line to the sink. */
   void log(std::string_view channel, const std::string& text) const;
 
   const std::string& program() const noexcept { return program_; }
@@ -88,6 +97,7 @@ class ORCA_EXPORT Runtime {
   HelpCatalog help_;
   mca::ComponentRepository repository_;
   std::vector<std::unique_ptr<mca::Framework>> frameworks_;
+  LogSink sink_;
 };
 
 }  // namespace orca

@@ -396,3 +396,39 @@ TEST_F(RuntimeTest, ReportSettingsIsQuietWhenEverythingIsKnown) {
 
 }  // namespace
 }  // namespace orca
+
+namespace orca {
+namespace {
+
+TEST(RuntimeLogSink, EveryLogLineGoesThroughTheSink) {
+  const std::string help = std::string("ORCA_MCA_mca_base_help_path=") + ORCA_TEST_HELP_DIR;
+  const std::string path = std::string("ORCA_MCA_mca_base_component_path=") + ORCA_TEST_COMPONENT_DIR;
+  const char* envp[] = {"ORCA_MCA_mca_base_param_files=none", "ORCA_MCA_mca_base_override_param_file=none",
+                        path.c_str(), "ORCA_MCA_test_base_verbose=10", help.c_str(), nullptr};
+  Runtime runtime("sink_test", envp);
+  ASSERT_TRUE(runtime.load(mca::ToolOptions{}).ok());
+  std::vector<std::pair<std::string, std::string>> lines;
+  runtime.set_log_sink([&](std::string_view channel, const std::string& text) { lines.emplace_back(channel, text); });
+  runtime.log("oob", std::string("a line with a control byte \x1b[2J"));
+  // A framework's verbose output is a log line of the runtime too.
+  // The fixture components of framework "test" (interface version 3).
+  static constexpr mca::FrameworkDecl kTest{"test", "the fixture framework", 3, mca::SelectMode::One};
+  auto fw = runtime.add_framework(kTest);
+  ASSERT_TRUE(fw.ok()) << fw.error().summary();
+  (void)fw.value()->open();  // says which component it selected, at verbose level 10
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[0].first, "oob");
+  EXPECT_EQ(lines[0].second, "a line with a control byte \\x1b[2J");
+  EXPECT_EQ(lines[1].first, "test");
+  const size_t before = lines.size();
+  // An empty sink restores standard error.
+  runtime.set_log_sink({});
+  testing::internal::CaptureStderr();
+  runtime.log("oob", "to stderr");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("oob: to stderr"), std::string::npos) << err;
+  EXPECT_EQ(lines.size(), before);
+}
+
+}  // namespace
+}  // namespace orca
