@@ -182,6 +182,10 @@ class ORCA_EXPORT Registry {
   /* Declaration order. */
   std::vector<const Variable*> variables() const;
 
+  /* Every setting received so far, claimed or not, in arrival order (a
+   * read-only view: what a launcher forwards is chosen from these). */
+  std::vector<Setting> settings() const;
+
   /* Deprecated synonyms that were used, one message each, once. */
   std::vector<Message> take_notices();
 

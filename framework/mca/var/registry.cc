@@ -171,6 +171,13 @@ std::vector<const Variable*> Registry::variables() const {
   return out;
 }
 
+std::vector<Setting> Registry::settings() const {
+  std::vector<Setting> out;
+  out.reserve(settings_.size());
+  for (const auto& [s, seq] : settings_) out.push_back(s);
+  return out;
+}
+
 std::vector<Message> Registry::take_notices() {
   // The same notice can be raised by every re-resolution; report each once
   // per registry, not once per call.
