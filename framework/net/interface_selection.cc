@@ -183,4 +183,12 @@ Result<std::vector<InterfaceDecision>> select_interfaces(const InterfaceInventor
   return out;
 }
 
+Result<std::vector<InterfaceDecision>> select_interfaces(const InterfaceInventory& inventory,
+                                                         const mca::Registry& registry, std::string_view prefix) {
+  if (prefix.empty()) return select_interfaces(inventory, InterfaceFilter{});
+  auto filter = interface_filter_from(registry, prefix);
+  if (!filter) return filter.error();
+  return select_interfaces(inventory, filter.value());
+}
+
 }  // namespace orca::net

@@ -326,9 +326,7 @@ Result<Oob::Selection> Oob::selection(std::string_view variable_prefix, bool res
     if (!inventory) return inventory.error();
     inventory_cache_ = std::move(inventory.value());
   }
-  auto filter = net::interface_filter_from(runtime_.registry(), variable_prefix);
-  if (!filter) return filter.error();
-  auto decisions = net::select_interfaces(*inventory_cache_, filter.value());
+  auto decisions = net::select_interfaces(*inventory_cache_, runtime_.registry(), variable_prefix);
   if (!decisions) return decisions.error();
   return Selection{*inventory_cache_, std::move(decisions.value())};
 }

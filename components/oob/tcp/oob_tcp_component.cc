@@ -2,6 +2,7 @@
 // OobModuleGlue; everything behind it is C++.
 #include "tcp_module.h"
 
+#include <orca/component_glue.h>
 #include <orca/mca_component.h>
 #include <orca/interface_selection.h>
 #include <orca/oob.h>
@@ -14,13 +15,12 @@ namespace {
 using orca::oob::tcp::TcpModule;
 using Glue = orca::oob::OobModuleGlue<TcpModule>;
 
-constexpr int kPriority = 20;  // below usock: for a peer on this host, usock goes first
-
 orca_mca_rc tcp_register(orca_mca_registrar* registrar) {
   // Its own variables, and the interface lists liborca's selection reads
   // under this component's names (oob_tcp_if_include / _exclude).
   const auto selection = orca::net::interface_selection_decls();
-  if (orca_mca_declare_vars(registrar, orca::oob::tcp::kVariables, orca::oob::tcp::kVariableCount) != ORCA_MCA_OK)
+  const auto& own = orca::oob::tcp::variables();
+  if (orca_mca_declare_vars(registrar, own.data(), own.size()) != ORCA_MCA_OK)
     return ORCA_MCA_FAILED;
   return orca_mca_declare_vars(registrar, selection.data(), selection.size());
 }
@@ -31,22 +31,22 @@ orca_mca_rc tcp_open(const orca_mca_context* context, void** state, orca_mca_rea
     if (!config) return Glue::report(config.error(), why);
     auto module = std::make_unique<TcpModule>(std::move(config.value()));
     *module->c_module() = Glue::table(module.get());
-    *state = module.release();  // owned by the framework until close()
-    return ORCA_MCA_OK;
+    return orca::mca::ComponentGlue<TcpModule>::keep(std::move(module), state);
   });
 }
-
-orca_mca_rc tcp_query(void* state, void** module, int* priority, orca_mca_reason* /*why*/) {
-  *module = static_cast<TcpModule*>(state)->c_module();
-  *priority = kPriority;
-  return ORCA_MCA_OK;
-}
-
-void tcp_close(void* state) { std::unique_ptr<TcpModule>(static_cast<TcpModule*>(state)); }
 
 }  // namespace
 
 extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_oob_tcp_component = {
-    ORCA_MCA_COMPONENT_ABI_VERSION, "oob", ORCA_OOB_INTERFACE_VERSION, "tcp", 1, 0, 0,
-    "TCP streams over every selected interface, raced connects, authenticated and reliable",
-    tcp_register, tcp_open, tcp_query, tcp_close};
+    .abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
+    .framework = "oob",
+    .framework_version = ORCA_OOB_INTERFACE_VERSION,
+    .name = "tcp",
+    .version_major = 1,
+    .version_minor = 0,
+    .version_patch = 0,
+    .description = "TCP streams over every selected interface, raced connects, authenticated and reliable",
+    .register_vars = tcp_register,
+    .open = tcp_open,
+    .query = orca::mca::ComponentGlue<TcpModule>::query,
+    .close = orca::mca::ComponentGlue<TcpModule>::close};

@@ -13,9 +13,10 @@
 
 namespace orca::oob::tcp {
 
-/* The variable table, for register_vars; every numeric row has a range. */
-extern const orca_mca_var_decl kVariables[];
-extern const size_t kVariableCount;
+/* The variable table, for register_vars: oob/tcp's own rows and the
+ * stream engine's (engine_variable_decls), all oob_tcp_*; every numeric
+ * row has a range. */
+const std::vector<orca_mca_var_decl>& variables();
 
 struct TcpConfig {
   bool listen_wildcard = false;

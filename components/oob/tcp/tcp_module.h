@@ -28,8 +28,14 @@ class TcpModule {
   TcpModule(const TcpModule&) = delete;
   TcpModule& operator=(const TcpModule&) = delete;
 
+  /* Below usock: for a peer on this host, usock goes first. */
+  static constexpr int kPriority = 20;
+
   /* The C module table pointing at this object. */
   orca_oob_module* c_module() noexcept { return &module_; }
+  /* For ComponentGlue: what query() hands out, and at what priority. */
+  void* handle() noexcept { return &module_; }
+  int priority() const noexcept { return kPriority; }
 
   Status start(const orca_oob_host& host);
   const std::string& contact() const noexcept { return contact_; }

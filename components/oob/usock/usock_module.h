@@ -23,7 +23,13 @@ class UsockModule {
   UsockModule(const UsockModule&) = delete;
   UsockModule& operator=(const UsockModule&) = delete;
 
+  /* Above tcp: a peer on this host goes over usock. */
+  static constexpr int kPriority = 30;
+
   orca_oob_module* c_module() noexcept { return &module_; }
+  /* For ComponentGlue: what query() hands out, and at what priority. */
+  void* handle() noexcept { return &module_; }
+  int priority() const noexcept { return kPriority; }
   Status start(const orca_oob_host& host);
   const std::string& contact() const noexcept { return contact_; }
   Status add_peer(ProcessName peer, const std::string& uri);

@@ -3,6 +3,8 @@
 // opened, e.g. under a seccomp profile that forbids it.
 #include "route_ranker.h"
 
+#include <orca/component_glue.h>
+#include <orca/mca_context_reader.h>
 #include <orca/mca_component.h>
 #include <orca/reachable.h>
 
@@ -36,7 +38,10 @@ struct State {
   }
   orca::reach::netlink::KernelRoutes routes;
   orca_reachable_module module{};
-  int priority = 0;
+  int priority_value = 0;
+  // For ComponentGlue.
+  void* handle() noexcept { return &module; }
+  int priority() const noexcept { return priority_value; }
 };
 
 orca_mca_rc netlink_register(orca_mca_registrar* registrar) {
@@ -44,8 +49,11 @@ orca_mca_rc netlink_register(orca_mca_registrar* registrar) {
 }
 
 orca_mca_rc netlink_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {
-  int64_t priority = 0;
-  if (context->get_int(context, "priority", &priority) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
+  int priority = 0;
+  if (orca::Status st = orca::mca::ContextReader(*context, "reachable_netlink_").read("priority", priority); !st) {
+    std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());
+    return ORCA_MCA_FAILED;
+  }
   auto socket = orca::net::NetlinkSocket::open();
   if (!socket) {
     std::snprintf(why->text, sizeof why->text, "cannot open a netlink socket: %s",
@@ -53,22 +61,22 @@ orca_mca_rc netlink_open(const orca_mca_context* context, void** state, orca_mca
     return ORCA_MCA_DECLINED;
   }
   auto s = std::make_unique<State>(std::move(socket.value()));
-  s->priority = static_cast<int>(priority);
-  *state = s.release();  // owned by the framework until close()
-  return ORCA_MCA_OK;
+  s->priority_value = priority;
+  return orca::mca::ComponentGlue<State>::keep(std::move(s), state);
 }
-
-orca_mca_rc netlink_query(void* state, void** module, int* priority, orca_mca_reason* /*why*/) {
-  *module = &static_cast<State*>(state)->module;
-  *priority = static_cast<State*>(state)->priority;
-  return ORCA_MCA_OK;
-}
-
-void netlink_close(void* state) { std::unique_ptr<State>(static_cast<State*>(state)); }
 
 }  // namespace
 
 extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_reachable_netlink_component = {
-    ORCA_MCA_COMPONENT_ABI_VERSION, "reachable", ORCA_REACHABLE_INTERFACE_VERSION, "netlink", 1, 0, 0,
-    "Ranks address pairs by the route the kernel would take (RTM_GETROUTE)",
-    netlink_register, netlink_open, netlink_query, netlink_close};
+    .abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
+    .framework = "reachable",
+    .framework_version = ORCA_REACHABLE_INTERFACE_VERSION,
+    .name = "netlink",
+    .version_major = 1,
+    .version_minor = 0,
+    .version_patch = 0,
+    .description = "Ranks address pairs by the route the kernel would take (RTM_GETROUTE)",
+    .register_vars = netlink_register,
+    .open = netlink_open,
+    .query = orca::mca::ComponentGlue<State>::query,
+    .close = orca::mca::ComponentGlue<State>::close};

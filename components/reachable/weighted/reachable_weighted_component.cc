@@ -3,9 +3,12 @@
 // run.
 #include "weighted_ranker.h"
 
+#include <orca/component_glue.h>
+#include <orca/mca_context_reader.h>
 #include <orca/mca_component.h>
 #include <orca/reachable.h>
 
+#include <cstdio>
 #include <iterator>
 #include <memory>
 
@@ -22,8 +25,11 @@ const orca_mca_var_decl kVars[] = {
 };
 
 struct State {
-  int priority = 0;
+  int priority_value = 0;
   orca_reachable_module module{nullptr, &State::compute};
+  // For ComponentGlue.
+  void* handle() noexcept { return &module; }
+  int priority() const noexcept { return priority_value; }
   static orca_mca_rc compute(void* /*self*/, const orca_reach_query* query, orca_reach_verdict* verdicts) {
     try {
       return orca::reach::weighted::rank(*query, verdicts);
@@ -37,27 +43,30 @@ orca_mca_rc weighted_register(orca_mca_registrar* registrar) {
   return orca_mca_declare_vars(registrar, kVars, std::size(kVars));
 }
 
-orca_mca_rc weighted_open(const orca_mca_context* context, void** state, orca_mca_reason* /*why*/) {
-  auto s = std::make_unique<State>();
-  int64_t priority = 0;
-  if (context->get_int(context, "priority", &priority) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
-  s->priority = static_cast<int>(priority);
-  *state = s.release();  // owned by the framework until close()
-  return ORCA_MCA_OK;
+orca_mca_rc weighted_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {
+  return orca::mca::guarded(why, [&] {
+    auto s = std::make_unique<State>();
+    if (orca::Status st = orca::mca::ContextReader(*context, "reachable_weighted_").read("priority", s->priority_value);
+        !st) {
+      std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());
+      return ORCA_MCA_FAILED;
+    }
+    return orca::mca::ComponentGlue<State>::keep(std::move(s), state);
+  });
 }
-
-orca_mca_rc weighted_query(void* state, void** module, int* priority, orca_mca_reason* /*why*/) {
-  auto* s = static_cast<State*>(state);
-  *module = &s->module;
-  *priority = s->priority;
-  return ORCA_MCA_OK;
-}
-
-void weighted_close(void* state) { std::unique_ptr<State>(static_cast<State*>(state)); }
 
 }  // namespace
 
 extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_reachable_weighted_component = {
-    ORCA_MCA_COMPONENT_ABI_VERSION, "reachable", ORCA_REACHABLE_INTERFACE_VERSION, "weighted", 1, 0, 0,
-    "Ranks address pairs by rules: subnet, private/public, link kind and speed",
-    weighted_register, weighted_open, weighted_query, weighted_close};
+    .abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
+    .framework = "reachable",
+    .framework_version = ORCA_REACHABLE_INTERFACE_VERSION,
+    .name = "weighted",
+    .version_major = 1,
+    .version_minor = 0,
+    .version_patch = 0,
+    .description = "Ranks address pairs by rules: subnet, private/public, link kind and speed",
+    .register_vars = weighted_register,
+    .open = weighted_open,
+    .query = orca::mca::ComponentGlue<State>::query,
+    .close = orca::mca::ComponentGlue<State>::close};

@@ -88,6 +88,14 @@ struct ORCA_EXPORT InterfaceDecision {
 ORCA_EXPORT Result<std::vector<InterfaceDecision>> select_interfaces(const InterfaceInventory& inventory,
                                                                      const InterfaceFilter& filter);
 
+/* The whole chain a component's lists make of an inventory: parse
+ * <prefix>if_include / <prefix>if_exclude from `registry` and decide every
+ * entry; an empty prefix applies no lists. Errors: those of
+ * interface_filter_from and select_interfaces. */
+ORCA_EXPORT Result<std::vector<InterfaceDecision>> select_interfaces(const InterfaceInventory& inventory,
+                                                                     const mca::Registry& registry,
+                                                                     std::string_view prefix);
+
 }  // namespace orca::net
 
 #endif  // ORCA_INTERFACE_SELECTION_H

@@ -20,6 +20,7 @@
 
 #include <orca/event_loop.h>
 #include <orca/export.h>
+#include <orca/mca_component.h>
 #include <orca/process_name.h>
 #include <orca/result.h>
 #include <orca/unique_fd.h>
@@ -51,10 +52,25 @@ struct ORCA_EXPORT EngineConfig {
    * ones are closed at once (in all, and from any one source address). */
   std::uint32_t max_pending = 256;                     // <prefix>max_pending
   std::uint32_t max_pending_per_source = 32;           // <prefix>max_pending_per_source
+  /* Where connections read the time for heartbeats and silence (the
+   * timer that wakes them still runs on the loop): for tests, which move
+   * a fake clock; empty in production, meaning steady_clock::now. */
+  std::function<std::chrono::steady_clock::time_point()> clock;
 
   /* "<prefix><name>", for messages. */
   std::string variable(std::string_view name) const { return variable_prefix + std::string(name); }
 };
+
+/* The engine's variables (max_msg_size, send_queue_limit, heartbeat,
+ * heartbeat_misses, handshake_timeout, max_pending,
+ * max_pending_per_source), as rows for a stream component's variable
+ * table: each component declares them under its own prefix. */
+ORCA_EXPORT std::span<const orca_mca_var_decl> engine_variable_decls();
+
+/* Reads those variables through a component's context into an
+ * EngineConfig whose variable_prefix is `prefix` ("oob_tcp_"). Errors: a
+ * variable that cannot be read or does not fit (names it). */
+ORCA_EXPORT Result<EngineConfig> read_engine_config(const orca_mca_context& context, std::string prefix);
 
 struct ORCA_EXPORT EngineCallbacks {
   /* A message from `from`, in order and exactly once. */

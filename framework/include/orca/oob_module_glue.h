@@ -15,11 +15,12 @@
 #ifndef ORCA_OOB_MODULE_GLUE_H
 #define ORCA_OOB_MODULE_GLUE_H
 
+#include <orca/component_glue.h>
 #include <orca/oob.h>
 #include <orca/oob_engine.h>
 
 #include <cstdio>
-#include <exception>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,14 +37,7 @@ class OobModuleGlue {
   /* Runs `f` (returning orca_mca_rc); an exception becomes FAILED with its text. */
   template <typename F>
   static orca_mca_rc guarded(orca_mca_reason* why, F&& f) noexcept {
-    try {
-      return f();
-    } catch (const std::exception& e) {
-      if (why != nullptr) std::snprintf(why->text, sizeof why->text, "%s", e.what());
-    } catch (...) {
-      if (why != nullptr) std::snprintf(why->text, sizeof why->text, "unknown error");
-    }
-    return ORCA_MCA_FAILED;
+    return mca::guarded(why, std::forward<F>(f));
   }
 
   static orca_mca_rc report(const Status& st, orca_mca_reason* why) {

@@ -30,7 +30,7 @@ using orca::test::FailedWith;
 using orca::test::Succeeded;
 
 // Serves text and integer values by short name. Starts with every
-// variable of kVariables at its declared default, converted the way the
+// variable of variables() at its declared default, converted the way the
 // variable system would (bool 1/0, sizes with binary suffixes).
 class FakeContext {
  public:
@@ -39,8 +39,8 @@ class FakeContext {
     context_.get_text = &FakeContext::get_text;
     context_.get_int = &FakeContext::get_int;
     context_.verbosity = 0;
-    for (size_t i = 0; i < kVariableCount; ++i) {
-      const orca_mca_var_decl& d = kVariables[i];
+    for (size_t i = 0; i < variables().size(); ++i) {
+      const orca_mca_var_decl& d = variables()[i];
       set(d.name, d.type, d.default_value ? d.default_value : "");
     }
   }
@@ -122,7 +122,7 @@ class FakeContext {
   std::set<std::string> failing_text_;
 };
 
-// The real host: kVariables declared into a Registry that holds `settings`
+// The real host: variables() declared into a Registry that holds `settings`
 // (name without the oob_tcp_ prefix = text, from the command line), read
 // back through a ComponentContext.
 using Settings = std::vector<std::pair<std::string, std::string>>;
@@ -134,7 +134,7 @@ class RealHost {
       (void)registry_.add_setting(mca::Setting{"oob_tcp_" + name, text, mca::Source{mca::SourceKind::CommandLine}});
     }
     mca::ComponentRegistrar registrar(registry_, "oob", "tcp");
-    rc_ = orca_mca_declare_vars(registrar.c_handle(), kVariables, kVariableCount);
+    rc_ = orca_mca_declare_vars(registrar.c_handle(), variables().data(), variables().size());
     declaration_error_ = registrar.error();
     value_error_ = registrar.value_error();
   }
@@ -169,7 +169,7 @@ TEST(TcpConfig, DefaultsGiveTheDocumentedConfig) {
   const TcpConfig& c = r.value();
   std::string unknown;
   for (const auto& n : f.unknown_names()) unknown += n + " ";
-  EXPECT_EQ(unknown, "") << "read_config asked for names that are not in kVariables";
+  EXPECT_EQ(unknown, "") << "read_config asked for names that are not in variables()";
   EXPECT_FALSE(c.listen_wildcard);
   EXPECT_TRUE(c.ipv4);
   EXPECT_TRUE(c.ipv6);
@@ -346,8 +346,8 @@ TEST(TcpConfig, BadRangesOfEveryVariable) {
 // INT64_MAX, such as oob_tcp_max_msg_size=18446744073709551615) was read
 // as 0, and nothing could be sent. Every failed read is an error now.
 TEST(TcpConfig, AFailedReadIsAnErrorNamingTheVariable) {
-  for (size_t i = 0; i < kVariableCount; ++i) {
-    const orca_mca_var_decl& d = kVariables[i];
+  for (size_t i = 0; i < variables().size(); ++i) {
+    const orca_mca_var_decl& d = variables()[i];
     SCOPED_TRACE(d.name);
     FakeContext f;
     if (d.type == ORCA_MCA_VAR_STRING) {
@@ -379,8 +379,8 @@ TEST(TcpConfig, AValueThatDoesNotFitItsFieldIsAnError) {
 }
 
 TEST(TcpConfig, EveryNumericVariableDeclaresAWellFormedRange) {
-  for (size_t i = 0; i < kVariableCount; ++i) {
-    const orca_mca_var_decl& d = kVariables[i];
+  for (size_t i = 0; i < variables().size(); ++i) {
+    const orca_mca_var_decl& d = variables()[i];
     SCOPED_TRACE(d.name);
     if (!is_numeric(d.type)) {
       EXPECT_EQ(d.min_value, nullptr);
@@ -394,10 +394,10 @@ TEST(TcpConfig, EveryNumericVariableDeclaresAWellFormedRange) {
   EXPECT_EQ(host.rc(), ORCA_MCA_OK);
   EXPECT_FALSE(host.declaration_error().has_value()) << host.declaration_error()->summary();
   EXPECT_FALSE(host.value_error().has_value());
-  for (size_t i = 0; i < kVariableCount; ++i) {
-    const mca::Variable* v = host.registry().find(std::string("oob_tcp_") + kVariables[i].name);
-    ASSERT_NE(v, nullptr) << kVariables[i].name;
-    EXPECT_TRUE(Succeeded(mca::check_range(v->spec()))) << kVariables[i].name;
+  for (size_t i = 0; i < variables().size(); ++i) {
+    const mca::Variable* v = host.registry().find(std::string("oob_tcp_") + variables()[i].name);
+    ASSERT_NE(v, nullptr) << variables()[i].name;
+    EXPECT_TRUE(Succeeded(mca::check_range(v->spec()))) << variables()[i].name;
   }
   // Through the real host, the defaults are the documented config.
   auto r = host.config();
@@ -501,11 +501,11 @@ TEST(TcpConfig, ZeroStaggerIsAllowed) {
 
 TEST(TcpConfig, TheTableNamesEveryVariableOnce) {
   std::set<std::string> names;
-  for (size_t i = 0; i < kVariableCount; ++i) {
-    EXPECT_TRUE(names.insert(kVariables[i].name).second) << kVariables[i].name;
-    EXPECT_NE(kVariables[i].description, nullptr) << kVariables[i].name;
+  for (size_t i = 0; i < variables().size(); ++i) {
+    EXPECT_TRUE(names.insert(variables()[i].name).second) << variables()[i].name;
+    EXPECT_NE(variables()[i].description, nullptr) << variables()[i].name;
   }
-  EXPECT_EQ(kVariableCount, 22u);
+  EXPECT_EQ(variables().size(), 22u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The list of frameworks in this build. Each framework's declaration lives
-// with its public header; this file only gathers them for enumeration.
+// with its public header; this file only gathers them for enumeration, at
+// the level that ties the frameworks together (mca/base knows none of them).
 #include <orca/frameworks.h>
 #include <orca/oob.h>
 #include <orca/reachable.h>

@@ -1,0 +1,55 @@
+/*
+ * ComponentGlue: the parts of a component descriptor every C++ component
+ * writes the same way, so that each component file holds only what is its
+ * own (variables, open, the module).
+ *
+ * State is what open() makes: one object per open, owned by the framework
+ * until close(). It provides
+ *   void* handle();          the module query() hands out
+ *   int priority() const;    its selection priority
+ * Nothing may unwind across the C boundary: guarded() turns an exception
+ * into ORCA_MCA_FAILED with its text as the reason.
+ */
+#ifndef ORCA_COMPONENT_GLUE_H
+#define ORCA_COMPONENT_GLUE_H
+
+#include <orca/mca_component.h>
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+namespace orca::mca {
+
+/* Runs `f` (returning orca_mca_rc); an exception becomes FAILED with its text. */
+template <typename F>
+orca_mca_rc guarded(orca_mca_reason* why, F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    if (why != nullptr) std::snprintf(why->text, sizeof why->text, "%s", e.what());
+  } catch (...) {
+    if (why != nullptr) std::snprintf(why->text, sizeof why->text, "unknown error");
+  }
+  return ORCA_MCA_FAILED;
+}
+
+template <typename State>
+struct ComponentGlue {
+  /* Hands an opened state to the framework (open's *state). */
+  static orca_mca_rc keep(std::unique_ptr<State> s, void** state) noexcept {
+    *state = s.release();
+    return ORCA_MCA_OK;
+  }
+  static orca_mca_rc query(void* state, void** module, int* priority, orca_mca_reason* /*why*/) noexcept {
+    auto* s = static_cast<State*>(state);
+    *module = s->handle();
+    *priority = s->priority();
+    return ORCA_MCA_OK;
+  }
+  static void close(void* state) noexcept { std::unique_ptr<State>(static_cast<State*>(state)); }
+};
+
+}  // namespace orca::mca
+
+#endif  // ORCA_COMPONENT_GLUE_H

@@ -1,0 +1,89 @@
+// The stream engine's variables, declared by each stream component under
+// its own names (oob_tcp_heartbeat, oob_usock_heartbeat, ...).
+#include <orca/mca_context_reader.h>
+#include <orca/oob_engine.h>
+
+namespace orca::oob {
+
+namespace {
+// Ranges keep what is derived from them in range too: heartbeat x misses
+// fits any clock arithmetic, max_msg_size a frame's 32-bit length.
+const orca_mca_var_decl kEngineDecls[] = {
+    {.name = "max_msg_size",
+     .type = ORCA_MCA_VAR_SIZE,
+     .default_value = "64M",
+     .level = 4,
+     .description =
+         "Largest message accepted; a frame announcing more closes its connection before anything is allocated",
+     .min_value = "1k",
+     .max_value = "1G"},
+    {.name = "send_queue_limit",
+     .type = ORCA_MCA_VAR_SIZE,
+     .default_value = "256M",
+     .level = 5,
+     .description = "Bytes queued per peer (unsent and unacknowledged) before send() refuses more (back-pressure)",
+     .min_value = "64k",
+     .max_value = "64G"},
+    {.name = "heartbeat",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "500",
+     .level = 5,
+     .description = "Milliseconds between application heartbeats on an idle connection; 0 disables them",
+     .min_value = "0",
+     .max_value = "3600000"},
+    {.name = "heartbeat_misses",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "4",
+     .level = 5,
+     .description = "Heartbeat periods without a word from the peer before its connection is dropped and retried: "
+                    "silence of heartbeat x heartbeat_misses milliseconds drops the connection",
+     .min_value = "1",
+     .max_value = "1000"},
+    {.name = "handshake_timeout",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "5000",
+     .level = 6,
+     .description = "Milliseconds a new connection may take to authenticate",
+     .min_value = "1",
+     .max_value = "3600000"},
+    {.name = "max_pending",
+     .type = ORCA_MCA_VAR_UNSIGNED,
+     .default_value = "256",
+     .level = 5,
+     .description = "Connections that have not yet proven the job secret, in all; a new one beyond this is closed at once",
+     .min_value = "1",
+     .max_value = "65536"},
+    {.name = "max_pending_per_source",
+     .type = ORCA_MCA_VAR_UNSIGNED,
+     .default_value = "32",
+     .level = 5,
+     .description = "Connections from one source address that have not yet proven the job secret; beyond this a new "
+                    "one from that address is closed at once",
+     .min_value = "1",
+     .max_value = "65536"},
+};
+}  // namespace
+
+std::span<const orca_mca_var_decl> engine_variable_decls() { return kEngineDecls; }
+
+Result<EngineConfig> read_engine_config(const orca_mca_context& context, std::string prefix) {
+  EngineConfig cfg;
+  const mca::ContextReader in(context, prefix);
+  for (const auto& [name, target] : {std::pair{"heartbeat", &cfg.heartbeat},
+                                     std::pair{"handshake_timeout", &cfg.handshake_timeout}}) {
+    if (Status st = in.read(name, *target); !st) return st.error();
+  }
+  for (const auto& [name, target] : {std::pair{"max_msg_size", &cfg.max_message_size},
+                                     std::pair{"send_queue_limit", &cfg.send_queue_limit}}) {
+    if (Status st = in.read(name, *target); !st) return st.error();
+  }
+  for (const auto& [name, target] : {std::pair{"max_pending", &cfg.max_pending},
+                                     std::pair{"max_pending_per_source", &cfg.max_pending_per_source}}) {
+    if (Status st = in.read(name, *target); !st) return st.error();
+  }
+  if (Status st = in.read("heartbeat_misses", cfg.heartbeat_misses); !st) return st.error();
+  cfg.variable_prefix = std::move(prefix);
+  return cfg;
+}
+
+}  // namespace orca::oob
