@@ -30,10 +30,8 @@ Status check_tag(std::uint32_t tag) {
   return {};
 }
 
+// Both steps are harmless when done already (by orca_info, say).
 Result<mca::Framework*> open_framework(Runtime& runtime, const mca::FrameworkDecl& decl) {
-  for (const auto& fw : runtime.frameworks()) {
-    if (fw->decl().name == decl.name) return fw.get();
-  }
   auto fw = runtime.add_framework(decl);
   if (!fw) return fw.error();
   if (Status st = fw.value()->open(); !st) return st.error();
@@ -95,7 +93,7 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   // not one to run without.
   std::string failures;
   for (const auto* entry : fw.value()->selected()) {
-    const auto* module = static_cast<const orca_oob_module*>(entry->module);
+    const auto* module = mca::Framework::module_as<orca_oob_module>(*entry);
     const std::string name(entry->component->name());
     orca_mca_reason why{};
     if (module->start(module->self, &oob->host_, &why) != ORCA_MCA_OK) {

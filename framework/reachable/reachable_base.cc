@@ -182,9 +182,9 @@ Result<std::vector<PairVerdict>> compute_matrix(const orca_reachable_module& mod
 }
 
 Result<const orca_reachable_module*> selected_module(const mca::Framework& framework) {
-  auto sel = framework.selected();
-  if (sel.empty()) return Message("mca-base", "no-component", {{"framework", "reachable"}, {"tried", ""}});
-  return static_cast<const orca_reachable_module*>(sel.front()->module);
+  const auto* module = framework.selected_module<orca_reachable_module>();
+  if (module == nullptr) return Message("mca-base", "no-component", {{"framework", "reachable"}, {"tried", ""}});
+  return module;
 }
 
 }  // namespace orca::reach

@@ -159,9 +159,13 @@ Status Runtime::load(const mca::ToolOptions& options) {
 }
 
 Result<mca::Framework*> Runtime::add_framework(const mca::FrameworkDecl& decl) {
+  // Adding a framework again is harmless: the same one, already declared.
+  for (const auto& existing : frameworks_) {
+    if (existing->decl().name == decl.name) return existing.get();
+  }
   auto fw = std::make_unique<mca::Framework>(
       decl, registry_, repository_,
-      [this, name = std::string(decl.name)](const std::string& text) { log(name, text); });
+      [this, name = std::string(decl.name)](const std::string& text) { log(name, text); }, role_);
   if (Status st = fw->register_vars(); !st) return st.error();
   frameworks_.push_back(std::move(fw));
   return frameworks_.back().get();

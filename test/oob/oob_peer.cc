@@ -21,6 +21,7 @@
 //                       Without it (or 0) the process ends when done.
 #include <orca/event_loop.h>
 #include <orca/oob.h>
+#include <orca/process.h>
 #include <orca/runtime.h>
 
 #include <algorithm>
@@ -154,21 +155,24 @@ std::uint64_t get_u64(std::span<const std::uint8_t> b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto tool = orca::mca::parse_tool_options(argc, argv);
-  if (!tool) usage_error(tool.error().summary());
-  const Options opt = parse(tool->rest);
-  orca::Runtime runtime("oob_peer", environ);
+  auto process = orca::Process::create("oob_peer", ORCA_PROCESS_APPLICATION, argc, argv, environ);
+  if (!process) {
+    std::cout << "ERROR " << process.error().summary() << std::endl;
+    return 1;
+  }
+  orca::Process& p = *process.value();
+  const Options opt = parse(p.arguments());
+  orca::Runtime& runtime = p.runtime();
+  orca::EventLoop& loop = p.loop();
   auto fail = [&](const orca::Message& m) {
     std::cout << "ERROR " << m.summary() << std::endl;
-    runtime.help().show(m, std::cerr, true);
+    p.fail(m);
     return 1;
   };
-  if (orca::Status st = runtime.load(tool.value()); !st) return fail(st.error());
   auto secret = orca::oob::job_secret_from_environment();
   if (!secret) return fail(secret.error());
 
-  orca::EventLoop loop;
-  auto oob = orca::oob::Oob::open(runtime, loop, opt.name, std::move(secret.value()));
+  auto oob = p.open_oob(opt.name, std::move(secret.value()));
   if (!oob) return fail(oob.error());
   runtime.report_settings(std::cerr);
   orca::oob::Oob& o = *oob.value();

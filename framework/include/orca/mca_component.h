@@ -36,8 +36,17 @@ extern "C" {
 #define ORCA_COMPONENT_EXPORT __attribute__((visibility("default")))
 
 /* Bumped whenever any struct in this header changes layout or meaning.
- * 2: orca_mca_var_decl gained min_value and max_value. */
+ * 2: orca_mca_var_decl gained min_value and max_value; orca_mca_context
+ *    gained process_role. */
 #define ORCA_MCA_COMPONENT_ABI_VERSION 2u
+
+/* What a process is, as components see it. */
+typedef enum orca_process_role {
+    ORCA_PROCESS_TOOL = 0,     /* orca_info and other tools: nothing runs */
+    ORCA_PROCESS_LAUNCHER = 1, /* orcarun: vpid 0 of the daemon job */
+    ORCA_PROCESS_DAEMON = 2,   /* orcad */
+    ORCA_PROCESS_APPLICATION = 3 /* a program the daemons launched */
+} orca_process_role;
 
 /* Outcome of a component call. */
 typedef enum orca_mca_rc {
@@ -134,6 +143,9 @@ struct orca_mca_context {
     orca_mca_rc (*get_int)(const orca_mca_context *self, const char *name, int64_t *value);
     /* <framework>_base_verbose */
     int verbosity;
+    /* What this process is (orca_process_role): a component may behave
+     * differently in a launcher than in a tool that only lists it. */
+    int process_role;
 };
 
 /* The descriptor a component exports as mca_<framework>_<component>_component. */

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,8 +85,9 @@ class ORCA_EXPORT Framework {
   /* Verbose lines go to `log` (default: standard error). */
   using Log = std::function<void(const std::string&)>;
 
+  /* `role` is what the process is, told to every component it opens. */
   Framework(const FrameworkDecl& decl, Registry& registry, const ComponentRepository& repository,
-            Log log = {});
+            Log log = {}, orca_process_role role = ORCA_PROCESS_TOOL);
   ~Framework();
   Framework(const Framework&) = delete;
   Framework& operator=(const Framework&) = delete;
@@ -97,26 +99,50 @@ class ORCA_EXPORT Framework {
 
   /* Applies the selection variable, then opens and queries components.
    * Fails on a bad selection value, or (SelectMode::One) when no component
-   * is left; the message says which were tried and why each was not used. */
+   * is left; the message says which were tried and why each was not used.
+   * Opening again is harmless: it opens nothing more and returns the first
+   * outcome, so the same modules stay selected. */
   Status open();
+  bool opened() const noexcept { return open_result_.has_value(); }
 
   const FrameworkDecl& decl() const noexcept { return decl_; }
   const std::vector<Entry>& entries() const noexcept { return entries_; }
   /* Selected modules, highest priority first. */
   std::vector<const Entry*> selected() const;
+  /* The same, as the framework's module type (orca_oob_module,
+   * orca_reachable_module, ...): the one place the cast is written. */
+  template <typename Module>
+  std::vector<const Module*> selected_modules() const {
+    std::vector<const Module*> out;
+    for (const Entry* e : selected()) out.push_back(module_as<Module>(*e));
+    return out;
+  }
+  template <typename Module>
+  static const Module* module_as(const Entry& entry) {
+    return static_cast<const Module*>(entry.module);
+  }
+  /* The highest-priority selected module, or null when none. */
+  template <typename Module>
+  const Module* selected_module() const {
+    auto all = selected_modules<Module>();
+    return all.empty() ? nullptr : all.front();
+  }
   int verbosity() const;
 
   static std::string_view state_name(State state);
 
  private:
   void verbose(int level, const std::string& text) const;
+  Status open_components();
   void close_all();
 
   FrameworkDecl decl_;
   Registry& registry_;
   const ComponentRepository& repository_;
   Log log_;
+  orca_process_role role_;
   std::vector<Entry> entries_;
+  std::optional<Status> open_result_;
 };
 
 }  // namespace orca::mca

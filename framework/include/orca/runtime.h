@@ -57,7 +57,12 @@ class ORCA_EXPORT Runtime {
    * value, a malformed or unreadable file; the runtime is then unusable. */
   Status load(const mca::ToolOptions& options);
 
-  /* Creates, and declares the variables of, a framework. */
+  /* What this process is; every component it opens is told (default:
+   * a tool). Set it before adding frameworks. */
+  void set_role(orca_process_role role) noexcept { role_ = role; }
+  orca_process_role role() const noexcept { return role_; }
+  /* Creates, and declares the variables of, a framework; a framework of
+   * that name added before is returned as it is. */
   Result<mca::Framework*> add_framework(const mca::FrameworkDecl& decl);
 
   /* Prints deprecated-synonym notices and unclaimed-setting warnings
@@ -98,6 +103,7 @@ class ORCA_EXPORT Runtime {
   mca::ComponentRepository repository_;
   std::vector<std::unique_ptr<mca::Framework>> frameworks_;
   LogSink sink_;
+  orca_process_role role_ = ORCA_PROCESS_TOOL;
 };
 
 }  // namespace orca

@@ -6,8 +6,8 @@
 namespace orca::mca {
 
 ComponentContext::ComponentContext(const Registry& registry, std::string framework, std::string component,
-                                   int verbosity)
-    : handle_{this, &ComponentContext::get_text, &ComponentContext::get_int, verbosity},
+                                   int verbosity, orca_process_role role)
+    : handle_{this, &ComponentContext::get_text, &ComponentContext::get_int, verbosity, role},
       registry_(registry),
       prefix_(framework + "_" + component + "_") {}
 

@@ -26,8 +26,8 @@ std::string_view Framework::state_name(State state) {
 }
 
 Framework::Framework(const FrameworkDecl& decl, Registry& registry,
-                     const ComponentRepository& repository, Log log)
-    : decl_(decl), registry_(registry), repository_(repository), log_(std::move(log)) {
+                     const ComponentRepository& repository, Log log, orca_process_role role)
+    : decl_(decl), registry_(registry), repository_(repository), log_(std::move(log)), role_(role) {
   if (!log_) {
     log_ = [name = std::string(decl_.name)](const std::string& text) {
       std::cerr << name << ": " << text << std::endl;
@@ -106,6 +106,11 @@ Status Framework::register_vars() {
 }
 
 Status Framework::open() {
+  if (!open_result_) open_result_ = open_components();
+  return *open_result_;
+}
+
+Status Framework::open_components() {
   const std::string fw(decl_.name);
   std::vector<std::string> names;
   for (const auto& e : entries_) names.emplace_back(e.component->name());
@@ -128,7 +133,7 @@ Status Framework::open() {
     orca_mca_rc rc = ORCA_MCA_OK;
     if (d->open != nullptr) {
       verbose(20, "opening component " + std::string(d->name));
-      ComponentContext context(registry_, fw, d->name, verbosity());
+      ComponentContext context(registry_, fw, d->name, verbosity(), role_);
       rc = d->open(context.c_handle(), &e.open_state, &why);
     }
     if (rc == ORCA_MCA_OK) {

@@ -6,6 +6,7 @@
 #include <orca/event_loop.h>
 #include <orca/oob.h>
 #include <orca/oob_tags.h>
+#include <orca/process.h>
 #include <orca/runtime.h>
 
 #include <gtest/gtest.h>
@@ -156,6 +157,41 @@ TEST_F(OobRouting, EveryLostSubscriberHearsOfADeadPeer) {
   EXPECT_EQ(first, std::vector<std::string>{n1.to_string()});
   EXPECT_EQ(second, std::vector<std::string>{n1.to_string()});
   EXPECT_TRUE(cancelled.empty());
+}
+
+TEST(OrcaProcess, OwnsItsRoleLoopRuntimeAndOneOob) {
+  // What orcarun and orcad's mains stand on: common options parsed, the
+  // rest left for the program, the role told to components, one Oob.
+  const std::string b = build_dir();
+  const std::string path = "ORCA_MCA_mca_base_component_path=" + b + "/components/oob/usock/.libs:" + b +
+                           "/components/reachable/weighted/.libs";
+  const std::string help = std::string("ORCA_MCA_mca_base_help_path=") + ORCA_TEST_HELP_DIR;
+  const char* envp[] = {path.c_str(), help.c_str(), "ORCA_MCA_mca_base_param_files=none",
+                        "ORCA_MCA_mca_base_override_param_file=none", "ORCA_MCA_reachable=weighted", nullptr};
+  const char* argv[] = {"orcad", "--mca", "oob", "usock", "hostname", "-f", nullptr};
+  auto p = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, 6, argv, envp);
+  ASSERT_TRUE(p.ok()) << p.error().summary();
+  orca::Process& process = *p.value();
+  EXPECT_EQ(process.role(), ORCA_PROCESS_DAEMON);
+  EXPECT_EQ(process.arguments(), (std::vector<std::string>{"hostname", "-f"}));
+  EXPECT_EQ(process.oob(), nullptr);
+  auto first = process.open_oob({5, 1}, {1, 2, 3, 4, 5, 6, 7, 8});
+  ASSERT_TRUE(first.ok()) << first.error().summary();
+  auto again = process.open_oob({5, 9}, {9});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.value(), first.value()) << "a second open_oob made another Oob";
+  EXPECT_EQ(process.oob()->self(), (ProcessName{5, 1}));
+  // The --mca option reached the registry: oob/usock alone was selected.
+  const mca::Variable* oob_var = process.runtime().registry().find("oob");
+  ASSERT_NE(oob_var, nullptr);
+  EXPECT_EQ(oob_var->as_string(), "usock");
+  // A bad option is an error, shown (on stderr) and returned.
+  const char* bad[] = {"orcad", "--mca", "oob", nullptr};
+  testing::internal::CaptureStderr();
+  auto broken = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, 3, bad, envp);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(broken.ok());
+  EXPECT_FALSE(err.empty());
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ class FakeContext {
     context_.get_text = &FakeContext::get_text;
     context_.get_int = &FakeContext::get_int;
     context_.verbosity = 0;
+    context_.process_role = ORCA_PROCESS_TOOL;
     for (size_t i = 0; i < variables().size(); ++i) {
       const orca_mca_var_decl& d = variables()[i];
       set(d.name, d.type, d.default_value ? d.default_value : "");
@@ -146,7 +147,7 @@ class RealHost {
   const std::optional<Message>& value_error() const { return value_error_; }
   const mca::Registry& registry() const { return registry_; }
   Result<TcpConfig> config() const {
-    mca::ComponentContext context(registry_, "oob", "tcp", 0);
+    mca::ComponentContext context(registry_, "oob", "tcp", 0, ORCA_PROCESS_TOOL);
     return read_config(*context.c_handle());
   }
 

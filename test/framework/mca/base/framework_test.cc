@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -31,6 +32,7 @@ using State = Framework::State;
 struct TestModule {
   const char* component;
   int priority;
+  int process_role;
 };
 
 constexpr FrameworkDecl kOne{"test", "The test framework", 3, SelectMode::One};
@@ -622,6 +624,38 @@ TEST(ComponentRegistrar, ABadRangeFailsTheDeclaration) {
     EXPECT_EQ(registrar.error()->arg("name"), "test_fake_knob");
     EXPECT_TRUE(Contains(registrar.error()->arg("why"), c.why));
     EXPECT_EQ(registry.find("test_fake_knob"), nullptr);
+  }
+}
+
+// --- opening twice, typed modules, the process role -------------------------
+
+TEST_F(FrameworkTest, OpeningTwiceIsHarmlessAndKeepsTheSameModules) {
+  load({"good", "second"});
+  set("test_base_verbose", "20");
+  Framework& fw = registered(kOne);
+  ASSERT_TRUE(fw.open().ok());
+  const auto first = fw.selected_modules<TestModule>();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_TRUE(fw.opened());
+  // A second open (another part of the process asking) opens nothing more.
+  ASSERT_TRUE(fw.open().ok());
+  EXPECT_EQ(fw.selected_modules<TestModule>(), first);
+  EXPECT_EQ(fw.selected_module<TestModule>(), first.front());
+  EXPECT_EQ(std::count_if(log_.begin(), log_.end(),
+                          [](const std::string& l) { return l.find("opening component good") != std::string::npos; }),
+            1);
+}
+
+TEST_F(FrameworkTest, TheContextTellsAComponentWhatTheProcessIs) {
+  load({"good"});
+  for (orca_process_role role : {ORCA_PROCESS_TOOL, ORCA_PROCESS_LAUNCHER, ORCA_PROCESS_DAEMON}) {
+    Registry registry;  // outlives the framework below
+    Framework fw(kOne, registry, repository_, Framework::Log{}, role);
+    ASSERT_TRUE(fw.register_vars().ok());
+    ASSERT_TRUE(fw.open().ok());
+    const TestModule* m = fw.selected_module<TestModule>();
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->process_role, role);
   }
 }
 

@@ -1,0 +1,51 @@
+// Process: the role, Runtime, EventLoop and Oob of one Orca process.
+#include <orca/process.h>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace orca {
+
+Result<std::unique_ptr<Process>> Process::create(std::string program, orca_process_role role, int argc,
+                                                 const char* const* argv, const char* const* envp) {
+  std::unique_ptr<Process> p(new Process());
+  p->loop_ = std::make_unique<EventLoop>();
+  p->runtime_ = std::make_unique<Runtime>(std::move(program), envp);
+  p->runtime_->set_role(role);
+  // An exception escaping a callback is a bug; say so where the rest goes.
+  Runtime* runtime = p->runtime_.get();
+  p->loop_->set_error_handler([runtime](const std::string& text) { runtime->log("event", text); });
+  auto options = mca::parse_tool_options(argc, argv);
+  if (!options) {
+    p->fail(options.error());
+    return options.error();
+  }
+  if (Status st = p->runtime_->load(options.value()); !st) {
+    p->fail(st.error());
+    return st.error();
+  }
+  p->arguments_ = std::move(options->rest);
+  return p;
+}
+
+Process::~Process() {
+  // Members go in reverse order anyway; spelled out because it matters.
+  oob_.reset();
+  runtime_.reset();
+  loop_.reset();
+}
+
+Result<oob::Oob*> Process::open_oob(ProcessName self, std::vector<std::uint8_t> secret) {
+  if (oob_) return oob_.get();
+  auto opened = oob::Oob::open(*runtime_, *loop_, self, std::move(secret));
+  if (!opened) return opened.error();
+  oob_ = std::move(opened.value());
+  return oob_.get();
+}
+
+int Process::fail(const Message& message) {
+  runtime_->help().show(message, std::cerr, true);
+  return EXIT_FAILURE;
+}
+
+}  // namespace orca
