@@ -147,26 +147,12 @@ struct TcpModule::Dialing {
   bool reported = false;
 };
 
-TcpModule::TcpModule(TcpConfig config) : config_(std::move(config)) {}
+TcpModule::TcpModule(TcpConfig config) : StreamModule("tcp", config.engine), config_(std::move(config)) {}
 
 TcpModule::~TcpModule() { stop(); }
 
-void TcpModule::log(int level, const std::string& text) const {
-  if (host_ != nullptr) host_->log(host_->host, level, ("tcp: " + text).c_str());
-}
-
 Status TcpModule::start(const orca_oob_host& host) {
-  host_ = &host;
-  loop_ = std::make_unique<EventLoop>(host.base);
-  config_.engine.self = ProcessName::from_c(host.self);
-  config_.engine.secret.assign(host.secret, host.secret + host.secret_length);
-  EngineCallbacks callbacks;
-  callbacks.deliver = [this](ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
-    host_->deliver(host_->host, from.to_c(), tag, bytes.data(), bytes.size());
-  };
-  callbacks.want_connection = [this](ProcessName peer) { want_connection(peer); };
-  callbacks.log = [this](int level, const std::string& text) { log(level, text); };
-  engine_ = std::make_unique<Engine>(*loop_, config_.engine, std::move(callbacks));
+  start_engine(host);
   finished_ = std::make_unique<EventLoop>(host.base);
   if (Status st = open_listeners(); !st) return st;
   auto watch = net::AddressWatch::start(*loop_, std::chrono::milliseconds(100), [this] { on_addresses_changed(); });
@@ -282,18 +268,6 @@ Status TcpModule::add_peer(ProcessName peer, const std::string& uri) {
   return {};
 }
 
-Status TcpModule::would_accept(ProcessName peer, size_t bytes) {
-  if (!peers_.count(peer)) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
-  return engine_->would_accept(peer, bytes);
-}
-
-Status TcpModule::send(ProcessName peer, std::uint32_t tag, Payload payload) {
-  if (!peers_.count(peer)) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
-  return engine_->send(peer, tag, std::move(payload));
-}
-
-std::string TcpModule::describe(ProcessName peer) const { return engine_ ? engine_->connection_label(peer) : ""; }
-
 void TcpModule::on_accepted(UniqueFd c) {
   tune_stream(c.get(), config_);
   // A connection's share of the pending cap is counted by its source
@@ -397,7 +371,7 @@ void TcpModule::stop() {
   }
   finished_.reset();  // frees the finished rounds not freed yet: their attempts refer to the engine
   listeners_.clear();
-  engine_.reset();
+  stop_engine();
 }
 
 }  // namespace orca::oob::tcp

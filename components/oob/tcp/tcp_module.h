@@ -12,6 +12,7 @@
 #include <orca/event_loop.h>
 #include <orca/oob.h>
 #include <orca/oob_engine.h>
+#include <orca/oob_stream_module.h>
 
 #include <map>
 #include <memory>
@@ -21,30 +22,27 @@
 
 namespace orca::oob::tcp {
 
-class TcpModule {
+class TcpModule : public StreamModule {
  public:
   explicit TcpModule(TcpConfig config);
-  ~TcpModule();
+  ~TcpModule() override;
   TcpModule(const TcpModule&) = delete;
   TcpModule& operator=(const TcpModule&) = delete;
 
   /* Below usock: for a peer on this host, usock goes first. */
   static constexpr int kPriority = 20;
 
-  /* The C module table pointing at this object. */
-  orca_oob_module* c_module() noexcept { return &module_; }
-  /* For ComponentGlue: what query() hands out, and at what priority. */
-  void* handle() noexcept { return &module_; }
+  /* For ComponentGlue. */
   int priority() const noexcept { return kPriority; }
 
   Status start(const orca_oob_host& host);
-  const std::string& contact() const noexcept { return contact_; }
   /* DECLINED-worthy failures come back as errors with topic "declined". */
   Status add_peer(ProcessName peer, const std::string& uri);
-  Status send(ProcessName peer, std::uint32_t tag, Payload payload);
-  Status would_accept(ProcessName peer, size_t bytes);
-  std::string describe(ProcessName peer) const;
   void stop();
+
+ protected:
+  bool knows(ProcessName peer) const override { return peers_.count(peer) != 0; }
+  void want_connection(ProcessName peer) override;
 
  private:
   struct Listener;
@@ -60,16 +58,10 @@ class TcpModule {
   Status open_listeners();
   void on_addresses_changed();
   void on_accepted(UniqueFd socket);
-  void want_connection(ProcessName peer);
   void start_round(ProcessName peer);
   void round_finished(ProcessName peer);
-  void log(int level, const std::string& text) const;
 
   TcpConfig config_;
-  orca_oob_module module_{};
-  const orca_oob_host* host_ = nullptr;
-  std::unique_ptr<EventLoop> loop_;  // a view of the host's loop
-  std::unique_ptr<Engine> engine_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::map<ProcessName, Peer> peers_;
   /* A view of loop_ of the module's own: a finished round is freed by a
@@ -78,7 +70,6 @@ class TcpModule {
   std::unique_ptr<EventLoop> finished_;
   std::unique_ptr<net::AddressWatch> watch_;
   std::set<net::IpAddress> local_addresses_;  // selected at the last look
-  std::string contact_;
 };
 
 }  // namespace orca::oob::tcp

@@ -32,19 +32,7 @@ Message socket_error(const std::string& call) {
 UsockModule::~UsockModule() { stop(); }
 
 Status UsockModule::start(const orca_oob_host& host) {
-  host_ = &host;
-  loop_ = std::make_unique<EventLoop>(host.base);
-  config_.self = ProcessName::from_c(host.self);
-  config_.secret.assign(host.secret, host.secret + host.secret_length);
-  EngineCallbacks callbacks;
-  callbacks.deliver = [this](ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
-    host_->deliver(host_->host, from.to_c(), tag, bytes.data(), bytes.size());
-  };
-  callbacks.want_connection = [this](ProcessName peer) { want_connection(peer); };
-  callbacks.log = [this](int level, const std::string& text) {
-    host_->log(host_->host, level, ("usock: " + text).c_str());
-  };
-  engine_ = std::make_unique<Engine>(*loop_, config_, std::move(callbacks));
+  start_engine(host);
 
   // A random part keeps a restarted process from colliding with a name
   // the kernel still holds.
@@ -55,7 +43,7 @@ Status UsockModule::start(const orca_oob_host& host) {
   }
   char hex[13];
   for (int i = 0; i < 6; ++i) std::snprintf(hex + 2 * i, 3, "%02x", nonce[i]);
-  name_ = "orca/" + config_.self.to_string() + "/" + std::to_string(::getpid()) + "/" + hex;
+  name_ = "orca/" + ProcessName::from_c(host.self).to_string() + "/" + std::to_string(::getpid()) + "/" + hex;
   UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!listener.valid()) return socket_error("socket(AF_UNIX)");
   socklen_t len = 0;
@@ -64,7 +52,7 @@ Status UsockModule::start(const orca_oob_host& host) {
   if (::listen(listener.get(), 128) != 0) return socket_error("listen");
   acceptor_ = std::make_unique<StreamAcceptor>(
       *loop_, std::move(listener), "@" + name_, [this](UniqueFd c) { on_accepted(std::move(c)); },
-      [this](int level, const std::string& text) { host_->log(host_->host, level, ("usock: " + text).c_str()); });
+      [this](int level, const std::string& text) { log(level, text); });
   contact_ = "usock=@" + name_;
   return {};
 }
@@ -95,18 +83,6 @@ Status UsockModule::add_peer(ProcessName peer, const std::string& uri) {
   return {};
 }
 
-Status UsockModule::would_accept(ProcessName peer, size_t bytes) {
-  if (!peers_.count(peer)) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
-  return engine_->would_accept(peer, bytes);
-}
-
-Status UsockModule::send(ProcessName peer, std::uint32_t tag, Payload payload) {
-  if (!peers_.count(peer)) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
-  return engine_->send(peer, tag, std::move(payload));
-}
-
-std::string UsockModule::describe(ProcessName peer) const { return engine_ ? engine_->connection_label(peer) : ""; }
-
 void UsockModule::want_connection(ProcessName peer) {
   auto it = peers_.find(peer);
   if (it == peers_.end() || dialing_.count(peer)) return;
@@ -131,7 +107,7 @@ void UsockModule::want_connection(ProcessName peer) {
 void UsockModule::stop() {
   dialing_.clear();
   acceptor_.reset();
-  engine_.reset();
+  stop_engine();
 }
 
 }  // namespace orca::oob::usock

@@ -8,6 +8,7 @@
 #include <orca/oob.h>
 #include <orca/oob_acceptor.h>
 #include <orca/oob_engine.h>
+#include <orca/oob_stream_module.h>
 #include <orca/unique_fd.h>
 
 #include <map>
@@ -16,40 +17,31 @@
 
 namespace orca::oob::usock {
 
-class UsockModule {
+class UsockModule : public StreamModule {
  public:
-  explicit UsockModule(EngineConfig config) : config_(std::move(config)) {}
-  ~UsockModule();
+  explicit UsockModule(EngineConfig config) : StreamModule("usock", std::move(config)) {}
+  ~UsockModule() override;
   UsockModule(const UsockModule&) = delete;
   UsockModule& operator=(const UsockModule&) = delete;
 
   /* Above tcp: a peer on this host goes over usock. */
   static constexpr int kPriority = 30;
 
-  orca_oob_module* c_module() noexcept { return &module_; }
-  /* For ComponentGlue: what query() hands out, and at what priority. */
-  void* handle() noexcept { return &module_; }
+  /* For ComponentGlue. */
   int priority() const noexcept { return kPriority; }
   Status start(const orca_oob_host& host);
-  const std::string& contact() const noexcept { return contact_; }
   Status add_peer(ProcessName peer, const std::string& uri);
-  Status send(ProcessName peer, std::uint32_t tag, Payload payload);
-  Status would_accept(ProcessName peer, size_t bytes);
-  std::string describe(ProcessName peer) const;
   void stop();
 
+ protected:
+  bool knows(ProcessName peer) const override { return peers_.count(peer) != 0; }
+  void want_connection(ProcessName peer) override;
+
  private:
-  void want_connection(ProcessName peer);
   void on_accepted(UniqueFd socket);
 
-  EngineConfig config_;
-  orca_oob_module module_{};
-  const orca_oob_host* host_ = nullptr;
-  std::unique_ptr<EventLoop> loop_;
-  std::unique_ptr<Engine> engine_;
   std::unique_ptr<StreamAcceptor> acceptor_;
   std::string name_;  // abstract socket name, without the leading NUL
-  std::string contact_;
   std::map<ProcessName, std::string> peers_;  // abstract names
   std::map<ProcessName, std::unique_ptr<Engine::Attempt>> dialing_;
 };
