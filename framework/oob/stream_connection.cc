@@ -66,10 +66,15 @@ Connection::Connection(Engine& engine, UniqueFd fd, std::string label, Role role
 
 Connection::~Connection() = default;
 
+std::chrono::steady_clock::time_point Connection::now() const {
+  const auto& clock = engine_.config().clock;
+  return clock ? clock() : std::chrono::steady_clock::now();
+}
+
 ProcessName Connection::initiator() const noexcept { return role_ == Role::Client ? identity_.self : peer_; }
 
 void Connection::start() {
-  last_received_ = last_sent_ = std::chrono::steady_clock::now();
+  last_received_ = last_sent_ = now();
   read_watch_.enable();
   handshake_timer_.start(engine_.config().handshake_timeout);
   if (client_ && client_->setup_error()) {
@@ -94,7 +99,7 @@ void Connection::send_frame(const FrameHeader& header, Payload payload) {
   }
   p.payload = std::move(payload);
   out_.push_back(std::move(p));
-  last_sent_ = std::chrono::steady_clock::now();
+  last_sent_ = now();
   flush();
 }
 
@@ -161,7 +166,7 @@ void Connection::on_readable() {
       close("closed by the peer");
       return;
     }
-    last_received_ = std::chrono::steady_clock::now();
+    last_received_ = now();
     const auto got = static_cast<size_t>(r);
     if (into_place) {
       frames_.clear();
@@ -252,13 +257,13 @@ void Connection::arm_heartbeat() {
   // Wake when a heartbeat is due or when the silence limit is reached,
   // whichever is first, so that death is noticed at period x misses and
   // not up to a period later.
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = this->now();
   const auto next = std::min(last_sent_ + heartbeat_period(engine_.config()), last_received_ + silence_limit(engine_.config()));
   heartbeat_timer_.start(next - now);
 }
 
 void Connection::on_heartbeat() {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = this->now();
   const EngineConfig& config = engine_.config();
   if (now - last_received_ >= silence_limit(config)) {
     close("silent for " + std::to_string(ms_between(last_received_, now)) + " ms (" + config.variable("heartbeat") +

@@ -64,6 +64,8 @@ class Connection {
   void handle(Frame& frame);
   void handshake_step(HandshakeStep step);
   void arm_heartbeat();
+  /* EngineConfig::clock, or steady_clock::now when it is empty. */
+  std::chrono::steady_clock::time_point now() const;
   void on_heartbeat();
   /* Decodes `bytes` frame by frame, handling each; false once closed. */
   bool consume(std::span<const std::uint8_t> bytes);
