@@ -241,6 +241,11 @@ void Engine::on_data(Connection* c, ProcessName from, std::uint32_t tag, std::ui
   switch (p.channel.on_data(seq, bytes.size())) {
     case PeerChannel::Arrival::Duplicate:
       log(30, "dropped duplicate message " + std::to_string(seq) + " from " + from.to_string());
+      // The peer resends only what it believes undelivered: our ack was
+      // lost with an old connection. Owe it again (one, after kAckDelay,
+      // for a run of duplicates), or the peer holds them forever.
+      p.channel.peer_missed_ack(seq);
+      if (!p.ack_timer.pending()) p.ack_timer.start(kAckDelay);
       return;
     case PeerChannel::Arrival::Gap:
       c->close("message " + std::to_string(seq) + " arrived after " + std::to_string(p.channel.delivered()));

@@ -58,6 +58,11 @@ class PeerChannel {
    * the last ack the peer saw), or can wait for a timer or piggyback. */
   bool ack_due() const noexcept;
   bool ack_pending() const noexcept { return delivered_ > acked_; }
+  /* The peer sent `seq` again: it never saw our acknowledgement of it
+   * (it went out on a connection that died), so one is owed again. */
+  void peer_missed_ack(std::uint64_t seq) noexcept {
+    if (seq > 0 && seq - 1 < acked_) acked_ = seq - 1;
+  }
   /* Every frame carries delivered(): the peer has now seen it. */
   void ack_sent() noexcept {
     acked_ = delivered_;

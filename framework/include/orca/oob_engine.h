@@ -108,6 +108,9 @@ struct FrameHeader;
 class ORCA_EXPORT Engine {
  public:
   Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks);
+  /* Closes every connection. The `done` of every attempt still held is
+   * called with "shutting down" from inside the destructor: it must not
+   * touch the Engine. (Destroying the Attempts first calls none.) */
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
