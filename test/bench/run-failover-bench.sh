@@ -28,7 +28,7 @@ me=${0##*/}
 usage() {
     cat <<USAGE
 Usage: $me --builddir DIR [OPTIONS]
-  --builddir DIR      the build tree (test/oob/oob_peer, components, tools/orca_info)
+  --builddir DIR      the build tree (test/oob/oob_peer, components, framework/tools/orca_info)
   --srcdir DIR        the source tree (contrib/netcluster, framework/help);
                       default: two levels above this script
   --repeat N          runs (default 3)
@@ -84,7 +84,7 @@ command -v nft >/dev/null || die "nft is not installed"
 
 netcluster="$srcdir/contrib/netcluster/netcluster"
 peer="$builddir/test/oob/oob_peer"
-info="$builddir/tools/orca_info/orca_info"
+info="$builddir/framework/tools/orca_info/orca_info"
 [ -x "$netcluster" ] || die "no $netcluster"
 [ -x "$peer" ] || die "no $peer (build it with 'make test/oob/oob_peer')"
 "$netcluster" probe || die "cannot create network namespaces here"

@@ -3,7 +3,7 @@
 # also when a case fails or the script is interrupted.
 
 NETCLUSTER="$ORCA_TEST_SRCDIR/contrib/netcluster/netcluster"
-ORCA_INFO="$ORCA_TEST_BUILDDIR/tools/orca_info/orca_info"
+ORCA_INFO="$ORCA_TEST_BUILDDIR/framework/tools/orca_info/orca_info"
 ORCA_COMPONENTS="$ORCA_TEST_BUILDDIR/components/reachable/netlink/.libs:$ORCA_TEST_BUILDDIR/components/reachable/weighted/.libs"
 # Cases run in subshells, so the clusters they make are recorded in a file
 # that the parent shell reads to tear them down.

@@ -30,13 +30,7 @@ std::vector<std::string> selecting_prefixes(Runtime& runtime) {
 Result<Selected> inventory_and_selection(Runtime& runtime, const std::string& prefix) {
   auto inventory = net::InterfaceInventory::scan();
   if (!inventory) return inventory.error();
-  net::InterfaceFilter filter;
-  if (!prefix.empty()) {
-    auto f = net::interface_filter_from(runtime.registry(), prefix);
-    if (!f) return f.error();
-    filter = std::move(f.value());
-  }
-  auto decisions = net::select_interfaces(inventory.value(), filter);
+  auto decisions = net::select_interfaces(inventory.value(), runtime.registry(), prefix);
   if (!decisions) return decisions.error();
   return Selected{std::move(inventory.value()), std::move(decisions.value())};
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # orca_info end to end, against the build tree.
-. "$(dirname "$0")/../lib/testcase.sh"
+. "$(dirname "$0")/../../lib/testcase.sh"
 
 # `make check` sets these (AM_TESTS_ENVIRONMENT in test/Makefile.inc).
 if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_COMPONENT_DIR:-}" ] ||
@@ -8,7 +8,7 @@ if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_COMPONENT_DIR:-}" ] ||
     echo "ORCA_TEST_BUILDDIR, ORCA_TEST_COMPONENT_DIR and ORCA_MCA_mca_base_help_path must be set (run via make check)" >&2
     exit 1
 fi
-ORCA_INFO="$ORCA_TEST_BUILDDIR/tools/orca_info/orca_info"
+ORCA_INFO="$ORCA_TEST_BUILDDIR/framework/tools/orca_info/orca_info"
 if [ ! -x "$ORCA_INFO" ]; then
     echo "$ORCA_INFO is not built" >&2
     exit 1
