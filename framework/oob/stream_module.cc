@@ -3,8 +3,8 @@
 
 namespace orca::oob {
 
-StreamModule::StreamModule(std::string component, EngineConfig config)
-    : component_(std::move(component)), engine_config_(std::move(config)) {}
+StreamModule::StreamModule(std::string component, int priority, EngineConfig config)
+    : component_(std::move(component)), priority_(priority), engine_config_(std::move(config)) {}
 
 StreamModule::~StreamModule() { stop_engine(); }
 

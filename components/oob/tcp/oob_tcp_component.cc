@@ -29,24 +29,14 @@ orca_mca_rc tcp_open(const orca_mca_context* context, void** state, orca_mca_rea
   return Glue::guarded(why, [&] {
     auto config = orca::oob::tcp::read_config(*context);
     if (!config) return Glue::report(config.error(), why);
-    auto module = std::make_unique<TcpModule>(std::move(config.value()));
-    *module->c_module() = Glue::table(module.get());
-    return orca::mca::ComponentGlue<TcpModule>::keep(std::move(module), state);
+    return Glue::keep(std::make_unique<TcpModule>(std::move(config.value())), state);
   });
 }
 
 }  // namespace
 
-extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_oob_tcp_component = {
-    .abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
-    .framework = "oob",
-    .framework_version = ORCA_OOB_INTERFACE_VERSION,
-    .name = "tcp",
-    .version_major = 1,
-    .version_minor = 0,
-    .version_patch = 0,
-    .description = "TCP streams over every selected interface, raced connects, authenticated and reliable",
-    .register_vars = tcp_register,
-    .open = tcp_open,
-    .query = orca::mca::ComponentGlue<TcpModule>::query,
-    .close = orca::mca::ComponentGlue<TcpModule>::close};
+extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_oob_tcp_component =
+    orca::mca::ComponentGlue<TcpModule>::descriptor(
+        "oob", ORCA_OOB_INTERFACE_VERSION, "tcp",
+        "TCP streams over every selected interface, raced connects, authenticated and reliable",
+        tcp_register, tcp_open);

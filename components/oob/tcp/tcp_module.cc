@@ -147,7 +147,8 @@ struct TcpModule::Dialing {
   bool reported = false;
 };
 
-TcpModule::TcpModule(TcpConfig config) : StreamModule("tcp", config.engine), config_(std::move(config)) {}
+TcpModule::TcpModule(TcpConfig config)
+    : StreamModule("tcp", kPriority, config.engine), config_(std::move(config)) {}
 
 TcpModule::~TcpModule() { stop(); }
 

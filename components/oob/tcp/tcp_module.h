@@ -24,21 +24,15 @@ namespace orca::oob::tcp {
 
 class TcpModule : public StreamModule {
  public:
-  explicit TcpModule(TcpConfig config);
-  ~TcpModule() override;
-  TcpModule(const TcpModule&) = delete;
-  TcpModule& operator=(const TcpModule&) = delete;
-
   /* Below usock: for a peer on this host, usock goes first. */
   static constexpr int kPriority = 20;
 
-  /* For ComponentGlue. */
-  int priority() const noexcept { return kPriority; }
+  explicit TcpModule(TcpConfig config);
+  ~TcpModule() override;
 
-  Status start(const orca_oob_host& host);
-  /* DECLINED-worthy failures come back as errors with topic "declined". */
-  Status add_peer(ProcessName peer, const std::string& uri);
-  void stop();
+  Status start(const orca_oob_host& host) override;
+  Status add_peer(ProcessName peer, const std::string& uri) override;
+  void stop() override;
 
  protected:
   bool knows(ProcessName peer) const override { return peers_.count(peer) != 0; }

@@ -27,24 +27,14 @@ orca_mca_rc usock_open(const orca_mca_context* context, void** state, orca_mca_r
   return Glue::guarded(why, [&] {
     auto config = orca::oob::read_engine_config(*context, "oob_usock_");
     if (!config) return Glue::report(config.error(), why);
-    auto module = std::make_unique<UsockModule>(std::move(config.value()));
-    *module->c_module() = Glue::table(module.get());
-    return orca::mca::ComponentGlue<UsockModule>::keep(std::move(module), state);
+    return Glue::keep(std::make_unique<UsockModule>(std::move(config.value())), state);
   });
 }
 
 }  // namespace
 
-extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_oob_usock_component = {
-    .abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
-    .framework = "oob",
-    .framework_version = ORCA_OOB_INTERFACE_VERSION,
-    .name = "usock",
-    .version_major = 1,
-    .version_minor = 0,
-    .version_patch = 0,
-    .description = "Unix-domain streams for peers on this host, authenticated and reliable",
-    .register_vars = usock_register,
-    .open = usock_open,
-    .query = orca::mca::ComponentGlue<UsockModule>::query,
-    .close = orca::mca::ComponentGlue<UsockModule>::close};
+extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_oob_usock_component =
+    orca::mca::ComponentGlue<UsockModule>::descriptor(
+        "oob", ORCA_OOB_INTERFACE_VERSION, "usock",
+        "Unix-domain streams for peers on this host, authenticated and reliable",
+        usock_register, usock_open);

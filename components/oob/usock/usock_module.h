@@ -19,19 +19,15 @@ namespace orca::oob::usock {
 
 class UsockModule : public StreamModule {
  public:
-  explicit UsockModule(EngineConfig config) : StreamModule("usock", std::move(config)) {}
-  ~UsockModule() override;
-  UsockModule(const UsockModule&) = delete;
-  UsockModule& operator=(const UsockModule&) = delete;
-
   /* Above tcp: a peer on this host goes over usock. */
   static constexpr int kPriority = 30;
 
-  /* For ComponentGlue. */
-  int priority() const noexcept { return kPriority; }
-  Status start(const orca_oob_host& host);
-  Status add_peer(ProcessName peer, const std::string& uri);
-  void stop();
+  explicit UsockModule(EngineConfig config) : StreamModule("usock", kPriority, std::move(config)) {}
+  ~UsockModule() override;
+
+  Status start(const orca_oob_host& host) override;
+  Status add_peer(ProcessName peer, const std::string& uri) override;
+  void stop() override;
 
  protected:
   bool knows(ProcessName peer) const override { return peers_.count(peer) != 0; }

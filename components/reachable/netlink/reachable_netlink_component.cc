@@ -67,16 +67,8 @@ orca_mca_rc netlink_open(const orca_mca_context* context, void** state, orca_mca
 
 }  // namespace
 
-extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_reachable_netlink_component = {
-    .abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
-    .framework = "reachable",
-    .framework_version = ORCA_REACHABLE_INTERFACE_VERSION,
-    .name = "netlink",
-    .version_major = 1,
-    .version_minor = 0,
-    .version_patch = 0,
-    .description = "Ranks address pairs by the route the kernel would take (RTM_GETROUTE)",
-    .register_vars = netlink_register,
-    .open = netlink_open,
-    .query = orca::mca::ComponentGlue<State>::query,
-    .close = orca::mca::ComponentGlue<State>::close};
+extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_reachable_netlink_component =
+    orca::mca::ComponentGlue<State>::descriptor(
+        "reachable", ORCA_REACHABLE_INTERFACE_VERSION, "netlink",
+        "Ranks address pairs by the route the kernel would take (RTM_GETROUTE)",
+        netlink_register, netlink_open);

@@ -57,16 +57,8 @@ orca_mca_rc weighted_open(const orca_mca_context* context, void** state, orca_mc
 
 }  // namespace
 
-extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_reachable_weighted_component = {
-    .abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
-    .framework = "reachable",
-    .framework_version = ORCA_REACHABLE_INTERFACE_VERSION,
-    .name = "weighted",
-    .version_major = 1,
-    .version_minor = 0,
-    .version_patch = 0,
-    .description = "Ranks address pairs by rules: subnet, private/public, link kind and speed",
-    .register_vars = weighted_register,
-    .open = weighted_open,
-    .query = orca::mca::ComponentGlue<State>::query,
-    .close = orca::mca::ComponentGlue<State>::close};
+extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_reachable_weighted_component =
+    orca::mca::ComponentGlue<State>::descriptor(
+        "reachable", ORCA_REACHABLE_INTERFACE_VERSION, "weighted",
+        "Ranks address pairs by rules: subnet, private/public, link kind and speed",
+        weighted_register, weighted_open);

@@ -36,6 +36,25 @@ orca_mca_rc guarded(orca_mca_reason* why, F&& f) noexcept {
 
 template <typename State>
 struct ComponentGlue {
+  /* A whole descriptor (version 1.0.0) whose query and close are these. */
+  static constexpr orca_mca_component descriptor(const char* framework, uint32_t framework_version,
+                                                 const char* name, const char* description,
+                                                 orca_mca_rc (*register_vars)(orca_mca_registrar*),
+                                                 orca_mca_rc (*open)(const orca_mca_context*, void**,
+                                                                     orca_mca_reason*)) {
+    return orca_mca_component{.abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
+                              .framework = framework,
+                              .framework_version = framework_version,
+                              .name = name,
+                              .version_major = 1,
+                              .version_minor = 0,
+                              .version_patch = 0,
+                              .description = description,
+                              .register_vars = register_vars,
+                              .open = open,
+                              .query = &query,
+                              .close = &close};
+  }
   /* Hands an opened state to the framework (open's *state). */
   static orca_mca_rc keep(std::unique_ptr<State> s, void** state) noexcept {
     *state = s.release();

@@ -40,6 +40,13 @@ class OobModuleGlue {
     return mca::guarded(why, std::forward<F>(f));
   }
 
+  /* Points the module's C table at it and hands it to the framework as
+   * open()'s state (ComponentGlue<Module> queries and closes it). */
+  static orca_mca_rc keep(std::unique_ptr<Module> module, void** state) noexcept {
+    *module->c_module() = table(module.get());
+    return mca::ComponentGlue<Module>::keep(std::move(module), state);
+  }
+
   static orca_mca_rc report(const Status& st, orca_mca_reason* why) {
     if (st) return ORCA_MCA_OK;
     std::string text = st.error().arg("why");

@@ -28,8 +28,9 @@ namespace orca::oob {
 
 class ORCA_EXPORT StreamModule {
  public:
-  /* `component` names it in logs ("tcp"); `config` is the engine's. */
-  StreamModule(std::string component, EngineConfig config);
+  /* `component` names it in logs ("tcp"); `priority` orders the
+   * components per peer (higher first); `config` is the engine's. */
+  StreamModule(std::string component, int priority, EngineConfig config);
   virtual ~StreamModule();
   StreamModule(const StreamModule&) = delete;
   StreamModule& operator=(const StreamModule&) = delete;
@@ -37,8 +38,17 @@ class ORCA_EXPORT StreamModule {
   /* The C module table pointing at this object (filled by the component
    * with OobModuleGlue::table). */
   orca_oob_module* c_module() noexcept { return &module_; }
-  /* For ComponentGlue: what query() hands out. */
+  /* For ComponentGlue: what query() hands out, and its priority. */
   void* handle() noexcept { return &module_; }
+  int priority() const noexcept { return priority_; }
+
+  /* What OobModuleGlue calls; the component implements them. start()
+   * calls start_engine() first; stop() calls stop_engine() once nothing
+   * it owns refers to the engine. add_peer: an error with topic
+   * "declined" when the peer is not for this component. */
+  virtual Status start(const orca_oob_host& host) = 0;
+  virtual Status add_peer(ProcessName peer, const std::string& uri) = 0;
+  virtual void stop() = 0;
 
   const std::string& contact() const noexcept { return contact_; }
   /* Errors: an unknown peer, back-pressure, too large. */
@@ -65,6 +75,7 @@ class ORCA_EXPORT StreamModule {
 
  private:
   std::string component_;
+  int priority_;
   EngineConfig engine_config_;
   orca_oob_module module_{};
 };
