@@ -159,13 +159,32 @@ TEST_F(OobModules, TcpReportsAPeerThatWentAwayToEverySubscriberWithinItsRetryBud
   const auto gone = std::chrono::steady_clock::now();
   ASSERT_TRUE(loop_.run_until([&] { return !first.empty() && !second.empty(); }, 10s)) << "the lost peer went unreported";
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - gone);
-  EXPECT_LT(took, kConnectTimeout + 1000ms) << "reported after " << took.count() << " ms";
+  // Generous: the point is that it is bounded, not how fast a loaded machine is.
+  EXPECT_LT(took, kConnectTimeout + 5000ms) << "reported after " << took.count() << " ms";
   loop_.run_until([] { return false; }, 100ms);  // a second report would show now
   EXPECT_EQ(first, std::vector<std::string>{n1.to_string()});
   EXPECT_EQ(second, std::vector<std::string>{n1.to_string()});
   EXPECT_TRUE(cancelled.empty());
   ASSERT_EQ(why.size(), 1u);
   EXPECT_NE(why[0].find("cannot connect to " + n1.to_string() + " after 1 rounds"), std::string::npos) << why[0];
+}
+
+TEST_F(OobModules, AFailedRankingSaysWhyInThePeerLostMessage) {
+  // The interface scan is cached; the lists are read at every ranking. A
+  // list that turns invalid after the start makes ranking fail, and the
+  // peer-lost message carries the reason, not just "no local address".
+  start_two(tcp_only({"oob_tcp_retries=0", "oob_tcp_connect_timeout=500"}));
+  const ProcessName n1 = p_[1]->oob->self();
+  std::vector<std::string> why;
+  p_[0]->oob->on_peer_lost([&](ProcessName, const std::string& w) { why.push_back(w); });
+  ASSERT_TRUE(p_[0]->runtime->registry()
+                  .add_setting({"oob_tcp_if_include", "nosuchif0", mca::Source{mca::SourceKind::CommandLine, "", 0, 0}})
+                  .ok());
+  ASSERT_TRUE(p_[0]->oob->send(n1, 23, bytes_of("x")).ok());
+  ASSERT_TRUE(loop_.run_until([&] { return !why.empty(); }, 10s));
+  EXPECT_NE(why[0].find("ranking failed"), std::string::npos) << why[0];
+  EXPECT_NE(why[0].find("nosuchif0"), std::string::npos) << why[0];
+  EXPECT_NE(why[0].find("oob_tcp_if_include"), std::string::npos) << why[0];
 }
 
 TEST_F(OobModules, AnInterfaceListNamingNoInterfaceStopsOpen) {
