@@ -10,6 +10,8 @@
 #include <orca/oob.h>
 #include <orca/runtime.h>
 
+#include "lib/build_tree.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -25,10 +27,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string build_dir() {
-  const char* d = std::getenv("ORCA_TEST_BUILDDIR");
-  return d != nullptr ? d : ".";
-}
+using test::build_dir;
+using test::bytes_of;
 
 /* What every process here is given: the build tree's oob and reachable
  * components, no settings files, tcp on loopback only. */
@@ -82,10 +82,6 @@ struct Process {
   std::optional<Message> open_error;
   std::vector<std::string> log;
 };
-
-std::span<const std::uint8_t> bytes_of(const std::string& s) {
-  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
-}
 
 class OobModules : public ::testing::Test {
  protected:

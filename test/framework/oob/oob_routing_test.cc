@@ -9,6 +9,8 @@
 #include <orca/process.h>
 #include <orca/runtime.h>
 
+#include "lib/build_tree.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,10 +24,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string build_dir() {
-  const char* d = std::getenv("ORCA_TEST_BUILDDIR");
-  return d != nullptr ? d : ".";
-}
+using test::build_dir;
+using test::bytes_of;
 
 /* One process: its own Runtime (settings, components) and Oob. */
 struct Process {
@@ -55,10 +55,6 @@ struct Received {
   ProcessName from;
   std::string text;
 };
-
-std::span<const std::uint8_t> bytes_of(const std::string& s) {
-  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
-}
 
 class OobRouting : public ::testing::Test {
  protected:
