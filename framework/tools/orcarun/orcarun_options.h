@@ -1,0 +1,50 @@
+// orcarun's command line, parsed into a value (no I/O): the options the
+// launcher takes, then the command. Options end at the first word that is
+// not an option (or at "--"); everything after is the command, untouched.
+// --mca and --tune are the options every Orca program shares; they are
+// kept in order for the Runtime (mca::ToolOptions).
+#ifndef ORCA_TOOLS_ORCARUN_OPTIONS_H
+#define ORCA_TOOLS_ORCARUN_OPTIONS_H
+
+#include <orca/mca_sources.h>
+#include <orca/result.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace orca::orcarun {
+
+enum class MapBy { Slot, Node };
+enum class StdinTarget { None, All, Rank };
+
+struct Options {
+  std::vector<std::string> hosts;     // --host values, in order (each may hold several)
+  std::vector<std::string> hostfiles; // --hostfile
+  std::optional<unsigned> processes;  // -n / --np; empty: one per slot
+  MapBy map_by = MapBy::Slot;
+  bool oversubscribe = false;
+  bool tag_output = false;
+  std::optional<double> timeout_seconds;
+  bool timing = false;
+  bool report_routes = false;
+  bool report_topology = false;
+  StdinTarget stdin_target = StdinTarget::Rank;  // rank 0 by default
+  unsigned stdin_rank = 0;
+  bool help = false;
+  bool version = false;
+  mca::ToolOptions tool;              // --mca / --tune, for the Runtime
+  std::vector<std::string> command;   // CMD ARGS...
+};
+
+/* Parses argv[1..]. Errors: an unknown option, a missing or malformed
+ * value (names the option and says what it takes), no command (unless
+ * --help or --version). */
+Result<Options> parse_options(const std::vector<std::string>& args);
+
+/* The --help text. */
+extern const char* const kUsage;
+
+}  // namespace orca::orcarun
+
+#endif  // ORCA_TOOLS_ORCARUN_OPTIONS_H

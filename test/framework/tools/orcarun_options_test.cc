@@ -1,0 +1,86 @@
+// orcarun's command line: options end at the first non-option word, every
+// bad value names the option and says what it takes.
+#include "orcarun/orcarun_options.h"
+
+#include <gtest/gtest.h>
+
+namespace orca::orcarun {
+namespace {
+
+Result<Options> parse(std::vector<std::string> args) { return parse_options(args); }
+
+TEST(OrcarunOptions, OptionsThenTheCommandUntouched) {
+  auto o = parse({"--host", "h1:2,node[1-3]", "-n", "4", "--map-by", "node", "--tag-output", "--timing",
+                  "--report-routes", "--mca", "oob_tcp_if_include", "eth0", "--tune", "job.conf", "sh", "-c",
+                  "echo -n hi --host", "--timing"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  EXPECT_EQ(o->hosts, std::vector<std::string>{"h1:2,node[1-3]"});
+  EXPECT_EQ(o->processes, 4u);
+  EXPECT_EQ(o->map_by, MapBy::Node);
+  EXPECT_TRUE(o->tag_output);
+  EXPECT_TRUE(o->timing);
+  EXPECT_TRUE(o->report_routes);
+  EXPECT_FALSE(o->report_topology);
+  ASSERT_EQ(o->tool.mca.size(), 1u);
+  EXPECT_EQ(o->tool.mca[0].name, "oob_tcp_if_include");
+  EXPECT_EQ(o->tool.mca[0].text, "eth0");
+  EXPECT_EQ(o->tool.tune_files, std::vector<std::string>{"job.conf"});
+  // The command keeps its own options, even ones orcarun also has.
+  EXPECT_EQ(o->command, (std::vector<std::string>{"sh", "-c", "echo -n hi --host", "--timing"}));
+}
+
+TEST(OrcarunOptions, DoubleDashEndsTheOptionsAndValuesMayBeInline) {
+  auto o = parse({"--np=3", "--stdin=all", "--timeout=1.5", "--", "-weird-program", "x"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  EXPECT_EQ(o->processes, 3u);
+  EXPECT_EQ(o->stdin_target, StdinTarget::All);
+  EXPECT_DOUBLE_EQ(*o->timeout_seconds, 1.5);
+  EXPECT_EQ(o->command, (std::vector<std::string>{"-weird-program", "x"}));
+}
+
+TEST(OrcarunOptions, DefaultsRunOnePerSlotWithStdinToRankZero) {
+  auto o = parse({"hostname"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(o->processes.has_value());
+  EXPECT_TRUE(o->hosts.empty());
+  EXPECT_EQ(o->map_by, MapBy::Slot);
+  EXPECT_EQ(o->stdin_target, StdinTarget::Rank);
+  EXPECT_EQ(o->stdin_rank, 0u);
+}
+
+TEST(OrcarunOptions, HelpAndVersionNeedNoCommand) {
+  EXPECT_TRUE(parse({"--help"})->help);
+  EXPECT_TRUE(parse({"--version"})->version);
+}
+
+TEST(OrcarunOptions, BadInputNamesTheOption) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string option;
+    std::string why;
+  };
+  const Case cases[] = {
+      {{"-n", "0", "x"}, "-n", "0 processes"},
+      {{"-n", "four", "x"}, "-n", "not a whole number"},
+      {{"-n"}, "-n", "needs a value"},
+      {{"--map-by", "core", "x"}, "--map-by", "neither node nor slot"},
+      {{"--timeout", "-1", "x"}, "--timeout", "above 0"},
+      {{"--timeout", "nan", "x"}, "--timeout", "above 0"},
+      {{"--stdin", "some", "x"}, "--stdin", "none, all or a rank"},
+      {{"--mca", "oob"}, "--mca", "a variable name and a value"},
+      {{"--bogus", "x"}, "--bogus", "not an orcarun option"},
+  };
+  for (const auto& c : cases) {
+    auto o = parse(c.args);
+    ASSERT_FALSE(o.ok()) << c.args[0];
+    EXPECT_EQ(o.error().topic(), "bad-option");
+    EXPECT_EQ(o.error().arg("option"), c.option);
+    EXPECT_NE(o.error().arg("why").find(c.why), std::string::npos) << o.error().arg("why");
+  }
+  auto none = parse({"--tag-output"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().topic(), "no-command");
+}
+
+}  // namespace
+}  // namespace orca::orcarun
