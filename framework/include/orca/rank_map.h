@@ -1,0 +1,70 @@
+/*
+ * Rank mapping: which node each process of a job runs on.
+ *
+ * A pure function of the node list (host_list.h), the process count and
+ * the policy of --map-by:
+ *
+ *   slot  consecutive ranks share a node: node 0's slots are filled first,
+ *         then node 1's, and so on. 2 nodes of 2 slots, 4 ranks:
+ *         node 0 = {0, 1}, node 1 = {2, 3}.
+ *   node  ranks go round-robin over the nodes, one at a time, skipping a
+ *         node whose slots are all taken: node 0 = {0, 2}, node 1 = {1, 3}.
+ *
+ * Without -n there is one process per slot. More processes than slots is
+ * an error unless oversubscription is allowed; then
+ *   slot  repeats the fill: every further pass gives each node as many
+ *         ranks as it has slots, until all are placed; each node's ranks
+ *         stay consecutive (ranks are numbered node by node);
+ *   node  once every slot is taken, keeps going round-robin over all nodes.
+ * Local ranks count a node's processes from 0 in rank order.
+ */
+#ifndef ORCA_RANK_MAP_H
+#define ORCA_RANK_MAP_H
+
+#include <orca/export.h>
+#include <orca/host_list.h>
+#include <orca/result.h>
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace orca::launch {
+
+/* The most processes of one job. */
+inline constexpr unsigned kMaxRanks = 1u << 22;  // 4,194,304
+
+enum class MapBy { Slot, Node };
+
+/* "slot" or "node" (the value of --map-by; case is ignored). Error:
+ * launch/map-by-unknown. */
+ORCA_EXPORT Result<MapBy> parse_map_by(std::string_view text);
+
+struct ORCA_EXPORT Placement {
+  unsigned rank = 0;
+  std::size_t node = 0;  // index into the node list
+  unsigned local_rank = 0;
+  bool operator==(const Placement&) const = default;
+};
+
+struct ORCA_EXPORT RankMap {
+  std::vector<Placement> placements;  // by rank: placements[r].rank == r
+  std::vector<unsigned> local_sizes;  // per node: how many processes it runs
+  bool oversubscribed = false;        // some node runs more than its slots
+};
+
+/* Maps the ranks of a job. `n`: the value of -n, or nullopt when not
+ * given (then one per slot). Errors (launch/...): no nodes (map-no-nodes);
+ * -n 0 (map-zero-processes); more processes than slots without
+ * `oversubscribe` (map-too-many, naming n, the slot total and
+ * --oversubscribe); more than kMaxRanks processes (map-too-large); no -n
+ * and no slot on any node (map-no-slots). Nodes with 0 slots are allowed:
+ * they get processes only when oversubscribed (and, by slot, only when no
+ * node has a slot: then every node counts as one). */
+ORCA_EXPORT Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<unsigned> n, MapBy by,
+                                      bool oversubscribe);
+
+}  // namespace orca::launch
+
+#endif  // ORCA_RANK_MAP_H

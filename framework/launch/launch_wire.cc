@@ -1,0 +1,272 @@
+// The launcher's messages: one field list per message serves both the
+// encoder and the decoder, so the two cannot drift apart.
+#include <orca/launch_wire.h>
+
+#include <type_traits>
+
+namespace orca::launch {
+
+namespace {
+
+enum class Kind : std::uint8_t {
+  Bootstrap = 1,
+  DaemonReport = 2,
+  LaunchCommand = 3,
+  OutputChunk = 4,
+  ExitRecord = 5,
+  Teardown = 6,
+};
+
+Message malformed(const char* message, const std::string& field, const std::string& why) {
+  return Message("launch", "bad-wire-message", {{"message", message}, {"field", field}, {"why", why}});
+}
+
+class Writer {
+ public:
+  explicit Writer(const char* message) : message_(message) {}
+  void u8(const char*, const std::uint8_t& v) { out_.push_back(v); }
+  void boolean(const char*, const bool& v) { out_.push_back(v ? 1 : 0); }
+  void u32(const char*, const std::uint32_t& v) { put32(v); }
+  void i32(const char*, const std::int32_t& v) { put32(static_cast<std::uint32_t>(v)); }
+  void stream(const char*, const Stream& v) { out_.push_back(static_cast<std::uint8_t>(v)); }
+  void text(const char* field, const std::string& v, std::uint32_t bound = kMaxText) {
+    if (!length(field, v.size(), bound)) return;
+    out_.insert(out_.end(), v.begin(), v.end());
+  }
+  void bytes(const char* field, const std::vector<std::uint8_t>& v, std::uint32_t bound = kMaxBytes) {
+    if (!length(field, v.size(), bound)) return;
+    out_.insert(out_.end(), v.begin(), v.end());
+  }
+  void texts(const char* field, const std::vector<std::string>& v) {
+    if (!length(field, v.size(), kMaxItems)) return;
+    for (const auto& s : v) text(field, s);
+  }
+  template <typename T, typename F>
+  void list(const char* field, const std::vector<T>& v, F&& each) {
+    if (!length(field, v.size(), kMaxItems)) return;
+    for (const auto& item : v) each(*this, item);
+  }
+  Result<std::vector<std::uint8_t>> finish() {
+    if (error_) return *error_;
+    return std::move(out_);
+  }
+  void kind(Kind k) { out_.push_back(static_cast<std::uint8_t>(k)); }
+
+ private:
+  void put32(std::uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8) out_.push_back(static_cast<std::uint8_t>(v >> s));
+  }
+  bool length(const char* field, size_t n, std::uint32_t bound) {
+    if (error_) return false;
+    if (n > bound) {
+      error_ = malformed(message_, field, std::to_string(n) + " is above the bound of " + std::to_string(bound));
+      return false;
+    }
+    put32(static_cast<std::uint32_t>(n));
+    return true;
+  }
+  const char* message_;
+  std::vector<std::uint8_t> out_;
+  std::optional<Message> error_;
+};
+
+class Reader {
+ public:
+  Reader(const char* message, std::span<const std::uint8_t> in) : message_(message), in_(in) {}
+  void u8(const char* field, std::uint8_t& v) {
+    if (need(field, 1)) v = in_[pos_++];
+  }
+  void boolean(const char* field, bool& v) {
+    std::uint8_t b = 0;
+    u8(field, b);
+    if (!error_ && b > 1) fail(field, "a boolean of " + std::to_string(b));
+    v = b == 1;
+  }
+  void u32(const char* field, std::uint32_t& v) {
+    if (need(field, 4)) v = get32();
+  }
+  void i32(const char* field, std::int32_t& v) {
+    std::uint32_t u = 0;
+    u32(field, u);
+    v = static_cast<std::int32_t>(u);
+  }
+  void stream(const char* field, Stream& v) {
+    std::uint8_t b = 0;
+    u8(field, b);
+    if (!error_ && b != 1 && b != 2) fail(field, "stream " + std::to_string(b) + " is neither stdout (1) nor stderr (2)");
+    v = static_cast<Stream>(b);
+  }
+  void text(const char* field, std::string& v, std::uint32_t bound = kMaxText) {
+    const std::uint32_t n = length(field, bound, 1);
+    if (error_) return;
+    v.assign(reinterpret_cast<const char*>(in_.data() + pos_), n);
+    pos_ += n;
+  }
+  void bytes(const char* field, std::vector<std::uint8_t>& v, std::uint32_t bound = kMaxBytes) {
+    const std::uint32_t n = length(field, bound, 1);
+    if (error_) return;
+    v.assign(in_.begin() + static_cast<std::ptrdiff_t>(pos_), in_.begin() + static_cast<std::ptrdiff_t>(pos_ + n));
+    pos_ += n;
+  }
+  void texts(const char* field, std::vector<std::string>& v) {
+    // Every string takes at least its 4-byte length: a count that could
+    // not fit in what remains is refused before anything is reserved.
+    const std::uint32_t n = length(field, kMaxItems, 4);
+    for (std::uint32_t i = 0; i < n && !error_; ++i) {
+      std::string s;
+      text(field, s);
+      v.push_back(std::move(s));
+    }
+  }
+  template <typename T, typename F>
+  void list(const char* field, std::vector<T>& v, F&& each) {
+    const std::uint32_t n = length(field, kMaxItems, 1);
+    for (std::uint32_t i = 0; i < n && !error_; ++i) {
+      T item{};
+      each(*this, item);
+      v.push_back(std::move(item));
+    }
+  }
+  Status finish() {
+    if (error_) return *error_;
+    if (pos_ != in_.size()) return malformed(message_, "end", std::to_string(in_.size() - pos_) + " bytes after the message");
+    return {};
+  }
+
+ private:
+  bool need(const char* field, size_t n) {
+    if (error_) return false;
+    if (in_.size() - pos_ < n) {
+      fail(field, "truncated");
+      return false;
+    }
+    return true;
+  }
+  std::uint32_t get32() {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v = v << 8 | in_[pos_++];
+    return v;
+  }
+  // A length or count, checked against its bound and against what can
+  // still follow (`min_each` bytes per item at least).
+  std::uint32_t length(const char* field, std::uint32_t bound, size_t min_each) {
+    std::uint32_t n = 0;
+    u32(field, n);
+    if (error_) return 0;
+    if (n > bound) {
+      fail(field, "a length of " + std::to_string(n) + " is above the bound of " + std::to_string(bound));
+      return 0;
+    }
+    if (static_cast<std::uint64_t>(n) * min_each > in_.size() - pos_) {
+      fail(field, "claims " + std::to_string(n) + " but only " + std::to_string(in_.size() - pos_) + " bytes follow");
+      return 0;
+    }
+    return n;
+  }
+  void fail(const char* field, const std::string& why) {
+    if (!error_) error_ = malformed(message_, field, why);
+  }
+  const char* message_;
+  std::span<const std::uint8_t> in_;
+  size_t pos_ = 0;
+  std::optional<Message> error_;
+};
+
+// One field list per message, for both directions.
+template <typename IO, typename M>
+void fields(IO& io, M& m) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, Bootstrap>) {
+    io.u32("job", m.job);
+    io.u32("vpid", m.vpid);
+    io.u32("daemons", m.daemons);
+    io.u32("parent", m.parent);
+    io.text("parent_uri", m.parent_uri);
+    io.bytes("secret", m.secret, 4096);
+    io.text("settings", m.settings, kMaxBytes);
+  } else if constexpr (std::is_same_v<T, DaemonReport>) {
+    io.u32("vpid", m.vpid);
+    io.text("hostname", m.hostname, 1024);
+    io.text("host_identity", m.host_identity, 1024);
+    io.text("contact_uri", m.contact_uri);
+    io.text("route", m.route);
+    io.texts("notes", m.notes);
+  } else if constexpr (std::is_same_v<T, LaunchCommand>) {
+    io.texts("argv", m.argv);
+    io.texts("environment", m.environment);
+    io.list("placements", m.placements, [](auto& sub, auto& p) {
+      sub.u32("rank", p.rank);
+      sub.u32("daemon", p.daemon);
+      sub.u32("local_rank", p.local_rank);
+    });
+    io.u32("size", m.size);
+  } else if constexpr (std::is_same_v<T, OutputChunk>) {
+    io.u32("rank", m.rank);
+    io.stream("stream", m.stream);
+    io.boolean("eof", m.eof);
+    io.bytes("bytes", m.bytes);
+  } else if constexpr (std::is_same_v<T, ExitRecord>) {
+    io.u32("rank", m.rank);
+    io.i32("wait_status", m.wait_status);
+    io.boolean("started", m.started);
+    io.text("message", m.message);
+  } else if constexpr (std::is_same_v<T, Teardown>) {
+    io.i32("signal", m.signal);
+    io.text("reason", m.reason);
+  }
+}
+
+template <typename T>
+constexpr Kind kind_of() {
+  if constexpr (std::is_same_v<T, Bootstrap>) return Kind::Bootstrap;
+  else if constexpr (std::is_same_v<T, DaemonReport>) return Kind::DaemonReport;
+  else if constexpr (std::is_same_v<T, LaunchCommand>) return Kind::LaunchCommand;
+  else if constexpr (std::is_same_v<T, OutputChunk>) return Kind::OutputChunk;
+  else if constexpr (std::is_same_v<T, ExitRecord>) return Kind::ExitRecord;
+  else return Kind::Teardown;
+}
+
+template <typename T>
+Result<WireMessage> decode_as(const char* name, std::span<const std::uint8_t> body) {
+  T m{};
+  Reader r(name, body);
+  fields(r, m);
+  if (Status st = r.finish(); !st) return st.error();
+  return WireMessage(std::move(m));
+}
+
+}  // namespace
+
+const char* kind_name(const WireMessage& message) {
+  static constexpr const char* kNames[] = {"bootstrap", "daemon report", "launch command",
+                                           "output chunk", "exit record", "teardown"};
+  return kNames[message.index()];
+}
+
+Result<std::vector<std::uint8_t>> encode(const WireMessage& message) {
+  return std::visit(
+      [&](const auto& m) {
+        using T = std::decay_t<decltype(m)>;
+        Writer w(kind_name(message));
+        w.kind(kind_of<T>());
+        fields(w, m);
+        return w.finish();
+      },
+      message);
+}
+
+Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
+  if (bytes.empty()) return malformed("message", "kind", "empty");
+  const auto body = bytes.subspan(1);
+  switch (static_cast<Kind>(bytes[0])) {
+    case Kind::Bootstrap: return decode_as<Bootstrap>("bootstrap", body);
+    case Kind::DaemonReport: return decode_as<DaemonReport>("daemon report", body);
+    case Kind::LaunchCommand: return decode_as<LaunchCommand>("launch command", body);
+    case Kind::OutputChunk: return decode_as<OutputChunk>("output chunk", body);
+    case Kind::ExitRecord: return decode_as<ExitRecord>("exit record", body);
+    case Kind::Teardown: return decode_as<Teardown>("teardown", body);
+  }
+  return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
+}
+
+}  // namespace orca::launch

@@ -1,0 +1,103 @@
+// Rank mapping: --map-by slot|node over the job's nodes.
+#include <orca/rank_map.h>
+
+#include "launch/launch_text.h"
+#include "mca/var/text.h"
+
+#include <cstdint>
+
+namespace orca::launch {
+
+namespace {
+
+// By slot: how many ranks each node runs. Full passes give every node its
+// slots; the last, partial pass fills nodes in order. Nodes without slots
+// count as one slot each when no node has any (oversubscribed only).
+std::vector<unsigned> counts_by_slot(const std::vector<HostSlots>& nodes, std::uint64_t total, std::uint64_t want) {
+  const bool even = total == 0;
+  const std::uint64_t per_pass = even ? nodes.size() : total;
+  const std::uint64_t passes = want / per_pass;
+  std::uint64_t rest = want % per_pass;
+  std::vector<unsigned> counts;
+  counts.reserve(nodes.size());
+  for (const HostSlots& node : nodes) {
+    const std::uint64_t w = even ? 1 : node.slots;
+    const std::uint64_t extra = std::min(w, rest);
+    rest -= extra;
+    counts.push_back(static_cast<unsigned>(passes * w + extra));
+  }
+  return counts;
+}
+
+}  // namespace
+
+Result<MapBy> parse_map_by(std::string_view text) {
+  const std::string value = mca::lower(mca::trim(text));
+  if (value == "slot") return MapBy::Slot;
+  if (value == "node") return MapBy::Node;
+  return Message("launch", "map-by-unknown", {{"value", excerpt(text)}});
+}
+
+Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<unsigned> n, MapBy by,
+                          bool oversubscribe) {
+  if (nodes.empty()) return Message("launch", "map-no-nodes", {});
+  if (n && *n == 0) return Message("launch", "map-zero-processes", {});
+  std::uint64_t total = 0;
+  for (const HostSlots& node : nodes) total += node.slots;
+  if (!n && total == 0) return Message("launch", "map-no-slots", {{"nodes", std::to_string(nodes.size())}});
+  const std::uint64_t want = n ? *n : total;
+  if (want > kMaxRanks) {
+    return Message("launch", "map-too-large",
+                   {{"n", std::to_string(want)},
+                    {"limit", std::to_string(kMaxRanks)},
+                    {"from", n ? "-n" : "the slots of the hosts"}});
+  }
+  if (want > total && !oversubscribe) {
+    return Message("launch", "map-too-many",
+                   {{"n", std::to_string(want)}, {"slots", std::to_string(total)},
+                    {"nodes", std::to_string(nodes.size())}});
+  }
+
+  RankMap map;
+  map.placements.resize(static_cast<size_t>(want));
+  map.local_sizes.assign(nodes.size(), 0);
+  unsigned next = 0;
+  auto place = [&](size_t node) {
+    map.placements[next] = Placement{next, node, map.local_sizes[node]++};
+    ++next;
+  };
+
+  if (by == MapBy::Slot) {
+    const std::vector<unsigned> counts = counts_by_slot(nodes, total, want);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      for (unsigned k = 0; k < counts[i]; ++k) place(i);
+    }
+  } else {
+    // Round-robin over the nodes with a free slot; a full node leaves the
+    // rotation, so the work is the ranks plus the nodes.
+    std::vector<size_t> active;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i].slots > 0) active.push_back(i);
+    }
+    const std::uint64_t within = std::min(want, total);
+    while (next < within) {
+      std::vector<size_t> still;
+      for (size_t i : active) {
+        if (next == within) break;
+        place(i);
+        if (map.local_sizes[i] < nodes[i].slots) still.push_back(i);
+      }
+      active.swap(still);
+    }
+    // Oversubscribed: every node, round and round.
+    while (next < want) {
+      for (size_t i = 0; i < nodes.size() && next < want; ++i) place(i);
+    }
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (map.local_sizes[i] > nodes[i].slots) map.oversubscribed = true;
+  }
+  return map;
+}
+
+}  // namespace orca::launch

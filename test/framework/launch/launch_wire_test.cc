@@ -1,0 +1,145 @@
+// The launcher's wire messages: every kind round-trips, and every
+// truncation, lying length, unknown kind or trailing byte is an error
+// value naming the field, never a crash or a large allocation.
+#include <orca/launch_wire.h>
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace orca::launch {
+namespace {
+
+std::vector<WireMessage> samples() {
+  Bootstrap b;
+  b.job = 7;
+  b.vpid = 3;
+  b.daemons = 64;
+  b.parent = 1;
+  b.parent_uri = "7.1;host=abc;tcp=10.0.0.1/24/veth/5000";
+  b.secret = std::vector<std::uint8_t>(32, 0xab);
+  b.settings = "orca-settings 1\noob_tcp_if_include command-line 0 0 % eth0,%20eth1\n";
+  DaemonReport r;
+  r.vpid = 3;
+  r.hostname = "h3";
+  r.host_identity = "boot:ns";
+  r.contact_uri = "7.3;host=x";
+  r.route = "tcp: 10.0.0.3:40112 -> 10.0.0.1:5000";
+  r.notes = {"eth0 10.0.0.3/24 veth", "", std::string("nul\0inside", 10)};
+  LaunchCommand l;
+  l.argv = {"sh", "-c", "echo 'a b'; exit 3"};
+  l.environment = {"X=1", "EMPTY="};
+  l.placements = {{0, 1, 0}, {1, 1, 1}, {2, 2, 0}};
+  l.size = 3;
+  OutputChunk o;
+  o.rank = 2;
+  o.stream = Stream::Stderr;
+  o.eof = true;
+  o.bytes = {'p', 'a', 'r', 't', 0, 0xff};
+  ExitRecord e;
+  e.rank = 2;
+  e.wait_status = 9;  // killed by SIGKILL
+  e.started = false;
+  e.message = "exec failed: No such file or directory";
+  Teardown t;
+  t.signal = 15;
+  t.reason = "SIGTERM from the user";
+  return {b, r, l, o, e, t};
+}
+
+TEST(LaunchWire, EveryKindRoundTrips) {
+  for (const WireMessage& m : samples()) {
+    auto bytes = encode(m);
+    ASSERT_TRUE(bytes.ok()) << kind_name(m) << ": " << bytes.error().summary();
+    auto back = decode(bytes.value());
+    ASSERT_TRUE(back.ok()) << kind_name(m) << ": " << back.error().summary();
+    EXPECT_EQ(back->index(), m.index());
+    auto again = encode(back.value());
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again.value(), bytes.value()) << kind_name(m);
+  }
+  // Spot-check fields survive, not just the bytes.
+  auto l = decode(encode(samples()[2]).value()).value();
+  const auto& cmd = std::get<LaunchCommand>(l);
+  EXPECT_EQ(cmd.argv[2], "echo 'a b'; exit 3");
+  ASSERT_EQ(cmd.placements.size(), 3u);
+  EXPECT_EQ(cmd.placements[2].daemon, 2u);
+  const auto& report = std::get<DaemonReport>(decode(encode(samples()[1]).value()).value());
+  EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));
+}
+
+TEST(LaunchWire, EveryTruncationIsAnErrorNamingAField) {
+  for (const WireMessage& m : samples()) {
+    const auto bytes = encode(m).value();
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+      auto r = decode(std::span(bytes).first(cut));
+      ASSERT_FALSE(r.ok()) << kind_name(m) << " cut at " << cut;
+      EXPECT_EQ(r.error().topic(), "bad-wire-message");
+      EXPECT_FALSE(r.error().arg("field").empty());
+    }
+  }
+}
+
+TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
+  auto bytes = encode(samples()[5]).value();
+  bytes.push_back(0);
+  auto r = decode(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().arg("field"), "end");
+  for (std::uint8_t kind : {0, 7, 200, 255}) {
+    const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
+    auto u = decode(b);
+    ASSERT_FALSE(u.ok()) << int(kind);
+    EXPECT_EQ(u.error().arg("field"), "kind");
+  }
+  EXPECT_FALSE(decode({}).ok());
+}
+
+TEST(LaunchWire, ALyingLengthIsRefusedBeforeAnythingIsAllocated) {
+  // An output chunk claiming 4 GiB of bytes, and a command claiming a
+  // billion argv entries, in a few bytes each.
+  const std::vector<std::uint8_t> chunk = {4, 0, 0, 0, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 'x'};
+  auto r = decode(chunk);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().arg("field"), "bytes");
+  const std::vector<std::uint8_t> argv = {3, 0x3b, 0x9a, 0xca, 0x00};
+  auto a = decode(argv);
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.error().arg("field"), "argv");
+  // Within the bound but more than follows.
+  const std::vector<std::uint8_t> short_text = {6, 0, 0, 0, 0, 0, 0, 0, 100, 'a', 'b'};
+  auto t = decode(short_text);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().arg("field"), "reason");
+}
+
+TEST(LaunchWire, TheEncoderRefusesWhatTheDecoderWould) {
+  Teardown t;
+  t.reason = std::string(kMaxText + 1, 'x');
+  auto r = encode(t);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().arg("field"), "reason");
+  Bootstrap b;
+  b.secret.resize(5000);
+  EXPECT_FALSE(encode(b).ok());
+}
+
+TEST(LaunchWire, RandomBytesNeverCrash) {
+  std::mt19937 rng(11);
+  size_t accepted = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::vector<std::uint8_t> b(rng() % 64);
+    for (auto& x : b) x = static_cast<std::uint8_t>(rng());
+    if (!b.empty()) b[0] = static_cast<std::uint8_t>(1 + rng() % 6);
+    auto r = decode(b);
+    if (r.ok()) {
+      ++accepted;
+      // What decodes encodes back to the same bytes.
+      EXPECT_EQ(encode(r.value()).value(), b);
+    }
+  }
+  SUCCEED() << accepted << " random inputs happened to be valid";
+}
+
+}  // namespace
+}  // namespace orca::launch
