@@ -6,6 +6,7 @@
 
 #include <orca/frameworks.h>
 #include <orca/interface_selection.h>
+#include <orca/reachable.h>
 #include <orca/runtime.h>
 
 #include "config.h"
@@ -143,20 +144,21 @@ int main(int argc, char** argv) {
     orca::Status st = orca::info::print_interfaces(runtime, args->report, std::cout);
     return st ? EXIT_SUCCESS : fail(st.error());
   }
+  if (!args->reach.empty()) {
+    // The matrix needs the reachable framework only; a framework this
+    // report does not use (routed, say) must not stand in its way.
+    for (const auto& fw : runtime.frameworks()) {
+      if (fw->decl().name != orca::reach::kFramework.name) continue;
+      if (orca::Status st = fw->open(); !st) return fail(st.error());
+    }
+    orca::Status st = orca::info::print_reach(runtime, args->reach, args->same_host, args->report, std::cout);
+    return st ? EXIT_SUCCESS : fail(st.error());
+  }
   // Open every framework so the listing shows which components would run.
   // A framework with no usable component is shown, not fatal, for the
   // listing: it is what the user came to find out.
-  bool all_opened = true;
   for (const auto& fw : runtime.frameworks()) {
-    if (orca::Status st = fw->open(); !st) {
-      runtime.help().show(st.error(), std::cerr, true);
-      all_opened = false;
-    }
-  }
-  if (!args->reach.empty()) {
-    if (!all_opened) return EXIT_FAILURE;
-    orca::Status st = orca::info::print_reach(runtime, args->reach, args->same_host, args->report, std::cout);
-    return st ? EXIT_SUCCESS : fail(st.error());
+    if (orca::Status st = fw->open(); !st) runtime.help().show(st.error(), std::cerr, true);
   }
   if (!args->report.parsable) {
     std::cout << "Orca " << PACKAGE_VERSION << "\n"
