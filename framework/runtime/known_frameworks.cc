@@ -4,9 +4,10 @@
 #include <orca/frameworks.h>
 #include <orca/oob.h>
 #include <orca/reachable.h>
+#include <orca/routed.h>
 
 namespace orca {
 
-std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework, &oob::kFramework}; }
+std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework, &oob::kFramework, &routed::kFramework}; }
 
 }  // namespace orca

@@ -523,6 +523,22 @@ case_interfaces_name_the_owning_components_variables() {
     expect_text err "oob_tcp_if_exclude"
 }
 
+# --- routed: both components' variables, with their ranges ---------------------
+
+case_routed_variables_are_listed() {
+    setup
+    ORCA_MCA_mca_base_component_path="$T$(built_components)" info --param routed all --level 9 --parsable
+    expect_status 0
+    expect_line out "mca:routed:radix:param:routed_radix_radix:value:64"
+    expect_line out "mca:routed:radix:param:routed_radix_radix:type:int"
+    expect_line out "mca:routed:radix:param:routed_radix_radix:valid:a whole number from 1 to 65536"
+    expect_line out "mca:routed:radix:param:routed_radix_priority:value:20"
+    expect_line out "mca:routed:direct:param:routed_direct_priority:value:10"
+    expect_line out "mca:routed:direct:param:routed_direct_priority:valid:a whole number from -1000 to 1000"
+    grep -qE "^mca:routed:radix:param:routed_radix_radix:help:.{10,}" "$T/out" ||
+        { show_output; fail "routed_radix_radix has no description"; }
+}
+
 run_case OrcaInfo.InterfacesNameTheOwningComponentsVariables case_interfaces_name_the_owning_components_variables
 run_case OrcaInfo.OobTcpVariablesAreDocumented case_oob_tcp_variables_are_documented
 run_case OrcaInfo.OobTcpRangesAreShown case_oob_tcp_ranges_are_shown
@@ -553,5 +569,6 @@ run_case OrcaInfo.LevelHidesHigherLevels case_level_hides_higher_levels
 run_case OrcaInfo.BadLevel case_bad_level
 run_case OrcaInfo.UnknownOption case_unknown_option
 run_case OrcaInfo.UnknownOptionMessageUsesHelpPath case_unknown_option_message_uses_help_path
+run_case OrcaInfo.RoutedVariablesAreListed case_routed_variables_are_listed
 
 finish_cases
