@@ -1,13 +1,8 @@
 // Reading settings from param files, the environment and command lines.
+#include <orca/bounded_file.h>
 #include <orca/mca_sources.h>
 
 #include "mca/var/text.h"
-
-#include <orca/unique_fd.h>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,16 +20,6 @@ bool valid_setting_name(std::string_view n) {
       return false;
   }
   return true;
-}
-
-// What a file that is not a regular one is, for the error.
-std::string file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
 }
 
 // The start of an overlong line: enough to find it, not 64 KiB of it.
@@ -80,57 +65,16 @@ Result<std::vector<Setting>> parse_param_text(std::string_view text, const Sourc
 
 Result<std::vector<Setting>> read_param_file(const std::string& path, const Source& origin,
                                              bool missing_ok) {
-  auto unreadable = [&](std::string why) {
-    return Message("mca-var", "unreadable-param-file",
-                   {{"file", path}, {"why", std::move(why)}, {"kind", origin.kind_word()}});
-  };
-  auto not_regular = [&](mode_t mode) {
-    return unreadable("it is " + file_kind(mode) + "; only regular files are read");
-  };
-  // O_NONBLOCK: opening a FIFO without a writer must not hang the tool; the
-  // type check below then refuses it.
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid()) {
-    const int err = errno;
+  const BoundedFile file = read_bounded_file(path, kMaxParamFileSize, "a param file");
+  if (!file.ok()) {
     // Only a missing file is optional; ENOTDIR or EACCES on the way is not.
-    if (err == ENOENT && missing_ok) return std::vector<Setting>{};
-    // A socket cannot be opened at all (ENXIO): say what it is instead.
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return not_regular(st.st_mode);
-    return unreadable(std::strerror(err));
+    if (file.missing && missing_ok) return std::vector<Setting>{};
+    return Message("mca-var", "unreadable-param-file",
+                   {{"file", path}, {"why", file.error}, {"kind", origin.kind_word()}});
   }
-  // Check what was opened, not what the name pointed to a moment earlier.
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return unreadable(std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return not_regular(st.st_mode);
-  const std::string too_large = "it is larger than the limit of " + std::to_string(kMaxParamFileSize >> 20) +
-                                " MiB for a param file";
-  if (static_cast<std::uintmax_t>(st.st_size) > kMaxParamFileSize) {
-    return unreadable(too_large + " (" + std::to_string(st.st_size) + " bytes)");
-  }
-  // Read one byte past the limit, so that a file growing under us is
-  // caught as well instead of being read without end.
-  std::string text;
-  while (text.size() <= kMaxParamFileSize) {
-    const size_t have = text.size();
-    const size_t want = std::min<size_t>(64 * 1024, kMaxParamFileSize + 1 - have);
-    text.resize(have + want);
-    const ssize_t n = ::read(fd.get(), text.data() + have, want);
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) {
-        text.resize(have);
-        continue;
-      }
-      return unreadable(std::strerror(err));
-    }
-    text.resize(have + static_cast<size_t>(n));
-    if (n == 0) break;
-  }
-  if (text.size() > kMaxParamFileSize) return unreadable(too_large);
   Source o = origin;
   o.file = path;
-  return parse_param_text(text, o);
+  return parse_param_text(file.text, o);
 }
 
 std::vector<Setting> settings_from_environment(const char* const* envp) {

@@ -1,0 +1,32 @@
+/*
+ * Reading a small file a user named (a param file, a hostfile): only a
+ * regular file, opened without blocking so that a FIFO with no writer
+ * cannot hang the caller, and at most a bound of bytes, checked while
+ * reading too so a file that grows under us is caught. The caller turns a
+ * failure into its own message; `why` says it in words.
+ */
+#ifndef ORCA_BOUNDED_FILE_H
+#define ORCA_BOUNDED_FILE_H
+
+#include <orca/export.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace orca {
+
+struct ORCA_EXPORT BoundedFile {
+  std::string text;
+  bool missing = false;  // the file does not exist (ENOENT)
+  std::string error;     // empty: read; else why not ("it is a FIFO ...; only regular files are read")
+  bool ok() const noexcept { return error.empty(); }
+};
+
+/* Reads `path`. `what` names the kind of file in the errors ("a param
+ * file", "a hostfile"). */
+ORCA_EXPORT BoundedFile read_bounded_file(const std::string& path, size_t max_bytes, std::string_view what);
+
+}  // namespace orca
+
+#endif  // ORCA_BOUNDED_FILE_H
