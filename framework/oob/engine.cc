@@ -26,6 +26,7 @@ struct PeerState {
 Engine::Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks)
     : loop_(loop), config_(std::move(config)), callbacks_(std::move(callbacks)), graveyard_(loop.base()) {
   if (config_.secret.empty()) throw std::invalid_argument("the oob engine needs a job secret");
+  if (config_.variable_prefix.empty()) throw std::invalid_argument("the oob engine needs its component's variable prefix");
 }
 
 Engine::~Engine() {

@@ -64,7 +64,7 @@ void encode_header(const FrameHeader& header, std::uint8_t out[kHeaderSize]);
  * within `max_data` for Data frames and within kMaxControlPayload for the
  * rest (Ack, Heartbeat and Commit carry none). The error says which. */
 Result<FrameHeader> decode_header(const std::uint8_t in[kHeaderSize], std::uint64_t max_data,
-                                  std::string_view limit_variable = "oob_tcp_max_msg_size");
+                                  std::string_view limit_variable);
 
 struct Frame {
   FrameHeader header;
@@ -86,9 +86,9 @@ class FrameReader {
   /* Largest single growth of a payload buffer. */
   static constexpr size_t kMaxGrowStep = 8u << 20;
 
-  /* `limit_variable` names the variable that sets max_data, for errors. */
-  explicit FrameReader(std::uint64_t max_data, std::string limit_variable = "oob_tcp_max_msg_size",
-                       Phase phase = Phase::Established)
+  /* `limit_variable` names the owning component's variable that sets
+   * max_data ("oob_tcp_max_msg_size"), for errors. */
+  FrameReader(std::uint64_t max_data, std::string limit_variable, Phase phase = Phase::Established)
       : max_data_(max_data), limit_variable_(std::move(limit_variable)), phase_(phase) {}
 
   void set_phase(Phase phase) noexcept { phase_ = phase; }

@@ -41,8 +41,9 @@ struct ORCA_EXPORT EngineConfig {
   ProcessName self;
   std::vector<std::uint8_t> secret;                    // the job secret; must not be empty
   /* The owning component's variable prefix ("oob_tcp_"), so that every
-   * limit and message names the variable that sets it. */
-  std::string variable_prefix = "oob_tcp_";
+   * limit and message names the variable that sets it; must not be empty
+   * (liborca names no component's variable of its own accord). */
+  std::string variable_prefix;
   std::uint64_t max_message_size = 64ull << 20;        // <prefix>max_msg_size
   std::uint64_t send_queue_limit = 256ull << 20;       // bytes held per peer before back-pressure
   std::chrono::milliseconds heartbeat{500};            // 0: no heartbeat

@@ -46,6 +46,8 @@ struct Side {
   Side(EventLoop& loop, ProcessName self, EngineConfig base = {}) {
     base.self = self;
     base.secret = {1, 2, 3, 4, 5, 6, 7, 8};
+    // These engines stand in for oob/tcp's unless a test names another owner.
+    if (base.variable_prefix.empty()) base.variable_prefix = "oob_tcp_";
     EngineCallbacks cb;
     cb.deliver = [this](ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes) {
       ++delivered;
@@ -770,6 +772,7 @@ TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
     EngineConfig config = quiet();
     config.self = kA;
     config.secret = {1, 2, 3, 4, 5, 6, 7, 8};
+    config.variable_prefix = "oob_tcp_";
     EngineCallbacks cb;
     cb.deliver = [seen](ProcessName, std::uint32_t, std::span<const std::uint8_t>) { seen->late += seen->gone; };
     cb.want_connection = [seen](ProcessName) { seen->late += seen->gone; };
@@ -850,6 +853,22 @@ TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
       for (const auto& why : seen->why) EXPECT_EQ(why, "shutting down");
     }
   }
+}
+
+}  // namespace
+}  // namespace orca::oob
+
+namespace orca::oob {
+namespace {
+
+TEST(EngineConfigOwner, AnEngineNeedsItsComponentsPrefix) {
+  // liborca names no component's variable: the owner must say whose they are.
+  EventLoop loop;
+  EngineConfig config;
+  config.secret = {1, 2, 3};
+  EXPECT_THROW(Engine(loop, config, EngineCallbacks{}), std::invalid_argument);
+  config.variable_prefix = "oob_test_";
+  EXPECT_NO_THROW(Engine(loop, config, EngineCallbacks{}));
 }
 
 }  // namespace

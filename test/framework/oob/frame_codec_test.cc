@@ -24,6 +24,9 @@
 // can see the largest single allocation made while it runs: the reader must
 // reject an oversize length before it allocates anything for the payload.
 namespace {
+
+// The variable these tests say sets the limit, as oob/tcp would.
+constexpr const char* kLimitVariable = "oob_tcp_max_msg_size";
 std::atomic<std::size_t> g_largest_allocation{0};
 
 void note_allocation(std::size_t size) {
@@ -122,7 +125,7 @@ TEST(FrameHeaderCodec, BigEndianLayoutByteByByte) {
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(got[i], expected[i]) << "byte " << i;
 
-  auto back = decode_header(expected.data(), 1024);
+  auto back = decode_header(expected.data(), 1024, kLimitVariable);
   ASSERT_TRUE(Succeeded(back));
   expect_same_header(back.value(), h);
 }
@@ -136,7 +139,7 @@ TEST(FrameHeaderCodec, MaximumValuesLayoutAndRoundTrip) {
   const Bytes got = header_bytes(h);
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(got[i], expected[i]) << "byte " << i;
 
-  auto back = decode_header(got.data(), kMaxU64);
+  auto back = decode_header(got.data(), kMaxU64, kLimitVariable);
   ASSERT_TRUE(Succeeded(back));
   expect_same_header(back.value(), h);
 }
@@ -166,7 +169,7 @@ TEST(FrameHeaderCodec, RoundTripOfEveryTypeAndField) {
       const FrameHeader h = header(c.type, static_cast<std::uint32_t>(v * 3), v, v - 1, c.length);
       const Bytes b = header_bytes(h);
       EXPECT_EQ(b[0], static_cast<std::uint8_t>(c.type));
-      auto back = decode_header(b.data(), 4096);
+      auto back = decode_header(b.data(), 4096, kLimitVariable);
       ASSERT_TRUE(Succeeded(back)) << "type " << int(c.type) << " v " << v;
       expect_same_header(back.value(), h);
     }
@@ -175,16 +178,16 @@ TEST(FrameHeaderCodec, RoundTripOfEveryTypeAndField) {
 
 TEST(FrameHeaderCodec, DataLengthExactlyAtTheLimitIsAccepted) {
   const Bytes b = header_bytes(header(FrameType::Data, 0, 1, 0, 1000));
-  EXPECT_TRUE(Succeeded(decode_header(b.data(), 1000)));
+  EXPECT_TRUE(Succeeded(decode_header(b.data(), 1000, kLimitVariable)));
   const Bytes c = header_bytes(header(FrameType::Hello, 0, 0, 0, kMaxControlPayload));
-  EXPECT_TRUE(Succeeded(decode_header(c.data(), 0)));
+  EXPECT_TRUE(Succeeded(decode_header(c.data(), 0, kLimitVariable)));
 }
 
 TEST(FrameHeaderCodec, UnknownTypesAreRejected) {
   for (int type : {0, 10, 11, 127, 128, 255}) {
     Bytes b = header_bytes(header(FrameType::Data, 0, 1, 0, 0));
     b[0] = static_cast<std::uint8_t>(type);
-    const std::string why = bad_frame_why(decode_header(b.data(), 1024));
+    const std::string why = bad_frame_why(decode_header(b.data(), 1024, kLimitVariable));
     EXPECT_TRUE(Contains(why, "unknown frame type " + std::to_string(type))) << "type " << type;
   }
 }
@@ -194,7 +197,7 @@ TEST(FrameHeaderCodec, NonZeroReservedBytesAreRejected) {
     for (std::uint8_t value : {std::uint8_t{1}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
       Bytes b = header_bytes(header(FrameType::Ack, 0, 0, 3, 0));
       b[index] = value;
-      const std::string why = bad_frame_why(decode_header(b.data(), 1024));
+      const std::string why = bad_frame_why(decode_header(b.data(), 1024, kLimitVariable));
       EXPECT_TRUE(Contains(why, "reserved")) << "byte " << index << " = " << int(value);
     }
   }
@@ -202,7 +205,7 @@ TEST(FrameHeaderCodec, NonZeroReservedBytesAreRejected) {
 
 TEST(FrameHeaderCodec, DataLongerThanMaxDataNamesTheParameter) {
   const Bytes b = header_bytes(header(FrameType::Data, 7, 1, 0, 1001));
-  const std::string why = bad_frame_why(decode_header(b.data(), 1000));
+  const std::string why = bad_frame_why(decode_header(b.data(), 1000, kLimitVariable));
   EXPECT_TRUE(Contains(why, "oob_tcp_max_msg_size"));
   EXPECT_TRUE(Contains(why, "1001"));
   EXPECT_TRUE(Contains(why, "(1000)"));
@@ -210,14 +213,14 @@ TEST(FrameHeaderCodec, DataLongerThanMaxDataNamesTheParameter) {
 
 TEST(FrameHeaderCodec, DataWithMaxLengthAgainst64MiB) {
   const Bytes b = header_bytes(header(FrameType::Data, 0, 1, 0, kMaxU32));
-  const std::string why = bad_frame_why(decode_header(b.data(), k64MiB));
+  const std::string why = bad_frame_why(decode_header(b.data(), k64MiB, kLimitVariable));
   EXPECT_TRUE(Contains(why, "oob_tcp_max_msg_size"));
   EXPECT_TRUE(Contains(why, std::to_string(kMaxU32)));
 }
 
 TEST(FrameHeaderCodec, DataWithSequenceZeroIsRejected) {
   const Bytes b = header_bytes(header(FrameType::Data, 1, 0, 0, 4));
-  const std::string why = bad_frame_why(decode_header(b.data(), 1024));
+  const std::string why = bad_frame_why(decode_header(b.data(), 1024, kLimitVariable));
   EXPECT_TRUE(Contains(why, "sequence number"));
 }
 
@@ -225,7 +228,7 @@ TEST(FrameHeaderCodec, AckAndHeartbeatWithAPayloadAreRejected) {
   for (FrameType type : {FrameType::Ack, FrameType::Heartbeat}) {
     for (std::uint32_t length : {1u, 28u, kMaxU32}) {
       const Bytes b = header_bytes(header(type, 0, 0, 9, length));
-      const std::string why = bad_frame_why(decode_header(b.data(), kMaxU64));
+      const std::string why = bad_frame_why(decode_header(b.data(), kMaxU64, kLimitVariable));
       EXPECT_TRUE(Contains(why, "with a payload")) << "type " << int(type) << " length " << length;
     }
   }
@@ -237,7 +240,7 @@ TEST(FrameHeaderCodec, HandshakeFramesOverTheControlLimitAreRejected) {
     for (std::uint32_t length : {kMaxControlPayload + 1, kMaxU32}) {
       const Bytes b = header_bytes(header(type, 0, 0, 0, length));
       // max_data does not raise the limit of a control frame
-      const std::string why = bad_frame_why(decode_header(b.data(), kMaxU64));
+      const std::string why = bad_frame_why(decode_header(b.data(), kMaxU64, kLimitVariable));
       EXPECT_TRUE(Contains(why, "handshake frame of " + std::to_string(length))) << "type " << int(type);
     }
   }
@@ -276,7 +279,7 @@ void expect_frames(const std::vector<Frame>& got, const SampleStream& want, cons
 
 TEST(FrameReader, WholeStreamInOnePiece) {
   const SampleStream s = three_frames();
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out;
   ASSERT_TRUE(Succeeded(reader.feed(s.bytes, out)));
   expect_frames(out, s, "one piece");
@@ -284,7 +287,7 @@ TEST(FrameReader, WholeStreamInOnePiece) {
 }
 
 TEST(FrameReader, EmptyFeedDoesNothing) {
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out;
   ASSERT_TRUE(Succeeded(reader.feed({}, out)));
   EXPECT_TRUE(out.empty());
@@ -293,7 +296,7 @@ TEST(FrameReader, EmptyFeedDoesNothing) {
 
 TEST(FrameReader, ByteByByte) {
   const SampleStream s = three_frames();
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out;
   // Frame boundaries: a frame must appear exactly when its last byte arrives.
   std::vector<size_t> ends;
@@ -310,7 +313,7 @@ TEST(FrameReader, ByteByByte) {
 TEST(FrameReader, SplitAtEveryOffset) {
   const SampleStream s = three_frames();
   for (size_t split = 0; split <= s.bytes.size(); ++split) {
-    FrameReader reader(1024);
+    FrameReader reader(1024, kLimitVariable);
     std::vector<Frame> out;
     const std::span<const std::uint8_t> all(s.bytes);
     ASSERT_TRUE(Succeeded(reader.feed(all.first(split), out))) << "split " << split;
@@ -325,7 +328,7 @@ TEST(FrameReader, SplitAtEveryPairOfOffsets) {
   const std::span<const std::uint8_t> all(s.bytes);
   for (size_t a = 0; a <= s.bytes.size(); ++a) {
     for (size_t b = a; b <= s.bytes.size(); ++b) {
-      FrameReader reader(1024);
+      FrameReader reader(1024, kLimitVariable);
       std::vector<Frame> out;
       ASSERT_TRUE(Succeeded(reader.feed(all.subspan(0, a), out)));
       ASSERT_TRUE(Succeeded(reader.feed(all.subspan(a, b - a), out)));
@@ -342,7 +345,7 @@ TEST(FrameReader, SplitAtEveryPairOfOffsets) {
 
 TEST(FrameReader, PayloadSpaceShrinksAsBytesArrive) {
   const Bytes f = wire(header(FrameType::Data, 1, 1, 0, 0), pattern(10, 0));
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out;
   const std::span<const std::uint8_t> all(f);
   ASSERT_TRUE(Succeeded(reader.feed(all.first(kHeaderSize - 1), out)));
@@ -365,7 +368,7 @@ TEST(FrameReader, PayloadReadStraightIntoPlace) {
   const Bytes payload = pattern(5000, 3);
   const Bytes first = wire(header(FrameType::Data, 9, 1, 4, 0), payload);
   const Bytes second = wire(header(FrameType::Data, 10, 2, 4, 0), pattern(3, 8));
-  FrameReader reader(1u << 20);
+  FrameReader reader(1u << 20, kLimitVariable);
   std::vector<Frame> out;
   ASSERT_TRUE(Succeeded(reader.feed(std::span(first).first(kHeaderSize), out)));
   size_t written = 0;
@@ -400,7 +403,7 @@ TEST(FrameReader, PayloadReadStraightIntoPlace) {
 }
 
 TEST(FrameReader, PayloadSpaceIsEmptyBetweenFramesAndAfterAnEmptyPayload) {
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out;
   EXPECT_TRUE(reader.payload_space().empty());
   ASSERT_TRUE(Succeeded(reader.feed(wire(header(FrameType::Heartbeat, 0, 0, 1, 0), {}), out)));
@@ -416,7 +419,7 @@ TEST(FrameReader, ManyFramesInOneBuffer) {
                          pattern(i % 53, static_cast<std::uint8_t>(i)));
     stream.insert(stream.end(), w.begin(), w.end());
   }
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out;
   ASSERT_TRUE(Succeeded(reader.feed(stream, out)));
   ASSERT_EQ(out.size(), kFrames);
@@ -431,7 +434,7 @@ TEST(FrameReader, ManyFramesInOneBuffer) {
 
 TEST(FrameReader, FramesAreAppendedToWhatOutAlreadyHolds) {
   const SampleStream s = three_frames();
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out(2);
   ASSERT_TRUE(Succeeded(reader.feed(s.bytes, out)));
   ASSERT_EQ(out.size(), 5u);
@@ -443,7 +446,7 @@ TEST(FrameReader, ProbeSeesALegitimatePayloadAllocation) {
   // accident: a valid 1 MiB payload is allocated as its bytes arrive.
   const std::uint32_t length = 1u << 20;
   const Bytes f = wire(header(FrameType::Data, 0, 1, 0, length), pattern(length, 5));
-  FrameReader reader(k64MiB);
+  FrameReader reader(k64MiB, kLimitVariable);
   std::vector<Frame> out;
   g_largest_allocation = 0;
   ASSERT_TRUE(Succeeded(reader.feed(f, out)));
@@ -456,7 +459,7 @@ TEST(FrameReader, AHeaderThatLiesAboutItsLengthCostsOnlyWhatArrived) {
   // An authenticated peer announces 64 MiB and sends 1000 bytes: the
   // reader holds about what arrived, not what the header claims.
   const Bytes h = header_bytes(header(FrameType::Data, 0, 1, 0, static_cast<std::uint32_t>(k64MiB)));
-  FrameReader reader(k64MiB);
+  FrameReader reader(k64MiB, kLimitVariable);
   std::vector<Frame> out;
   g_largest_allocation = 0;
   ASSERT_TRUE(Succeeded(reader.feed(h, out)));
@@ -471,7 +474,7 @@ TEST(FrameReader, PayloadBufferStaysWithinOneStepOfTheBytes) {
   // arrived plus one growth step, and the frame is whole at the end.
   const size_t length = 32u << 20;
   const Bytes payload = pattern(length, 7);
-  FrameReader reader(k64MiB);
+  FrameReader reader(k64MiB, kLimitVariable);
   std::vector<Frame> out;
   ASSERT_TRUE(Succeeded(reader.feed(header_bytes(header(FrameType::Data, 0, 1, 0, static_cast<std::uint32_t>(length))), out)));
   for (size_t pos = 0; pos < length; pos += 1u << 20) {
@@ -485,7 +488,7 @@ TEST(FrameReader, PayloadBufferStaysWithinOneStepOfTheBytes) {
 TEST(FrameReader, HandshakePhaseRefusesTrafficAtItsHeader) {
   for (FrameType type : {FrameType::Data, FrameType::Ack, FrameType::Heartbeat}) {
     const std::uint32_t length = type == FrameType::Data ? static_cast<std::uint32_t>(k64MiB) : 0;
-    FrameReader reader(k64MiB, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
+    FrameReader reader(k64MiB, kLimitVariable, FrameReader::Phase::Handshake);
     std::vector<Frame> out;
     g_largest_allocation = 0;
     const Status st = reader.feed(header_bytes(header(type, 0, 1, 0, length)), out);
@@ -504,7 +507,7 @@ TEST(FrameReader, HandshakePhaseStopsAfterEachFrame) {
   const Bytes data = wire(header(FrameType::Data, 4, 1, 0, 0), pattern(10, 2));
   stream.insert(stream.end(), commit.begin(), commit.end());
   stream.insert(stream.end(), data.begin(), data.end());
-  FrameReader reader(1024, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
+  FrameReader reader(1024, kLimitVariable, FrameReader::Phase::Handshake);
   std::vector<Frame> out;
   auto first = reader.feed_some(stream, out);
   ASSERT_TRUE(Succeeded(first));
@@ -524,7 +527,7 @@ TEST(FrameReader, HandshakePhaseStopsAfterEachFrame) {
 
 TEST(FrameReader, OversizeHeaderFailsBeforeAnyPayloadAllocation) {
   const Bytes h = header_bytes(header(FrameType::Data, 0, 1, 0, 0xFFFFFFFFu));
-  FrameReader reader(k64MiB);
+  FrameReader reader(k64MiB, kLimitVariable);
   std::vector<Frame> out;
   g_largest_allocation = 0;
   const Status st = reader.feed(h, out);  // only the 28 header bytes
@@ -546,7 +549,7 @@ TEST(FrameReader, OversizeHeaderFailsBeforeAnyPayloadAllocation) {
 
 TEST(FrameReader, OneByteOverTheLimitFailsToo) {
   const Bytes h = header_bytes(header(FrameType::Data, 0, 1, 0, static_cast<std::uint32_t>(k64MiB + 1)));
-  FrameReader reader(k64MiB);
+  FrameReader reader(k64MiB, kLimitVariable);
   std::vector<Frame> out;
   g_largest_allocation = 0;
   EXPECT_TRUE(FailedWith(reader.feed(h, out), "oob", "bad-frame"));
@@ -559,7 +562,7 @@ TEST(FrameReader, FramesBeforeABadHeaderAreStillDelivered) {
   Bytes bad = header_bytes(header(FrameType::Ack, 0, 0, 0, 0));
   bad[2] = 1;
   stream.insert(stream.end(), bad.begin(), bad.end());
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out;
   EXPECT_TRUE(FailedWith(reader.feed(stream, out), "oob", "bad-frame"));
   expect_frames(out, s, "before the bad header");
@@ -567,7 +570,7 @@ TEST(FrameReader, FramesBeforeABadHeaderAreStillDelivered) {
 
 TEST(FrameReader, BadHeaderSplitAcrossFeedsFailsWhenComplete) {
   Bytes bad = header_bytes(header(FrameType::Data, 0, 0, 0, 1));  // seq 0
-  FrameReader reader(1024);
+  FrameReader reader(1024, kLimitVariable);
   std::vector<Frame> out;
   const std::span<const std::uint8_t> all(bad);
   ASSERT_TRUE(Succeeded(reader.feed(all.first(20), out)));
@@ -607,11 +610,11 @@ TEST(FrameReader, RandomGarbageIsHandled) {
       }
     }
 
-    FrameReader whole(kMaxData);
+    FrameReader whole(kMaxData, kLimitVariable);
     std::vector<Frame> whole_out;
     const Status whole_status = whole.feed(buf, whole_out);
 
-    FrameReader pieces(kMaxData);
+    FrameReader pieces(kMaxData, kLimitVariable);
     std::vector<Frame> pieces_out;
     Status pieces_status;
     size_t pos = 0;

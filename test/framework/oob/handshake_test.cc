@@ -23,6 +23,9 @@
 namespace orca::oob {
 namespace {
 
+// The variable these tests say sets the limit, as oob/tcp would.
+constexpr const char* kLimitVariable = "oob_tcp_max_msg_size";
+
 using test::Contains;
 using test::Succeeded;
 
@@ -61,7 +64,7 @@ Frame through_wire(const Frame& f) {
   Bytes w(kHeaderSize);
   encode_header(f.header, w.data());
   w.insert(w.end(), f.payload.begin(), f.payload.end());
-  FrameReader reader(1u << 20);
+  FrameReader reader(1u << 20, kLimitVariable);
   std::vector<Frame> out;
   for (std::uint8_t b : w) {
     const Status st = reader.feed(std::span(&b, 1), out);
