@@ -15,6 +15,10 @@ enum class Kind : std::uint8_t {
   OutputChunk = 4,
   ExitRecord = 5,
   Teardown = 6,
+  SignalRanks = 7,
+  StdinData = 8,
+  StdinCredit = 9,
+  DaemonFailure = 10,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -184,6 +188,9 @@ void fields(IO& io, M& m) {
     io.text("parent_uri", m.parent_uri);
     io.bytes("secret", m.secret, 4096);
     io.text("settings", m.settings, kMaxBytes);
+    io.texts("hosts", m.hosts);
+    io.texts("daemon_command", m.daemon_command);
+    io.u32("flags", m.flags);
   } else if constexpr (std::is_same_v<T, DaemonReport>) {
     io.u32("vpid", m.vpid);
     io.text("hostname", m.hostname, 1024);
@@ -200,10 +207,13 @@ void fields(IO& io, M& m) {
       sub.u32("local_rank", p.local_rank);
     });
     io.u32("size", m.size);
+    io.text("directory", m.directory);
+    io.i32("stdin_target", m.stdin_target);
   } else if constexpr (std::is_same_v<T, OutputChunk>) {
     io.u32("rank", m.rank);
     io.stream("stream", m.stream);
     io.boolean("eof", m.eof);
+    io.boolean("partial", m.partial);
     io.bytes("bytes", m.bytes);
   } else if constexpr (std::is_same_v<T, ExitRecord>) {
     io.u32("rank", m.rank);
@@ -213,6 +223,17 @@ void fields(IO& io, M& m) {
   } else if constexpr (std::is_same_v<T, Teardown>) {
     io.i32("signal", m.signal);
     io.text("reason", m.reason);
+  } else if constexpr (std::is_same_v<T, SignalRanks>) {
+    io.i32("signal", m.signal);
+  } else if constexpr (std::is_same_v<T, StdinData>) {
+    io.boolean("eof", m.eof);
+    io.bytes("bytes", m.bytes);
+  } else if constexpr (std::is_same_v<T, StdinCredit>) {
+    io.u32("bytes", m.bytes);
+  } else if constexpr (std::is_same_v<T, DaemonFailure>) {
+    io.u32("vpid", m.vpid);
+    io.text("host", m.host, 1024);
+    io.text("message", m.message);
   }
 }
 
@@ -223,7 +244,11 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, LaunchCommand>) return Kind::LaunchCommand;
   else if constexpr (std::is_same_v<T, OutputChunk>) return Kind::OutputChunk;
   else if constexpr (std::is_same_v<T, ExitRecord>) return Kind::ExitRecord;
-  else return Kind::Teardown;
+  else if constexpr (std::is_same_v<T, Teardown>) return Kind::Teardown;
+  else if constexpr (std::is_same_v<T, SignalRanks>) return Kind::SignalRanks;
+  else if constexpr (std::is_same_v<T, StdinData>) return Kind::StdinData;
+  else if constexpr (std::is_same_v<T, StdinCredit>) return Kind::StdinCredit;
+  else return Kind::DaemonFailure;
 }
 
 template <typename T>
@@ -239,7 +264,8 @@ Result<WireMessage> decode_as(const char* name, std::span<const std::uint8_t> bo
 
 const char* kind_name(const WireMessage& message) {
   static constexpr const char* kNames[] = {"bootstrap", "daemon report", "launch command",
-                                           "output chunk", "exit record", "teardown"};
+                                           "output chunk", "exit record", "teardown",
+                                           "signal ranks", "stdin data", "stdin credit", "daemon failure"};
   return kNames[message.index()];
 }
 
@@ -265,6 +291,10 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::OutputChunk: return decode_as<OutputChunk>("output chunk", body);
     case Kind::ExitRecord: return decode_as<ExitRecord>("exit record", body);
     case Kind::Teardown: return decode_as<Teardown>("teardown", body);
+    case Kind::SignalRanks: return decode_as<SignalRanks>("signal ranks", body);
+    case Kind::StdinData: return decode_as<StdinData>("stdin data", body);
+    case Kind::StdinCredit: return decode_as<StdinCredit>("stdin credit", body);
+    case Kind::DaemonFailure: return decode_as<DaemonFailure>("daemon failure", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

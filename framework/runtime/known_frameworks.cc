@@ -2,12 +2,14 @@
 // with its public header; this file only gathers them for enumeration, at
 // the level that ties the frameworks together (mca/base knows none of them).
 #include <orca/frameworks.h>
+#include <orca/iof.h>
 #include <orca/oob.h>
+#include <orca/plm.h>
 #include <orca/reachable.h>
 #include <orca/routed.h>
 
 namespace orca {
 
-std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework, &oob::kFramework, &routed::kFramework}; }
+std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework, &oob::kFramework, &routed::kFramework, &plm::kFramework, &iof::kFramework}; }
 
 }  // namespace orca

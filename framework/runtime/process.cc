@@ -7,7 +7,21 @@
 namespace orca {
 
 Result<std::unique_ptr<Process>> Process::create(std::string program, orca_process_role role, int argc,
-                                                 const char* const* argv, const char* const* envp) {
+                                                 const char* const* argv, const char* const* envp,
+                                                 std::vector<mca::Setting> inherited) {
+  auto options = mca::parse_tool_options(argc, argv);
+  if (!options) {
+    // The message still needs a help catalog: a bare Runtime has one.
+    Runtime bare(program, envp);
+    bare.help().show(options.error(), std::cerr, true);
+    return options.error();
+  }
+  options->inherited = std::move(inherited);
+  return create(std::move(program), role, std::move(options.value()), envp);
+}
+
+Result<std::unique_ptr<Process>> Process::create(std::string program, orca_process_role role,
+                                                 mca::ToolOptions options, const char* const* envp) {
   std::unique_ptr<Process> p(new Process());
   p->loop_ = std::make_unique<EventLoop>();
   p->runtime_ = std::make_unique<Runtime>(std::move(program), envp);
@@ -15,16 +29,11 @@ Result<std::unique_ptr<Process>> Process::create(std::string program, orca_proce
   // An exception escaping a callback is a bug; say so where the rest goes.
   Runtime* runtime = p->runtime_.get();
   p->loop_->set_error_handler([runtime](const std::string& text) { runtime->log("event", text); });
-  auto options = mca::parse_tool_options(argc, argv);
-  if (!options) {
-    p->fail(options.error());
-    return options.error();
-  }
-  if (Status st = p->runtime_->load(options.value()); !st) {
+  if (Status st = p->runtime_->load(options); !st) {
     p->fail(st.error());
     return st.error();
   }
-  p->arguments_ = std::move(options->rest);
+  p->arguments_ = std::move(options.rest);
   return p;
 }
 

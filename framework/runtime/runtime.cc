@@ -136,6 +136,7 @@ Status Runtime::load(const mca::ToolOptions& options) {
   for (const auto& e : environment_) envp.push_back(e.c_str());
   envp.push_back(nullptr);
   for (auto& s : mca::settings_from_environment(envp.data())) (void)registry_.add_setting(std::move(s));
+  for (const auto& s : options.inherited) (void)registry_.add_setting(s);
   for (const auto& s : options.mca) (void)registry_.add_setting(s);
 
   if (Status st = declare_base_vars(); !st) return st;

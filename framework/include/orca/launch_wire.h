@@ -14,6 +14,14 @@
  *   OutputChunk    orcad -> orcarun: bytes a rank wrote on stdout/stderr.
  *   ExitRecord     orcad -> orcarun: how a rank ended.
  *   Teardown       orcarun -> every orcad: stop, with a reason.
+ *   SignalRanks    orcarun -> every orcad: signal every rank (SIGINT and
+ *                  SIGTERM forwarded, SIGKILL after the grace period).
+ *   StdinData      orcarun -> the orcad of the ranks that read orcarun's
+ *                  standard input: bytes, or its end.
+ *   StdinCredit    that orcad -> orcarun: bytes written to the ranks, so
+ *                  orcarun reads more (flow control, bounded memory).
+ *   DaemonFailure  orcad -> orcarun: a daemon it started or relays for
+ *                  could not start or was lost.
  *
  * Encoding: a one-byte kind, then fields in order; integers big-endian;
  * a string or byte field is a u32 length and the bytes; a list is a u32
@@ -28,6 +36,7 @@
 #define ORCA_LAUNCH_WIRE_H
 
 #include <orca/export.h>
+#include <orca/oob_tags.h>
 #include <orca/result.h>
 
 #include <cstdint>
@@ -51,7 +60,14 @@ struct Bootstrap {
   std::string parent_uri;
   std::vector<std::uint8_t> secret;
   std::string settings;          // mca::encode_settings text
+  std::vector<std::string> hosts;           // hosts[v - 1]: where daemon v runs
+  std::vector<std::string> daemon_command;  // the words that run orcad (the same on every host)
+  std::uint32_t flags = 0;                  // kBootstrap* below
 };
+
+/* Bootstrap::flags */
+inline constexpr std::uint32_t kBootstrapTreeSpawn = 1;       // start your children yourself
+inline constexpr std::uint32_t kBootstrapReportTopology = 2;  // put the hwloc summary in the report
 
 struct DaemonReport {
   std::uint32_t vpid = 0;
@@ -62,7 +78,7 @@ struct DaemonReport {
   std::vector<std::string> notes;  // interface summary, refusals, topology
 };
 
-struct Placement {
+struct RankPlacement {
   std::uint32_t rank = 0;
   std::uint32_t daemon = 0;      // the vpid that runs it
   std::uint32_t local_rank = 0;
@@ -71,9 +87,14 @@ struct Placement {
 struct LaunchCommand {
   std::vector<std::string> argv;
   std::vector<std::string> environment;  // NAME=VALUE added for every rank
-  std::vector<Placement> placements;
+  std::vector<RankPlacement> placements;
   std::uint32_t size = 0;                // ranks in all
+  std::string directory;                 // where ranks start ("" : the daemon's own)
+  std::int32_t stdin_target = 0;         // a rank, or kStdinNone / kStdinAll
 };
+
+inline constexpr std::int32_t kStdinNone = -1;
+inline constexpr std::int32_t kStdinAll = -2;
 
 enum class Stream : std::uint8_t { Stdout = 1, Stderr = 2 };
 
@@ -81,6 +102,7 @@ struct OutputChunk {
   std::uint32_t rank = 0;
   Stream stream = Stream::Stdout;
   bool eof = false;
+  bool partial = false;          // bytes are one piece of a line (iof_lines.h); else whole lines
   std::vector<std::uint8_t> bytes;
 };
 
@@ -96,7 +118,46 @@ struct Teardown {
   std::string reason;
 };
 
-using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown>;
+struct SignalRanks {
+  std::int32_t signal = 0;
+};
+
+struct StdinData {
+  bool eof = false;
+  std::vector<std::uint8_t> bytes;
+};
+
+struct StdinCredit {
+  std::uint32_t bytes = 0;
+};
+
+struct DaemonFailure {
+  std::uint32_t vpid = 0;        // the daemon that failed
+  std::string host;
+  std::string message;           // what happened, with the agent's output
+};
+
+using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
+                                 SignalRanks, StdinData, StdinCredit, DaemonFailure>;
+
+/* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
+ * Each tag carries the kinds listed; the kind byte says which. */
+inline constexpr std::uint32_t kTagHello = oob::tags::kPlmFirst + 1;    // DaemonReport, a new daemon -> its parent
+inline constexpr std::uint32_t kTagWelcome = oob::tags::kPlmFirst + 2;  // empty, parent -> the new daemon
+inline constexpr std::uint32_t kTagReport = oob::tags::kPlmFirst + 3;   // DaemonReport -> orcarun
+inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown: down the tree
+inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure -> orcarun
+inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
+inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
+inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun
+
+/* The bootstrap as it travels on a daemon's standard input: a 4-byte
+ * big-endian length, then the encoded message. */
+ORCA_EXPORT Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& bootstrap);
+/* Reads one bootstrap frame from `fd` (blocking), waiting at most
+ * `limit_ms` for each read. Errors: end of input first, a length above
+ * kMaxBytes + kMaxText, a time-out, a malformed message. */
+ORCA_EXPORT Result<Bootstrap> read_bootstrap(int fd, int limit_ms);
 
 /* Encodes one message. Errors: a field above its bound (named). */
 ORCA_EXPORT Result<std::vector<std::uint8_t>> encode(const WireMessage& message);

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,9 @@ struct FrameworkDecl {
   std::string_view description;  // one line
   std::uint32_t interface_version;
   SelectMode mode;
+  /* The framework's own variables, declared as <framework>_base_<name>
+   * beside base_verbose (written like a component's table). */
+  std::span<const orca_mca_var_decl> base_vars{};
 };
 
 /* A parsed selection variable. */

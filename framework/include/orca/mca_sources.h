@@ -54,6 +54,9 @@ struct ORCA_EXPORT ToolOptions {
   std::vector<Setting> mca;              // --mca name value, in order
   std::vector<std::string> tune_files;   // --tune FILE, in order
   std::vector<std::string> rest;         // everything else, in order
+  /* Settings a launcher handed down (mca_forward.h), added after the
+   * environment's and before --mca, each keeping its own source. */
+  std::vector<Setting> inherited;
 };
 
 /* Extracts --mca and --tune from argv[1..argc) (also -mca, and

@@ -19,6 +19,7 @@
 #include <orca/event_loop.h>
 #include <orca/export.h>
 #include <orca/mca_component.h>
+#include <orca/mca_sources.h>
 #include <orca/oob.h>
 #include <orca/result.h>
 #include <orca/runtime.h>
@@ -36,9 +37,15 @@ class ORCA_EXPORT Process {
    * makes the event loop. The other arguments are left for the program
    * (arguments()). Errors: a malformed option, a bad setting or file;
    * the message has been shown on standard error through the help texts
-   * when this returns. */
+   * when this returns. `inherited`: settings a launcher handed down
+   * (ToolOptions::inherited). */
   static Result<std::unique_ptr<Process>> create(std::string program, orca_process_role role, int argc,
-                                                 const char* const* argv, const char* const* envp);
+                                                 const char* const* argv, const char* const* envp,
+                                                 std::vector<mca::Setting> inherited = {});
+  /* The same with options a program parsed itself (orcarun, whose
+   * command words must not be searched for --mca). */
+  static Result<std::unique_ptr<Process>> create(std::string program, orca_process_role role,
+                                                 mca::ToolOptions options, const char* const* envp);
   ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;

@@ -79,6 +79,12 @@ Status Framework::register_vars() {
       .max_text = "100",
   };
   if (Status st = declare(verbose_spec); !st) return st;
+  if (!decl_.base_vars.empty()) {
+    ComponentRegistrar registrar(registry_, fw, "base");
+    (void)orca_mca_declare_vars(registrar.c_handle(), decl_.base_vars.data(), decl_.base_vars.size());
+    if (registrar.error()) return *registrar.error();
+    if (registrar.value_error() && !value_error) value_error = registrar.value_error();
+  }
 
   for (const LoadedComponent* c : repository_.of_framework(fw)) {
     Entry e;

@@ -7,6 +7,7 @@
 #define ORCA_TOOLS_ORCARUN_OPTIONS_H
 
 #include <orca/mca_sources.h>
+#include <orca/rank_map.h>
 #include <orca/result.h>
 
 #include <optional>
@@ -15,7 +16,7 @@
 
 namespace orca::orcarun {
 
-enum class MapBy { Slot, Node };
+using MapBy = launch::MapBy;  // --map-by
 enum class StdinTarget { None, All, Rank };
 
 struct Options {

@@ -3,6 +3,8 @@
 // value naming the field, never a crash or a large allocation.
 #include <orca/launch_wire.h>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -19,6 +21,9 @@ std::vector<WireMessage> samples() {
   b.parent_uri = "7.1;host=abc;tcp=10.0.0.1/24/veth/5000";
   b.secret = std::vector<std::uint8_t>(32, 0xab);
   b.settings = "orca-settings 1\noob_tcp_if_include command-line 0 0 % eth0,%20eth1\n";
+  b.hosts = {"h1", "h2", "h3"};
+  b.daemon_command = {"/opt/orca/bin/orcad"};
+  b.flags = kBootstrapTreeSpawn | kBootstrapReportTopology;
   DaemonReport r;
   r.vpid = 3;
   r.hostname = "h3";
@@ -31,10 +36,13 @@ std::vector<WireMessage> samples() {
   l.environment = {"X=1", "EMPTY="};
   l.placements = {{0, 1, 0}, {1, 1, 1}, {2, 2, 0}};
   l.size = 3;
+  l.directory = "/home/user/run 1";
+  l.stdin_target = kStdinAll;
   OutputChunk o;
   o.rank = 2;
   o.stream = Stream::Stderr;
   o.eof = true;
+  o.partial = true;
   o.bytes = {'p', 'a', 'r', 't', 0, 0xff};
   ExitRecord e;
   e.rank = 2;
@@ -44,7 +52,18 @@ std::vector<WireMessage> samples() {
   Teardown t;
   t.signal = 15;
   t.reason = "SIGTERM from the user";
-  return {b, r, l, o, e, t};
+  SignalRanks s;
+  s.signal = 2;
+  StdinData in;
+  in.eof = true;
+  in.bytes = {'y', '\n', 0};
+  StdinCredit c;
+  c.bytes = 65536;
+  DaemonFailure f;
+  f.vpid = 9;
+  f.host = "h9";
+  f.message = "the agent for h9 exited with status 255, printing:\nssh: Could not resolve hostname h9";
+  return {b, r, l, o, e, t, s, in, c, f};
 }
 
 TEST(LaunchWire, EveryKindRoundTrips) {
@@ -66,6 +85,48 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(cmd.placements[2].daemon, 2u);
   const auto& report = std::get<DaemonReport>(decode(encode(samples()[1]).value()).value());
   EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));
+  EXPECT_EQ(cmd.directory, "/home/user/run 1");
+  EXPECT_EQ(cmd.stdin_target, kStdinAll);
+  const WireMessage boot_message = decode(encode(samples()[0]).value()).value();
+  const auto& boot = std::get<Bootstrap>(boot_message);
+  EXPECT_EQ(boot.hosts, (std::vector<std::string>{"h1", "h2", "h3"}));
+  EXPECT_EQ(boot.flags, kBootstrapTreeSpawn | kBootstrapReportTopology);
+  const WireMessage chunk = decode(encode(samples()[3]).value()).value();
+  EXPECT_TRUE(std::get<OutputChunk>(chunk).partial);
+  const WireMessage failure = decode(encode(samples()[9]).value()).value();
+  EXPECT_EQ(std::get<DaemonFailure>(failure).host, "h9");
+}
+
+TEST(LaunchWire, TheBootstrapFrameReadsBackFromAPipe) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const auto frame = bootstrap_frame(std::get<Bootstrap>(samples()[0])).value();
+  ASSERT_EQ(::write(fds[1], frame.data(), frame.size()), static_cast<ssize_t>(frame.size()));
+  auto back = read_bootstrap(fds[0], 1000);
+  ASSERT_TRUE(back.ok()) << back.error().summary();
+  EXPECT_EQ(back->hosts.size(), 3u);
+  // A cut frame: the writer is gone before the end.
+  ASSERT_EQ(::write(fds[1], frame.data(), frame.size() / 2), static_cast<ssize_t>(frame.size() / 2));
+  ::close(fds[1]);
+  auto cut = read_bootstrap(fds[0], 1000);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().arg("why").find("ended"), std::string::npos) << cut.error().summary();
+  ::close(fds[0]);
+  // A writer that never writes: the time limit, not a hang.
+  ASSERT_EQ(::pipe(fds), 0);
+  auto silent = read_bootstrap(fds[0], 50);
+  ASSERT_FALSE(silent.ok());
+  EXPECT_NE(silent.error().arg("why").find("50 ms"), std::string::npos);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  // A lying length.
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::uint8_t huge[] = {0xff, 0xff, 0xff, 0xff};
+  ASSERT_EQ(::write(fds[1], huge, 4), 4);
+  auto lie = read_bootstrap(fds[0], 1000);
+  ASSERT_FALSE(lie.ok());
+  ::close(fds[0]);
+  ::close(fds[1]);
 }
 
 TEST(LaunchWire, EveryTruncationIsAnErrorNamingAField) {
@@ -86,7 +147,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 7, 200, 255}) {
+  for (std::uint8_t kind : {0, 11, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);
@@ -98,7 +159,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
 TEST(LaunchWire, ALyingLengthIsRefusedBeforeAnythingIsAllocated) {
   // An output chunk claiming 4 GiB of bytes, and a command claiming a
   // billion argv entries, in a few bytes each.
-  const std::vector<std::uint8_t> chunk = {4, 0, 0, 0, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 'x'};
+  const std::vector<std::uint8_t> chunk = {4, 0, 0, 0, 1, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 'x'};
   auto r = decode(chunk);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "bytes");

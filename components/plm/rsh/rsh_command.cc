@@ -1,0 +1,76 @@
+// Splitting the agent setting and quoting the remote command.
+#include "rsh_command.h"
+
+namespace orca::plm::rsh {
+namespace {
+Message bad(std::string why) { return Message("plm", "rsh-agent", {{"why", std::move(why)}}); }
+}  // namespace
+
+Result<std::vector<std::string>> split_agent(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
+        word += text[++i];
+      } else {
+        word += c;
+      }
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      word += text[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote != 0) return bad("plm_rsh_agent has an unclosed " + std::string(1, quote) + " quote");
+  if (in_word) words.push_back(std::move(word));
+  if (words.empty()) return bad("plm_rsh_agent is empty");
+  return words;
+}
+
+std::string shell_word(const std::string& word) {
+  bool plain = !word.empty();
+  for (unsigned char c : word) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
+                      c == '.' || c == '_' || c == '-' || c == '=' || c == ':' || c == ',' || c == '+' || c == '@' ||
+                      c == '%';
+    if (!safe) plain = false;
+  }
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+Result<std::vector<std::string>> agent_command(const std::vector<std::string>& agent, const std::string& host,
+                                               const std::vector<std::string>& command) {
+  if (host.empty()) return bad("the host name is empty");
+  if (host[0] == '-') return bad("the host name \"" + host + "\" starts with '-' and would read as an agent option");
+  std::vector<std::string> out = agent;
+  out.push_back(host);
+  for (const auto& w : command) out.push_back(shell_word(w));
+  return out;
+}
+
+}  // namespace orca::plm::rsh

@@ -1,0 +1,60 @@
+/*
+ * spawn_child: fork and exec one program with its standard streams wired
+ * the way a launcher needs them. Used for agents (plm) and for a job's
+ * ranks (orcad).
+ *
+ * Between fork and exec the child only resets what a launcher changed
+ * (signal dispositions and mask: SIGPIPE is ignored in every Orca
+ * process, and must not be in the program), joins a process group of its
+ * own when asked (so that a signal to the group reaches everything it
+ * starts), asks the kernel for a signal when its parent dies, and dups
+ * its streams. Whether exec succeeded is known before spawn_child
+ * returns: a close-on-exec pipe carries errno back.
+ */
+#ifndef ORCA_CHILD_PROCESS_H
+#define ORCA_CHILD_PROCESS_H
+
+#include <orca/export.h>
+#include <orca/result.h>
+#include <orca/unique_fd.h>
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace orca::plm {
+
+struct SpawnSpec {
+  std::vector<std::string> argv;         // argv[0] is searched in the PATH of `environment`
+  std::vector<std::string> environment;  // the child's whole environment, NAME=VALUE
+  std::string directory;                 // empty: the parent's
+  bool pipe_input = false;               // false: /dev/null
+  bool merge_errors = false;             // stderr into the stdout pipe
+  bool own_process_group = true;
+  int parent_death_signal = 0;           // PR_SET_PDEATHSIG; 0: none
+};
+
+struct SpawnedChild {
+  pid_t pid = -1;
+  UniqueFd input;   // write end of its stdin (pipe_input), nonblocking
+  UniqueFd output;  // read end of its stdout, nonblocking
+  UniqueFd errors;  // read end of its stderr (unless merged), nonblocking
+  /* Empty when exec succeeded; otherwise why it failed ("No such file or
+   * directory"). The child has then exited with 127 and must still be
+   * reaped (it is a child like any other). */
+  std::string exec_error;
+};
+
+/* Errors (area "plm", topic "spawn-failed"): no argv, pipe or fork
+ * failed (the call and errno named). */
+ORCA_EXPORT Result<SpawnedChild> spawn_child(const SpawnSpec& spec);
+
+/* This process's environment as NAME=VALUE strings. */
+ORCA_EXPORT std::vector<std::string> current_environment();
+/* Sets NAME=VALUE in `env`, replacing an entry of the same name. */
+ORCA_EXPORT void set_environment(std::vector<std::string>& env, const std::string& name, const std::string& value);
+
+}  // namespace orca::plm
+
+#endif  // ORCA_CHILD_PROCESS_H

@@ -1,0 +1,33 @@
+/*
+ * orcarun's own variables (not a framework's): how long wire-up may take
+ * and how long ranks get between the forwarded signal and SIGKILL.
+ * Declared by orcarun, and by orca_info so that they are documented.
+ *
+ *   orcarun_startup_timeout  seconds until every daemon must have reported
+ *   orcarun_kill_grace       seconds between SIGINT/SIGTERM and SIGKILL
+ */
+#ifndef ORCA_LAUNCHER_VARS_H
+#define ORCA_LAUNCHER_VARS_H
+
+#include <orca/export.h>
+#include <orca/mca_var.h>
+#include <orca/result.h>
+
+#include <chrono>
+
+namespace orca::launch {
+
+struct LauncherSettings {
+  std::chrono::milliseconds startup_timeout{60000};
+  std::chrono::milliseconds kill_grace{5000};
+};
+
+/* Declares them (idempotent: a second call changes nothing). Errors: a
+ * bad value from some source (named). */
+ORCA_EXPORT Status declare_launcher_variables(mca::Registry& registry);
+/* Their values, once declared. */
+ORCA_EXPORT LauncherSettings launcher_settings(const mca::Registry& registry);
+
+}  // namespace orca::launch
+
+#endif

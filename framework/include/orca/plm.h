@@ -1,0 +1,193 @@
+/*
+ * Framework "plm": process launch. How a launcher (orcarun, or an orcad
+ * spawning its part of a tree) starts orcad on a host.
+ *
+ * A component decides only the command: the words that start the daemon
+ * on a host (plm/local: the daemon itself; plm/rsh: the agent, the host,
+ * then the daemon), whether it can reach a host at all, how many agents
+ * may be starting at once and whether daemons spawn their own children.
+ * Starting the processes, handing each its bootstrap on standard input,
+ * keeping what the agent printed and noticing that it exited is the same
+ * for every component, so the base does it (DaemonLauncher below), as the
+ * routed base does the routing for its components.
+ *
+ * Selection: every component that opens stays available (SelectMode::All);
+ * a job is launched by the highest-priority module that accepts every host
+ * of the job (choose_module). plm/local (priority 20) accepts only this
+ * host, plm/rsh (10) any host, so `orcarun hostname` runs here without an
+ * agent and `orcarun --host n1,n2 hostname` goes through ssh.
+ * `--mca plm rsh` forces the agent even for this host.
+ *
+ * Threading: everything runs on the event loop's thread.
+ */
+#ifndef ORCA_PLM_H
+#define ORCA_PLM_H
+
+#include <orca/mca_component.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ORCA_PLM_INTERFACE_VERSION 1u
+
+/* Collects the words of a command, one call per word (copied). */
+typedef struct orca_plm_words {
+    void *context;
+    void (*add)(void *context, const char *word);
+} orca_plm_words;
+
+typedef struct orca_plm_module {
+    void *self;
+    /* OK when this module can start a daemon on `host`; DECLINED with the
+     * reason otherwise. */
+    orca_mca_rc (*accepts)(void *self, const char *host, orca_mca_reason *why);
+    /* Writes, through `out`, the words that run `daemon` (daemon_count
+     * words: the orcad path and its arguments) on `host`. The command gets
+     * the bootstrap on its standard input and must pass it, and the end of
+     * it, to the daemon. FAILED with a reason when it cannot be built. */
+    orca_mca_rc (*command)(void *self, const char *host, const char *const *daemon, size_t daemon_count,
+                           const orca_plm_words *out, orca_mca_reason *why);
+    /* How many agents may be starting (started, daemon not up yet) at
+     * once; 0: no limit. */
+    uint32_t (*max_concurrent)(void *self);
+    /* Nonzero when, for a job of `daemons` daemons, each daemon should
+     * start its own children in the routing tree. */
+    int (*tree_spawn)(void *self, uint32_t daemons);
+    /* How many nodes to make of this host when the job names no host: 1
+     * for a real launcher; plm/local's plm_local_num_nodes simulates more. */
+    uint32_t (*simulated_nodes)(void *self);
+} orca_plm_module;
+
+#ifdef __cplusplus
+}
+
+#include <orca/event_loop.h>
+#include <orca/export.h>
+#include <orca/mca_framework.h>
+#include <orca/mca_var.h>
+#include <orca/result.h>
+#include <orca/unique_fd.h>
+
+#include <span>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace orca::plm {
+
+/* plm_base_daemon: the daemon program (default: the orcad beside this
+ * program, default_daemon_path()). */
+ORCA_EXPORT std::span<const orca_mca_var_decl> base_variable_decls();
+inline const mca::FrameworkDecl kFramework{"plm", "starts a daemon (orcad) on each host of a job",
+                                           ORCA_PLM_INTERFACE_VERSION, mca::SelectMode::All, base_variable_decls()};
+
+/* The words that run the daemon: plm_base_daemon, or default_daemon_path(). */
+ORCA_EXPORT std::vector<std::string> daemon_program(const mca::Registry& registry);
+
+/* The selected module and its component's name. */
+struct ChosenModule {
+  std::string component;
+  const orca_plm_module* module = nullptr;
+};
+
+/* The highest-priority selected module of an opened plm framework that
+ * accepts every host in `hosts`. Errors (area "plm"): none is selected
+ * (plm/none-selected) or none accepts some host (plm/no-launcher, naming
+ * the host and what each module answered). */
+ORCA_EXPORT Result<ChosenModule> choose_module(const mca::Framework& framework, const std::vector<std::string>& hosts);
+
+/* The words of module.command for `host`. */
+ORCA_EXPORT Result<std::vector<std::string>> daemon_command(const ChosenModule& chosen, const std::string& host,
+                                                            const std::vector<std::string>& daemon);
+
+/*
+ * DaemonLauncher: starts daemons through a module's commands and watches
+ * the agents.
+ *
+ * Each launch is one child process (the agent, or the daemon itself) in a
+ * process group of its own, with the bootstrap bytes written to its
+ * standard input, which then stays open: the daemon's standard input
+ * closing is how it learns that its launcher is gone. Its standard output
+ * and error are kept (the last kTailBytes) for the message if it fails,
+ * and passed on, a line at a time, through on_output.
+ *
+ * At most max_concurrent launches are in flight (started and not yet
+ * confirmed by daemon_up() or ended); the rest wait in order.
+ * on_exit reports every agent that ended, with the wait status and its
+ * output tail, whether or not its daemon was up.
+ */
+class ORCA_EXPORT DaemonLauncher {
+ public:
+  static constexpr size_t kTailBytes = 8192;
+  struct Launch {
+    std::uint32_t vpid = 0;
+    std::string host;
+    std::vector<std::string> argv;
+    std::vector<std::uint8_t> bootstrap;
+  };
+  struct Hooks {
+    /* The agent of `vpid` ended (wait status), `tail` is what it printed last. */
+    std::function<void(std::uint32_t vpid, int wait_status, const std::string& tail)> on_exit;
+    /* One line (without '\n') the agent of `vpid` printed. May be empty. */
+    std::function<void(std::uint32_t vpid, const std::string& line)> on_output;
+    /* A launch could not start (fork, pipe); the job cannot go on. */
+    std::function<void(std::uint32_t vpid, const Message& why)> on_failed_start;
+  };
+
+  DaemonLauncher(EventLoop& loop, std::uint32_t max_concurrent, Hooks hooks);
+  ~DaemonLauncher();  // SIGKILLs and reaps every agent still running
+  DaemonLauncher(const DaemonLauncher&) = delete;
+  DaemonLauncher& operator=(const DaemonLauncher&) = delete;
+
+  /* Queues a launch; starts it now when under the cap. */
+  void launch(Launch launch);
+  /* The daemon of `vpid` reported: its launch no longer counts in flight. */
+  void daemon_up(std::uint32_t vpid);
+  /* Sends `signo` to the process group of the agent of `vpid`, if it runs. */
+  void signal(std::uint32_t vpid, int signo);
+  /* Sends `signo` to the process group of every running agent. */
+  void signal_all(int signo);
+  /* Forgets the launches not started yet. */
+  void cancel_waiting() { waiting_.clear(); }
+  /* Agents running (started and not ended). */
+  size_t running() const noexcept { return agents_.size(); }
+  size_t waiting() const noexcept { return waiting_.size(); }
+  /* When the last agent was started (for --timing). */
+  std::chrono::steady_clock::time_point last_start() const noexcept { return last_start_; }
+
+ private:
+  struct Agent;
+  void start_next();
+  void start(Launch launch);
+  void ended(std::uint32_t vpid, int wait_status);
+  bool read_output(Agent& agent);  // true at EOF
+
+  EventLoop& loop_;
+  std::uint32_t max_concurrent_;
+  Hooks hooks_;
+  std::deque<Launch> waiting_;
+  std::map<std::uint32_t, std::unique_ptr<Agent>> agents_;
+  size_t in_flight_ = 0;
+  std::chrono::steady_clock::time_point last_start_{};
+};
+
+/* This program's directory's orcad: the default daemon. In an uninstalled
+ * build tree (libtool keeps the real programs in .libs), the orcad wrapper
+ * of the build tree. */
+ORCA_EXPORT std::string default_daemon_path();
+
+}  // namespace orca::plm
+
+#endif  // __cplusplus
+
+#endif  // ORCA_PLM_H

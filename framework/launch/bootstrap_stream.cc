@@ -1,0 +1,60 @@
+// The bootstrap on a daemon's standard input: length-prefixed, read with
+// a time limit so that a launcher that never writes cannot hang orcad.
+#include <orca/launch_wire.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace orca::launch {
+namespace {
+
+Message stdin_error(const std::string& why) { return Message("launch", "bad-bootstrap", {{"why", why}}); }
+
+Status read_exactly(int fd, std::uint8_t* out, size_t n, int limit_ms) {
+  size_t got = 0;
+  while (got < n) {
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, limit_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return stdin_error(std::string("poll failed: ") + std::strerror(errno));
+    if (r == 0) return stdin_error("nothing arrived for " + std::to_string(limit_ms) + " ms");
+    const ssize_t k = ::read(fd, out + got, n - got);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k < 0) return stdin_error(std::string("read failed: ") + std::strerror(errno));
+    if (k == 0) return stdin_error("standard input ended after " + std::to_string(got) + " of " + std::to_string(n) + " bytes");
+    got += static_cast<size_t>(k);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& bootstrap) {
+  auto body = encode(bootstrap);
+  if (!body) return body.error();
+  const auto n = static_cast<std::uint32_t>(body->size());
+  std::vector<std::uint8_t> out{static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
+                                static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
+  out.insert(out.end(), body->begin(), body->end());
+  return out;
+}
+
+Result<Bootstrap> read_bootstrap(int fd, int limit_ms) {
+  std::uint8_t head[4];
+  if (Status st = read_exactly(fd, head, 4, limit_ms); !st) return st.error();
+  const std::uint32_t n = std::uint32_t{head[0]} << 24 | std::uint32_t{head[1]} << 16 | std::uint32_t{head[2]} << 8 | head[3];
+  if (n == 0 || n > kMaxBytes + 4 * kMaxText) return stdin_error("a length of " + std::to_string(n) + " bytes");
+  std::vector<std::uint8_t> body(n);
+  if (Status st = read_exactly(fd, body.data(), n, limit_ms); !st) return st.error();
+  auto m = decode(body);
+  if (!m) return m.error();
+  if (!std::holds_alternative<Bootstrap>(m.value())) {
+    return stdin_error(std::string("a ") + kind_name(m.value()) + " instead of a bootstrap");
+  }
+  return std::get<Bootstrap>(std::move(m.value()));
+}
+
+}  // namespace orca::launch

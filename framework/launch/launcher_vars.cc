@@ -1,0 +1,43 @@
+// orcarun's own variables.
+#include <orca/launcher_vars.h>
+
+namespace orca::launch {
+
+Status declare_launcher_variables(mca::Registry& registry) {
+  const mca::VarSpec specs[] = {
+      {.framework = "orcarun",
+       .name = "startup_timeout",
+       .type = mca::VarType::Double,
+       .default_text = "60",
+       .level = 3,
+       .description = "Seconds within which every daemon must have started and reported to orcarun; a daemon "
+                      "that has not ends the job with a message naming its host and what its agent printed",
+       .min_text = "0.1",
+       .max_text = "86400"},
+      {.framework = "orcarun",
+       .name = "kill_grace",
+       .type = mca::VarType::Double,
+       .default_text = "5",
+       .level = 3,
+       .description = "Seconds between forwarding SIGINT or SIGTERM (or a failure's SIGTERM) to every rank and "
+                      "killing the ranks still running with SIGKILL (a second SIGINT kills at once)",
+       .min_text = "0",
+       .max_text = "3600"},
+  };
+  for (const auto& spec : specs) {
+    if (registry.find(spec.full_name()) != nullptr) continue;
+    auto v = registry.declare(spec);
+    if (!v) return v.error();
+  }
+  return {};
+}
+
+LauncherSettings launcher_settings(const mca::Registry& registry) {
+  LauncherSettings s;
+  auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0)); };
+  if (const auto* v = registry.find("orcarun_startup_timeout")) s.startup_timeout = ms(v->as_double());
+  if (const auto* v = registry.find("orcarun_kill_grace")) s.kill_grace = ms(v->as_double());
+  return s;
+}
+
+}  // namespace orca::launch

@@ -1,0 +1,31 @@
+// Outbox: ordered sends that wait out back-pressure.
+#include <orca/oob_outbox.h>
+
+namespace orca::oob {
+
+// Short enough that a burst of output is not held up, long enough that a
+// full peer queue is not polled in a busy loop.
+static constexpr std::chrono::milliseconds kRetry{2};
+
+Outbox::Outbox(EventLoop& loop, Oob& oob, std::function<void()> on_drained)
+    : oob_(oob), on_drained_(std::move(on_drained)), retry_(loop, [this] { flush(); }) {}
+
+void Outbox::post(ProcessName to, std::uint32_t tag, std::vector<std::uint8_t> bytes) {
+  if (queue_.empty() && oob_.send(to, tag, bytes)) return;
+  queue_.push_back(Item{to, tag, std::move(bytes)});
+  if (!retry_.pending()) retry_.start(kRetry);
+}
+
+void Outbox::flush() {
+  while (!queue_.empty()) {
+    const Item& item = queue_.front();
+    if (!oob_.send(item.to, item.tag, item.bytes)) {
+      retry_.start(kRetry);
+      return;
+    }
+    queue_.pop_front();
+  }
+  if (on_drained_) on_drained_();
+}
+
+}  // namespace orca::oob

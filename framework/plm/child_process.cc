@@ -1,0 +1,131 @@
+// spawn_child: fork/exec with pipes, a process group and an exec report.
+#include <orca/child_process.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cstring>
+
+extern char** environ;
+
+namespace orca::plm {
+namespace {
+
+Message spawn_error(const std::string& program, const std::string& call, int err) {
+  return Message("plm", "spawn-failed", {{"program", program}, {"call", call}, {"why", std::strerror(err)}});
+}
+
+bool make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+  read_end.reset(fds[0]);
+  write_end.reset(fds[1]);
+  return true;
+}
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+// In the child: only async-signal-safe calls from here to exec.
+[[noreturn]] void exec_child(const SpawnSpec& spec, char* const* argv, char** envp, int in_fd, int out_fd, int err_fd,
+                             int report_fd) {
+  if (spec.own_process_group) ::setpgid(0, 0);
+  if (spec.parent_death_signal != 0) ::prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; ++s) ::sigaction(s, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // dup2 clears close-on-exec on the copies; the originals close at exec.
+  if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) {
+    int err = errno;
+    (void)!::write(report_fd, &err, sizeof err);
+    ::_exit(127);
+  }
+  if (!spec.directory.empty() && ::chdir(spec.directory.c_str()) != 0) {
+    int err = errno;
+    (void)!::write(report_fd, &err, sizeof err);
+    ::_exit(127);
+  }
+  environ = envp;
+  ::execvp(argv[0], argv);
+  int err = errno;
+  (void)!::write(report_fd, &err, sizeof err);
+  ::_exit(127);
+}
+
+}  // namespace
+
+Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
+  const std::string program = spec.argv.empty() ? std::string() : spec.argv[0];
+  if (spec.argv.empty()) return Message("plm", "spawn-failed", {{"program", "(none)"}, {"call", "exec"}, {"why", "no command"}});
+  // Everything the child needs is built before fork.
+  std::vector<char*> argv;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : spec.environment) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  UniqueFd in_read, in_write, out_read, out_write, err_read, err_write, report_read, report_write;
+  if (spec.pipe_input) {
+    if (!make_pipe(in_read, in_write)) return spawn_error(program, "pipe", errno);
+  } else {
+    in_read.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!in_read.valid()) return spawn_error(program, "open /dev/null", errno);
+  }
+  if (!make_pipe(out_read, out_write)) return spawn_error(program, "pipe", errno);
+  if (!spec.merge_errors && !make_pipe(err_read, err_write)) return spawn_error(program, "pipe", errno);
+  if (!make_pipe(report_read, report_write)) return spawn_error(program, "pipe", errno);
+
+  const pid_t pid = ::fork();
+  if (pid < 0) return spawn_error(program, "fork", errno);
+  if (pid == 0) {
+    exec_child(spec, argv.data(), envp.data(), in_read.get(), out_write.get(),
+               spec.merge_errors ? out_write.get() : err_write.get(), report_write.get());
+  }
+  // Also in the parent: the child's group exists before anyone signals it.
+  if (spec.own_process_group) ::setpgid(pid, pid);
+  report_write.reset();
+  in_read.reset();
+  out_write.reset();
+  err_write.reset();
+
+  SpawnedChild child;
+  child.pid = pid;
+  int err = 0;
+  ssize_t n;
+  do {
+    n = ::read(report_read.get(), &err, sizeof err);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof err)) child.exec_error = std::strerror(err);
+  child.input = std::move(in_write);
+  child.output = std::move(out_read);
+  child.errors = std::move(err_read);
+  for (const UniqueFd* fd : {&child.input, &child.output, &child.errors}) {
+    if (fd->valid()) set_nonblocking(fd->get());
+  }
+  return child;
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+  return out;
+}
+
+void set_environment(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  const std::string prefix = name + "=";
+  for (auto& e : env) {
+    if (e.compare(0, prefix.size(), prefix) == 0) {
+      e = prefix + value;
+      return;
+    }
+  }
+  env.push_back(prefix + value);
+}
+
+}  // namespace orca::plm

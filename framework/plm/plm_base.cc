@@ -1,0 +1,93 @@
+// The plm base: choosing the module for a job's hosts, building a daemon's
+// command, and finding the daemon program.
+#include <orca/plm.h>
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+
+namespace orca::plm {
+
+namespace {
+const orca_mca_var_decl kBaseVars[] = {
+    {.name = "daemon",
+     .type = ORCA_MCA_VAR_STRING,
+     .default_value = "",
+     .level = 3,
+     .description = "Path of the orcad program on every host (the same path everywhere); empty: the orcad "
+                    "installed beside orcarun"},
+};
+}  // namespace
+
+std::span<const orca_mca_var_decl> base_variable_decls() { return kBaseVars; }
+
+std::vector<std::string> daemon_program(const mca::Registry& registry) {
+  const mca::Variable* v = registry.find("plm_base_daemon");
+  if (v != nullptr && !v->as_string().empty()) return {v->as_string()};
+  return {default_daemon_path()};
+}
+
+Result<ChosenModule> choose_module(const mca::Framework& framework, const std::vector<std::string>& hosts) {
+  const auto selected = framework.selected();
+  if (selected.empty()) return Message("plm", "none-selected", {});
+  std::string answers;
+  std::string refused_host;
+  for (const mca::Framework::Entry* e : selected) {
+    const auto* m = mca::Framework::module_as<orca_plm_module>(*e);
+    bool all = true;
+    for (const auto& h : hosts) {
+      orca_mca_reason why{};
+      if (m->accepts(m->self, h.c_str(), &why) != ORCA_MCA_OK) {
+        answers += "\n  plm/" + std::string(e->component->name()) + ": " + printable(why.text);
+        if (refused_host.empty()) refused_host = h;
+        all = false;
+        break;
+      }
+    }
+    if (all) return ChosenModule{std::string(e->component->name()), m};
+  }
+  return Message("plm", "no-launcher", {{"host", printable(refused_host)}, {"answers", answers}});
+}
+
+namespace {
+void add_word(void* context, const char* word) { static_cast<std::vector<std::string>*>(context)->emplace_back(word); }
+}  // namespace
+
+Result<std::vector<std::string>> daemon_command(const ChosenModule& chosen, const std::string& host,
+                                                const std::vector<std::string>& daemon) {
+  std::vector<const char*> words;
+  for (const auto& w : daemon) words.push_back(w.c_str());
+  std::vector<std::string> out;
+  orca_plm_words sink{&out, &add_word};
+  orca_mca_reason why{};
+  if (chosen.module->command(chosen.module->self, host.c_str(), words.data(), words.size(), &sink, &why) !=
+      ORCA_MCA_OK) {
+    return Message("plm", "no-command",
+                   {{"component", chosen.component}, {"host", printable(host)}, {"why", printable(why.text)}});
+  }
+  if (out.empty()) {
+    return Message("plm", "no-command",
+                   {{"component", chosen.component}, {"host", printable(host)}, {"why", "it gave no words"}});
+  }
+  return out;
+}
+
+std::string default_daemon_path() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "orcad";
+  std::string dir(buf, static_cast<size_t>(n));
+  dir.erase(dir.rfind('/'));
+  // libtool's uninstalled programs live in <dir>/.libs; the build tree's
+  // orcad wrapper (which finds liborca) is framework/tools/orcad/orcad.
+  if (dir.size() > 6 && dir.compare(dir.size() - 6, 6, "/.libs") == 0) {
+    const std::string tools = dir.substr(0, dir.rfind('/', dir.size() - 7));
+    const std::string wrapper = tools + "/orcad/orcad";
+    if (::access(wrapper.c_str(), X_OK) == 0) return wrapper;
+    return dir + "/orcad";
+  }
+  return dir + "/orcad";
+}
+
+}  // namespace orca::plm

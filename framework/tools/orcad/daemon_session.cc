@@ -1,0 +1,303 @@
+// DaemonSession: orcad's wire-up, ranks, relaying and end.
+#include "daemon_session.h"
+
+#include <orca/frameworks.h>
+#include <orca/iof.h>
+#include <orca/launcher_vars.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+
+namespace orca::orcad {
+
+// After a teardown, how long children's agents may take to end before
+// they are killed (their daemons then see their stdin close and go too).
+static constexpr std::chrono::milliseconds kEndLimit{5000};
+
+DaemonSession::DaemonSession(Process& process, launch::Bootstrap bootstrap)
+    : process_(process), bootstrap_(std::move(bootstrap)) {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  hostname_ = name;
+}
+
+DaemonSession::~DaemonSession() = default;
+
+std::string DaemonSession::host_of(std::uint32_t vpid) const {
+  if (vpid >= 1 && vpid <= bootstrap_.hosts.size()) return bootstrap_.hosts[vpid - 1];
+  return "vpid " + std::to_string(vpid);
+}
+
+void DaemonSession::up(std::uint32_t tag, const launch::WireMessage& message) {
+  auto bytes = launch::encode(message);
+  if (!bytes) {
+    process_.runtime().log("plm", "cannot encode a " + std::string(launch::kind_name(message)) + ": " +
+                                      bytes.error().summary());
+    return;
+  }
+  outbox_->post(name(0), tag, std::move(bytes.value()));
+}
+
+Status DaemonSession::start() {
+  Runtime& rt = process_.runtime();
+  // Every framework's variables are declared, opened or not: the settings
+  // orcarun forwards name them all, and none may read as unknown here.
+  for (const auto* decl : known_frameworks()) {
+    if (auto fw = rt.add_framework(*decl); !fw) return fw.error();
+  }
+  if (Status st = launch::declare_launcher_variables(rt.registry()); !st) return st;
+  auto iof_fw = rt.add_framework(iof::kFramework);
+  if (!iof_fw) return iof_fw.error();
+  if (auto d = iof::partial_line_delay(rt.registry()); d) partial_delay_ = d.value();
+  auto routed_fw = rt.add_framework(routed::kFramework);
+  if (!routed_fw) return routed_fw.error();
+  if (Status st = routed_fw.value()->open(); !st) return st;
+  auto tree = routed::routing_tree(*routed_fw.value(), bootstrap_.daemons);
+  if (!tree) return tree.error();
+  tree_ = std::move(tree.value());
+
+  const bool tree_spawn = (bootstrap_.flags & launch::kBootstrapTreeSpawn) != 0 && !tree_->children(bootstrap_.vpid).empty();
+  if (tree_spawn) {
+    auto plm_fw = rt.add_framework(plm::kFramework);
+    if (!plm_fw) return plm_fw.error();
+    if (Status st = plm_fw.value()->open(); !st) return st;
+    std::vector<std::string> hosts;
+    for (std::uint32_t c : tree_->subtree(bootstrap_.vpid)) {
+      if (c != bootstrap_.vpid) hosts.push_back(host_of(c));
+    }
+    auto chosen = plm::choose_module(*plm_fw.value(), hosts);
+    if (!chosen) return chosen.error();
+    plm_ = chosen.value();
+  }
+
+  auto oob = process_.open_oob(name(bootstrap_.vpid), bootstrap_.secret);
+  if (!oob) return oob.error();
+  oob_ = oob.value();
+  rt.report_settings(std::cerr);
+  outbox_ = std::make_unique<oob::Outbox>(process_.loop(), *oob_, [this] {
+    for (auto& [rank, r] : ranks_) r->resume_output();
+  });
+  if (Status st = oob_->add_peer(name(bootstrap_.parent), bootstrap_.parent_uri); !st) return st;
+  oob_->set_router(routed::make_router(*tree_, name(bootstrap_.vpid)));
+
+  oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
+  oob_->on_receive(launch::kTagWelcome, [this](ProcessName, std::span<const std::uint8_t>) { on_welcome(); });
+  oob_->on_receive(launch::kTagControl, [this](ProcessName, std::span<const std::uint8_t> b) { on_control(b); });
+  oob_->on_receive(launch::kTagStdin, [this](ProcessName, std::span<const std::uint8_t> b) { on_stdin(b); });
+  oob_->on_peer_lost([this](ProcessName peer, const std::string& why) {
+    if (ending_) return;
+    if (peer.vpid == bootstrap_.parent) {
+      parent_gone("the oob lost it: " + why);
+    } else if (tree_->parent(peer.vpid) == bootstrap_.vpid) {
+      report_failure(peer.vpid, "the daemon on " + host_of(peer.vpid) + " (vpid " + std::to_string(peer.vpid) +
+                                    ") was lost: " + why);
+    }
+  });
+
+  // Our standard input stays open as long as whoever started us lives.
+  parent_watch_ = std::make_unique<IoWatch>(process_.loop(), 0, IoWatch::kRead, [this](short) {
+    char buf[256];
+    const ssize_t n = ::read(0, buf, sizeof buf);
+    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+      parent_watch_->disable();
+      if (!ending_) parent_gone("its standard input (from the agent that started this daemon) closed");
+    }
+  });
+  parent_watch_->enable();
+
+  // Hello first: it opens the connection to the parent.
+  launch::DaemonReport hello{.vpid = bootstrap_.vpid, .hostname = hostname_, .contact_uri = oob_->contact_uri()};
+  if (auto uri = oob::ContactUri::parse(oob_->contact_uri()); uri) hello.host_identity = uri->host_identity;
+  auto bytes = launch::encode(hello);
+  if (!bytes) return bytes.error();
+  outbox_->post(name(bootstrap_.parent), launch::kTagHello, std::move(bytes.value()));
+
+  if (tree_spawn) spawn_children();
+  return {};
+}
+
+void DaemonSession::spawn_children() {
+  plm::DaemonLauncher::Hooks hooks;
+  hooks.on_exit = [this](std::uint32_t vpid, int status, const std::string& tail) { child_agent_ended(vpid, status, tail); };
+  hooks.on_output = [this](std::uint32_t vpid, const std::string& line) {
+    std::cerr << "[orcad " << printable(host_of(vpid)) << "] " << printable(line) << "\n";
+  };
+  hooks.on_failed_start = [this](std::uint32_t vpid, const Message& why) {
+    report_failure(vpid, "cannot start the agent for " + host_of(vpid) + ": " + why.arg("call") + " failed: " + why.arg("why"));
+  };
+  const std::uint32_t cap = plm_->module->max_concurrent(plm_->module->self);
+  launcher_ = std::make_unique<plm::DaemonLauncher>(process_.loop(), cap, std::move(hooks));
+  for (std::uint32_t child : tree_->children(bootstrap_.vpid)) {
+    launch::Bootstrap b = bootstrap_;
+    b.vpid = child;
+    b.parent = bootstrap_.vpid;
+    b.parent_uri = oob_->contact_uri();
+    auto frame = launch::bootstrap_frame(b);
+    auto argv = plm::daemon_command(*plm_, host_of(child), bootstrap_.daemon_command);
+    if (!frame || !argv) {
+      report_failure(child, (frame ? argv.error() : frame.error()).summary());
+      continue;
+    }
+    launcher_->launch({.vpid = child, .host = host_of(child), .argv = std::move(argv.value()), .bootstrap = std::move(frame.value())});
+  }
+}
+
+void DaemonSession::on_hello(ProcessName from, std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::DaemonReport>(m.value())) return;
+  const auto& hello = std::get<launch::DaemonReport>(m.value());
+  if (hello.vpid != from.vpid || tree_->parent(from.vpid) != bootstrap_.vpid) return;
+  if (Status st = oob_->add_peer(from, hello.contact_uri); !st) {
+    report_failure(from.vpid, "cannot add the daemon on " + host_of(from.vpid) + " as a peer: " + st.error().summary());
+    return;
+  }
+  (void)oob_->send(from, launch::kTagWelcome, std::span<const std::uint8_t>());
+  if (launcher_) launcher_->daemon_up(from.vpid);
+}
+
+void DaemonSession::on_welcome() {
+  if (welcomed_) return;
+  welcomed_ = true;
+  launch::DaemonReport report{.vpid = bootstrap_.vpid, .hostname = hostname_, .contact_uri = oob_->contact_uri(),
+                              .route = oob_->route(name(bootstrap_.parent))};
+  if (auto uri = oob::ContactUri::parse(oob_->contact_uri()); uri) report.host_identity = uri->host_identity;
+  up(launch::kTagReport, report);
+}
+
+void DaemonSession::on_control(std::span<const std::uint8_t> bytes) {
+  // Down the tree first, as it came: our children act on it in parallel.
+  for (std::uint32_t child : tree_->children(bootstrap_.vpid)) {
+    if (oob_->knows(name(child))) (void)oob_->send(name(child), launch::kTagControl, bytes);
+  }
+  auto m = launch::decode(bytes);
+  if (!m) {
+    process_.runtime().log("plm", "a malformed control message: " + m.error().summary());
+    return;
+  }
+  if (auto* command = std::get_if<launch::LaunchCommand>(&m.value())) {
+    launch_ranks(*command);
+  } else if (auto* sig = std::get_if<launch::SignalRanks>(&m.value())) {
+    for (auto& [rank, r] : ranks_) r->signal(sig->signal);
+  } else if (auto* end = std::get_if<launch::Teardown>(&m.value())) {
+    begin_end(end->signal);
+  }
+}
+
+void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
+  std::vector<const launch::RankPlacement*> mine;
+  for (const auto& p : command.placements) {
+    if (p.daemon == bootstrap_.vpid) mine.push_back(&p);
+  }
+  const std::vector<std::string> base_env = plm::current_environment();
+  for (const launch::RankPlacement* p : mine) {
+    plm::SpawnSpec spec;
+    spec.argv = command.argv;
+    spec.environment = base_env;
+    for (const auto& e : command.environment) {
+      const auto eq = e.find('=');
+      if (eq != std::string::npos) plm::set_environment(spec.environment, e.substr(0, eq), e.substr(eq + 1));
+    }
+    plm::set_environment(spec.environment, "ORCA_RANK", std::to_string(p->rank));
+    plm::set_environment(spec.environment, "ORCA_SIZE", std::to_string(command.size));
+    plm::set_environment(spec.environment, "ORCA_LOCAL_RANK", std::to_string(p->local_rank));
+    plm::set_environment(spec.environment, "ORCA_LOCAL_SIZE", std::to_string(mine.size()));
+    plm::set_environment(spec.environment, "ORCA_NODE", std::to_string(bootstrap_.vpid - 1));
+    if (!command.directory.empty() && ::access(command.directory.c_str(), X_OK) == 0) spec.directory = command.directory;
+    spec.pipe_input = command.stdin_target == launch::kStdinAll ||
+                      command.stdin_target == static_cast<std::int32_t>(p->rank);
+    spec.parent_death_signal = SIGKILL;
+    RankProcess::Hooks hooks;
+    hooks.output = [this](std::uint32_t rank, launch::Stream stream, std::string_view text, bool partial) {
+      launch::OutputChunk chunk{.rank = rank, .stream = stream, .partial = partial,
+                                .bytes = std::vector<std::uint8_t>(text.begin(), text.end())};
+      up(launch::kTagOutput, chunk);
+      if (outbox_->waiting() > 0) {
+        for (auto& [r, proc] : ranks_) proc->pause_output();
+      }
+    };
+    hooks.exited = [this](const launch::ExitRecord& record) {
+      launch::ExitRecord r = record;
+      if (!r.started) {
+        r.wait_status = 127 << 8;
+      }
+      up(launch::kTagStatus, r);
+      maybe_finish();
+    };
+    hooks.stdin_written = [this](std::uint32_t n) { up(launch::kTagCredit, launch::StdinCredit{.bytes = n}); };
+    ranks_.emplace(p->rank, std::make_unique<RankProcess>(process_.loop(), p->rank, spec, partial_delay_, std::move(hooks)));
+  }
+}
+
+void DaemonSession::on_stdin(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::StdinData>(m.value())) return;
+  const auto& data = std::get<launch::StdinData>(m.value());
+  // Every rank here that reads stdin gets the bytes; each credits what
+  // it took, and orcarun counts one window per rank that reads.
+  for (auto& [rank, r] : ranks_) {
+    if (r->reads_stdin()) r->write_stdin(data.bytes, data.eof);
+  }
+}
+
+void DaemonSession::child_agent_ended(std::uint32_t vpid, int status, const std::string& tail) {
+  if (!ending_) {
+    std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                                        : "was killed by signal " + std::to_string(WTERMSIG(status));
+    report_failure(vpid, "the agent for " + host_of(vpid) + " (vpid " + std::to_string(vpid) + ") " + how +
+                             (tail.empty() ? std::string(", printing nothing") : ", printing:\n" + tail));
+  }
+  maybe_finish();
+}
+
+void DaemonSession::report_failure(std::uint32_t vpid, const std::string& message) {
+  up(launch::kTagStatus, launch::DaemonFailure{.vpid = vpid, .host = host_of(vpid), .message = message});
+}
+
+void DaemonSession::parent_gone(const std::string& why) {
+  process_.runtime().log("plm", "the parent of this daemon is gone (" + why + "); killing its ranks and exiting");
+  exit_status_ = 1;
+  ending_ = true;
+  for (auto& [rank, r] : ranks_) r->signal(SIGKILL);
+  if (launcher_) launcher_->signal_all(SIGKILL);
+  process_.loop().stop();
+}
+
+void DaemonSession::begin_end(int signo) {
+  if (ending_) return;
+  ending_ = true;
+  for (auto& [rank, r] : ranks_) r->signal(signo != 0 ? signo : SIGKILL);
+  // Children that have not said hello did not get the teardown relayed.
+  if (launcher_) {
+    for (std::uint32_t child : tree_->children(bootstrap_.vpid)) {
+      if (!oob_->knows(name(child))) launcher_->signal(child, SIGTERM);
+    }
+  }
+  end_limit_ = std::make_unique<Timer>(process_.loop(), [this] {
+    if (launcher_) launcher_->signal_all(SIGKILL);
+    process_.loop().stop();
+  });
+  end_limit_->start(kEndLimit);
+  maybe_finish();
+}
+
+void DaemonSession::maybe_finish() {
+  if (!ending_) return;
+  for (auto& [rank, r] : ranks_) {
+    if (r->running()) return;
+  }
+  if (launcher_ && launcher_->running() > 0) return;
+  process_.loop().stop();
+}
+
+int DaemonSession::run() {
+  if (Status st = start(); !st) {
+    process_.fail(st.error());
+    return 1;
+  }
+  process_.loop().run();
+  return exit_status_;
+}
+
+}  // namespace orca::orcad

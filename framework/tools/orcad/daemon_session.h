@@ -1,0 +1,74 @@
+// DaemonSession: what one orcad does between its bootstrap and its exit.
+//
+//   wire-up   open the oob, say hello to the parent (which learns our
+//             contact URI and welcomes us), then report to orcarun with
+//             the route the connection took; with tree spawn, start our
+//             children in the routing tree meanwhile;
+//   run       on the launch command, start this node's ranks; hand their
+//             output and exits up to orcarun in order; relay control
+//             messages to our children;
+//   end       on teardown, or when the parent is gone (our standard input
+//             closes, or the oob loses it): kill the ranks, wait for our
+//             children's agents, exit.
+#ifndef ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
+#define ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
+
+#include "rank_process.h"
+
+#include <orca/launch_wire.h>
+#include <orca/oob_outbox.h>
+#include <orca/plm.h>
+#include <orca/process.h>
+#include <orca/routed.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace orca::orcad {
+
+class DaemonSession {
+ public:
+  DaemonSession(Process& process, launch::Bootstrap bootstrap);
+  ~DaemonSession();
+  /* Runs until the end; returns the exit status of orcad. */
+  int run();
+
+ private:
+  Status start();
+  void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
+  void on_welcome();
+  void on_control(std::span<const std::uint8_t> bytes);
+  void on_stdin(std::span<const std::uint8_t> bytes);
+  void launch_ranks(const launch::LaunchCommand& command);
+  void spawn_children();
+  void child_agent_ended(std::uint32_t vpid, int wait_status, const std::string& tail);
+  void report_failure(std::uint32_t vpid, const std::string& message);
+  void parent_gone(const std::string& why);
+  void begin_end(int signo);
+  void maybe_finish();
+  void up(std::uint32_t tag, const launch::WireMessage& message);
+  ProcessName name(std::uint32_t vpid) const { return ProcessName{bootstrap_.job, vpid}; }
+  std::string host_of(std::uint32_t vpid) const;
+
+  Process& process_;
+  launch::Bootstrap bootstrap_;
+  oob::Oob* oob_ = nullptr;
+  std::optional<routed::RoutingTree> tree_;
+  std::unique_ptr<oob::Outbox> outbox_;
+  std::unique_ptr<plm::DaemonLauncher> launcher_;
+  std::optional<plm::ChosenModule> plm_;
+  std::unique_ptr<IoWatch> parent_watch_;  // our stdin: its end is the parent's
+  std::map<std::uint32_t, std::unique_ptr<RankProcess>> ranks_;
+  std::unique_ptr<Timer> end_limit_;
+  std::string hostname_;
+  std::chrono::milliseconds partial_delay_{200};
+  bool welcomed_ = false;
+  bool ending_ = false;
+  int exit_status_ = 0;
+};
+
+}  // namespace orca::orcad
+
+#endif

@@ -1,0 +1,52 @@
+// orcad: the daemon orcarun starts on every host. Everything it needs
+// (its name, the job secret, the settings, its parent's contact URI)
+// arrives on standard input, never on the command line, where every user
+// of the host could read the secret.
+#include "daemon_session.h"
+
+#include <orca/launch_wire.h>
+#include <orca/mca_forward.h>
+#include <orca/process.h>
+
+#include <cstring>
+#include <iostream>
+
+extern char** environ;
+
+namespace {
+
+// How long orcad waits for each part of its bootstrap.
+constexpr int kBootstrapLimitMs = 60000;
+
+const char* const kUsage =
+    "Usage: orcad\n"
+    "The Orca daemon. orcarun starts it on each host of a job (directly, or\n"
+    "through plm_rsh_agent) and writes its bootstrap to its standard input;\n"
+    "it is not meant to be run by hand. See orcarun --help.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
+  auto bootstrap = orca::launch::read_bootstrap(0, kBootstrapLimitMs);
+  if (!bootstrap) {
+    std::cerr << "orcad: no usable bootstrap on standard input: " << bootstrap.error().arg("why")
+              << bootstrap.error().arg("field") << "\n"
+              << kUsage;
+    return 1;
+  }
+  auto settings = orca::mca::decode_settings(bootstrap->settings);
+  if (!settings) {
+    std::cerr << "orcad: the settings from the launcher are malformed: " << settings.error().summary() << "\n";
+    return 1;
+  }
+  auto process = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, argc, argv, environ, std::move(settings.value()));
+  if (!process) return 1;
+  orca::orcad::DaemonSession session(*process.value(), std::move(bootstrap.value()));
+  return session.run();
+}

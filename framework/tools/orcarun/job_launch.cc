@@ -1,0 +1,496 @@
+// JobLaunch: wire-up, the command, output, exits and teardown.
+#include "job_launch.h"
+
+#include <orca/mca_forward.h>
+#include <orca/oob.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <random>
+
+namespace orca::orcarun {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// After teardown, how long the agents may take to end before they are
+// killed.
+constexpr std::chrono::milliseconds kTeardownLimit{10000};
+// After a daemon failed, how long the ranks elsewhere get to report
+// their end (and their last output) once they were killed.
+constexpr std::chrono::milliseconds kDrainLimit{3000};
+// When the progress line starts (stderr a terminal only) and how often it changes.
+constexpr std::chrono::milliseconds kProgressAfter{2000};
+constexpr std::chrono::milliseconds kProgressEvery{250};
+
+void write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // a closed stdout is the reader's choice
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+std::string how_ended(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    const int s = WTERMSIG(wait_status);
+    const char* name = ::strsignal(s);
+    return "was killed by signal " + std::to_string(s) + (name ? std::string(" (") + name + ")" : std::string());
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+}
+
+int exit_code_of(int wait_status) {
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return WEXITSTATUS(wait_status);
+}
+
+std::string milliseconds_since(Clock::time_point from, std::optional<Clock::time_point> to) {
+  if (!to) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%10.1f", std::chrono::duration_cast<std::chrono::microseconds>(*to - from).count() / 1000.0);
+  return buf;
+}
+
+}  // namespace
+
+JobLaunch::JobLaunch(Process& process, const Options& options, JobPlan plan, Clock::time_point started)
+    : process_(process), options_(options), plan_(std::move(plan)), t_start_(started) {
+  daemon_.resize(daemons() + 1);
+  for (std::uint32_t v = 1; v <= daemons(); ++v) daemon_[v].host = plan_.nodes[v - 1].name;
+  rank_done_.assign(plan_.ranks.placements.size(), false);
+  ranks_left_ = static_cast<std::uint32_t>(plan_.ranks.placements.size());
+}
+
+JobLaunch::~JobLaunch() = default;
+
+void JobLaunch::show(const Message& message) {
+  if (printer_) {
+    printer_->end_open_line(iof::Stream::Stderr);
+    printer_->end_open_line(iof::Stream::Stdout);
+  }
+  if (progress_shown_) {
+    write_all(2, "\r\033[K");
+    progress_shown_ = false;
+  }
+  process_.runtime().help().show(message, std::cerr, true);
+}
+
+std::string JobLaunch::describe(std::uint32_t vpid) const {
+  return printable(daemon_[vpid].host) + " (daemon " + std::to_string(vpid) + ")";
+}
+
+Status JobLaunch::open() {
+  std::random_device random;
+  job_ = (random() & 0x7fffffffu) | 1u;
+  const std::string secret_hex = oob::new_job_secret_hex();
+  for (size_t i = 0; i + 1 < secret_hex.size(); i += 2) {
+    secret_.push_back(static_cast<std::uint8_t>(std::stoul(secret_hex.substr(i, 2), nullptr, 16)));
+  }
+  settings_text_ = mca::encode_settings(mca::forwardable_settings(process_.runtime().registry()));
+  auto oob = process_.open_oob(name(0), secret_);
+  if (!oob) return oob.error();
+  oob_ = oob.value();
+  oob_->set_router(routed::make_router(*plan_.tree, name(0)));
+
+  iof::OutputPrinter::Sinks sinks{.out = [](std::string_view t) { write_all(1, t); },
+                                  .err = [](std::string_view t) { write_all(2, t); }};
+  printer_ = std::make_unique<iof::OutputPrinter>(std::move(sinks), options_.tag_output);
+
+  oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
+  oob_->on_receive(launch::kTagReport, [this](ProcessName, std::span<const std::uint8_t> b) { on_report(b); });
+  oob_->on_receive(launch::kTagStatus, [this](ProcessName, std::span<const std::uint8_t> b) { on_status(b); });
+  oob_->on_receive(launch::kTagOutput, [this](ProcessName, std::span<const std::uint8_t> b) { on_output(b); });
+  oob_->on_receive(launch::kTagCredit, [this](ProcessName, std::span<const std::uint8_t> b) {
+    auto m = launch::decode(b);
+    if (m && stdin_) {
+      if (auto* c = std::get_if<launch::StdinCredit>(&m.value())) stdin_->credit(c->bytes);
+    }
+  });
+  oob_->on_peer_lost([this](ProcessName peer, const std::string& why) {
+    if (peer.vpid == 0 || peer.vpid > daemons() || phase_ == Phase::TearingDown || phase_ == Phase::Done) return;
+    daemon_failed(peer.vpid, "the oob lost the daemon on " + describe(peer.vpid) + ": " + why);
+  });
+
+  plm::DaemonLauncher::Hooks hooks;
+  hooks.on_exit = [this](std::uint32_t vpid, int status, const std::string& tail) { on_agent_exit(vpid, status, tail); };
+  hooks.on_output = [this](std::uint32_t vpid, const std::string& line) {
+    if (printer_) printer_->end_open_line(iof::Stream::Stderr);
+    write_all(2, "[orcad " + printable(daemon_[vpid].host) + "] " + printable(line) + "\n");
+  };
+  hooks.on_failed_start = [this](std::uint32_t vpid, const Message& why) {
+    daemon_failed(vpid, "cannot start the agent for " + describe(vpid) + ": " + why.arg("call") + " failed: " + why.arg("why"));
+  };
+  launcher_ = std::make_unique<plm::DaemonLauncher>(process_.loop(), plan_.plm.module->max_concurrent(plan_.plm.module->self),
+                                                    std::move(hooks));
+  sigint_ = std::make_unique<SignalWatch>(process_.loop(), SIGINT, [this] { on_signal(SIGINT); });
+  sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] { on_signal(SIGTERM); });
+  return {};
+}
+
+void JobLaunch::launch_daemon(std::uint32_t vpid) {
+  Daemon& d = daemon_[vpid];
+  if (d.launched) return;
+  d.launched = true;
+  launch::Bootstrap b{.job = job_,
+                      .vpid = vpid,
+                      .daemons = daemons(),
+                      .parent = plan_.tree->parent(vpid),
+                      .parent_uri = plan_.tree->parent(vpid) == 0 ? oob_->contact_uri()
+                                                                  : daemon_[plan_.tree->parent(vpid)].report.contact_uri,
+                      .secret = secret_,
+                      .settings = settings_text_,
+                      .daemon_command = plan_.daemon_command,
+                      .flags = (plan_.tree_spawn ? launch::kBootstrapTreeSpawn : 0u) |
+                               (options_.report_topology ? launch::kBootstrapReportTopology : 0u)};
+  b.hosts.reserve(daemons());
+  for (const auto& n : plan_.nodes) b.hosts.push_back(n.name);
+  auto frame = launch::bootstrap_frame(b);
+  if (!frame) {
+    fail_job(frame.error(), 1);
+    return;
+  }
+  auto argv = plm::daemon_command(plan_.plm, d.host, plan_.daemon_command);
+  if (!argv) {
+    fail_job(argv.error(), 1);
+    return;
+  }
+  launcher_->launch({.vpid = vpid, .host = d.host, .argv = std::move(argv.value()), .bootstrap = std::move(frame.value())});
+}
+
+// Without tree spawn orcarun starts every daemon, each once its parent in
+// the routing tree is up (a daemon connects to its parent, so the parent's
+// contact URI must be known first).
+void JobLaunch::launch_children_of(std::uint32_t vpid) {
+  for (std::uint32_t c : plan_.tree->children(vpid)) launch_daemon(c);
+}
+
+int JobLaunch::run() {
+  if (Status st = open(); !st) {
+    show(st.error());
+    return 1;
+  }
+  launch_children_of(0);  // with tree spawn they start the rest, else on_report does
+  t_agents_ = launcher_->last_start();
+  startup_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
+    std::string missing;
+    for (std::uint32_t v = 1; v <= daemons(); ++v) {
+      if (daemon_[v].up) continue;
+      missing += "\n  " + describe(v) + (daemon_[v].launched ? "" : ": not started (its parent never came up)");
+    }
+    fail_job(Message("orcarun", "startup-timeout",
+                     {{"seconds", std::to_string(plan_.startup_timeout.count() / 1000.0)},
+                      {"up", std::to_string(up_count_)},
+                      {"daemons", std::to_string(daemons())},
+                      {"missing", missing}}),
+             1);
+  });
+  startup_timer_->start(plan_.startup_timeout);
+  if (::isatty(2)) {
+    progress_timer_ = std::make_unique<Timer>(process_.loop(), [this] { show_progress(); });
+    progress_timer_->start(kProgressAfter);
+  }
+  if (phase_ != Phase::Done) process_.loop().run();
+  if (options_.timing) print_timing();
+  return exit_status_;
+}
+
+void JobLaunch::on_hello(ProcessName from, std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::DaemonReport>(m.value())) return;
+  const auto& hello = std::get<launch::DaemonReport>(m.value());
+  if (hello.vpid != from.vpid || from.vpid == 0 || from.vpid > daemons() || plan_.tree->parent(from.vpid) != 0) return;
+  if (Status st = oob_->add_peer(from, hello.contact_uri); !st) {
+    daemon_failed(from.vpid, "cannot reach the daemon on " + describe(from.vpid) + ": " + st.error().summary());
+    return;
+  }
+  daemon_[from.vpid].hello = true;
+  (void)oob_->send(from, launch::kTagWelcome, std::span<const std::uint8_t>());
+  launcher_->daemon_up(from.vpid);
+}
+
+void JobLaunch::on_report(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::DaemonReport>(m.value())) return;
+  auto& report = std::get<launch::DaemonReport>(m.value());
+  if (report.vpid == 0 || report.vpid > daemons()) return;
+  Daemon& d = daemon_[report.vpid];
+  if (d.up) return;
+  d.up = true;
+  d.report = std::move(report);
+  ++up_count_;
+  if (!t_first_up_) t_first_up_ = Clock::now();
+  if (!plan_.tree_spawn) launch_children_of(d.report.vpid);
+  if (up_count_ == daemons() && phase_ == Phase::WireUp) all_up();
+}
+
+void JobLaunch::all_up() {
+  t_all_up_ = Clock::now();
+  startup_timer_.reset();
+  progress_timer_.reset();
+  if (progress_shown_) {
+    write_all(2, "\r\033[K");
+    progress_shown_ = false;
+  }
+  if (options_.report_routes) print_routes();
+  if (options_.report_topology) {
+    for (std::uint32_t v = 1; v <= daemons(); ++v) {
+      std::string text = "topology of " + describe(v) + ":\n";
+      for (const auto& n : daemon_[v].report.notes) text += "  " + printable(n) + "\n";
+      write_all(2, text);
+    }
+  }
+  phase_ = Phase::Running;
+  launch::LaunchCommand command;
+  command.argv = options_.command;
+  command.size = static_cast<std::uint32_t>(plan_.ranks.placements.size());
+  for (const auto& p : plan_.ranks.placements) {
+    command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
+  }
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd) != nullptr) command.directory = cwd;
+  switch (options_.stdin_target) {
+    case StdinTarget::None: command.stdin_target = launch::kStdinNone; break;
+    case StdinTarget::All: command.stdin_target = launch::kStdinAll; break;
+    case StdinTarget::Rank: command.stdin_target = static_cast<std::int32_t>(options_.stdin_rank); break;
+  }
+  broadcast(command);
+  t_command_ = Clock::now();
+  // stdin: to the daemons of the ranks that read it.
+  std::vector<ProcessName> targets;
+  for (const auto& p : plan_.ranks.placements) {
+    const bool reads = options_.stdin_target == StdinTarget::All ||
+                       (options_.stdin_target == StdinTarget::Rank && p.rank == options_.stdin_rank);
+    const ProcessName n = name(static_cast<std::uint32_t>(p.node + 1));
+    if (reads && std::find(targets.begin(), targets.end(), n) == targets.end()) targets.push_back(n);
+  }
+  if (!targets.empty()) {
+    stdin_outbox_ = std::make_unique<oob::Outbox>(process_.loop(), *oob_);
+    stdin_ = std::make_unique<StdinForwarder>(process_.loop(), *stdin_outbox_, std::move(targets));
+  }
+  if (options_.timeout_seconds) {
+    timeout_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
+      fail_job(Message("orcarun", "job-timeout", {{"seconds", std::to_string(*options_.timeout_seconds)}}), 0);
+      signal_ranks(SIGTERM);
+    });
+    timeout_timer_->start(std::chrono::duration<double>(*options_.timeout_seconds));
+  }
+}
+
+void JobLaunch::broadcast(const launch::WireMessage& message) {
+  auto bytes = launch::encode(message);
+  if (!bytes) return;
+  auto shared = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes.value()));
+  for (std::uint32_t c : plan_.tree->children(0)) {
+    if (oob_->knows(name(c)) && !daemon_[c].gone) (void)oob_->send(name(c), launch::kTagControl, shared);
+  }
+}
+
+void JobLaunch::on_output(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m) return;
+  auto* chunk = std::get_if<launch::OutputChunk>(&m.value());
+  if (!chunk) return;
+  const std::string_view text(reinterpret_cast<const char*>(chunk->bytes.data()), chunk->bytes.size());
+  printer_->print(chunk->rank, chunk->stream == launch::Stream::Stdout ? iof::Stream::Stdout : iof::Stream::Stderr, text,
+                  chunk->partial);
+}
+
+void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m) return;
+  if (auto* record = std::get_if<launch::ExitRecord>(&m.value())) {
+    rank_ended(*record);
+  } else if (auto* failure = std::get_if<launch::DaemonFailure>(&m.value())) {
+    if (failure->vpid >= 1 && failure->vpid <= daemons()) daemon_failed(failure->vpid, failure->message);
+  }
+}
+
+void JobLaunch::rank_ended(const launch::ExitRecord& record) {
+  if (record.rank >= rank_done_.size() || rank_done_[record.rank]) return;
+  rank_done_[record.rank] = true;
+  --ranks_left_;
+  const bool ok = record.started && WIFEXITED(record.wait_status) && WEXITSTATUS(record.wait_status) == 0;
+  if (!ok && !failed_) {
+    const auto& p = plan_.ranks.placements[record.rank];
+    const std::uint32_t vpid = static_cast<std::uint32_t>(p.node + 1);
+    if (!record.started) {
+      fail_job(Message("orcarun", "rank-not-started",
+                       {{"rank", std::to_string(record.rank)}, {"host", printable(daemon_[vpid].host)},
+                        {"command", printable(options_.command[0])}, {"why", printable(record.message)}}),
+               127);
+    } else {
+      fail_job(Message("orcarun", "rank-failed",
+                       {{"rank", std::to_string(record.rank)}, {"host", printable(daemon_[vpid].host)},
+                        {"how", how_ended(record.wait_status)}, {"command", printable(options_.command[0])}}),
+               exit_code_of(record.wait_status));
+    }
+    if (ranks_left_ > 0) {
+      signal_ranks(SIGTERM);
+    }
+  }
+  if (ranks_left_ == 0) {
+    t_ended_ = Clock::now();
+    begin_teardown();
+  }
+}
+
+void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
+  if (phase_ == Phase::TearingDown || phase_ == Phase::Done) return;
+  Daemon& d = daemon_[vpid];
+  if (d.gone) return;
+  d.gone = true;
+  fail_job(Message("orcarun", "daemon-failed", {{"host", printable(d.host)}, {"vpid", std::to_string(vpid)},
+                                                 {"what", printable(message)}}),
+           1);
+  if (phase_ == Phase::WireUp) {
+    begin_teardown();
+    return;
+  }
+  // The ranks of that daemon's subtree are gone with it.
+  for (std::uint32_t v : plan_.tree->subtree(vpid)) {
+    daemon_[v].gone = true;
+    for (const auto& p : plan_.ranks.placements) {
+      if (p.node + 1 == v && !rank_done_[p.rank]) {
+        rank_done_[p.rank] = true;
+        --ranks_left_;
+      }
+    }
+  }
+  if (ranks_left_ == 0) {
+    begin_teardown();
+    return;
+  }
+  signal_ranks(SIGKILL);
+  phase_ = Phase::Draining;
+  drain_timer_ = std::make_unique<Timer>(process_.loop(), [this] { begin_teardown(); });
+  drain_timer_->start(kDrainLimit);
+}
+
+void JobLaunch::fail_job(const Message& message, int status) {
+  if (failed_) return;
+  failed_ = true;
+  exit_status_ = status != 0 ? status : 1;
+  show(message);
+  if (phase_ == Phase::WireUp) begin_teardown();
+}
+
+void JobLaunch::signal_ranks(int signo) {
+  if (phase_ == Phase::WireUp || phase_ == Phase::TearingDown || phase_ == Phase::Done) return;
+  broadcast(launch::SignalRanks{.signal = signo});
+  if (signo != SIGKILL && !grace_timer_) {
+    grace_timer_ = std::make_unique<Timer>(process_.loop(), [this] { broadcast(launch::SignalRanks{.signal = SIGKILL}); });
+    grace_timer_->start(plan_.kill_grace);
+  }
+}
+
+void JobLaunch::on_signal(int signo) {
+  ++signals_seen_;
+  if (phase_ == Phase::WireUp) {
+    failed_ = true;
+    exit_status_ = 128 + signo;
+    begin_teardown();
+    return;
+  }
+  if (signals_seen_ >= 2) {
+    broadcast(launch::SignalRanks{.signal = SIGKILL});
+    if (phase_ == Phase::TearingDown) launcher_->signal_all(SIGKILL);
+    return;
+  }
+  signal_ranks(signo);
+}
+
+void JobLaunch::begin_teardown() {
+  if (phase_ == Phase::TearingDown || phase_ == Phase::Done) return;
+  phase_ = Phase::TearingDown;
+  startup_timer_.reset();
+  progress_timer_.reset();
+  drain_timer_.reset();
+  timeout_timer_.reset();
+  grace_timer_.reset();
+  stdin_.reset();
+  launcher_->cancel_waiting();
+  broadcast(launch::Teardown{.signal = SIGKILL, .reason = failed_ ? "the job failed" : "the job is done"});
+  // A daemon that has not said hello yet cannot hear the teardown: its
+  // agent is told directly (a daemon still starting just ends).
+  for (std::uint32_t v = 1; v <= daemons(); ++v) {
+    if (plan_.tree->parent(v) == 0 && daemon_[v].launched && !daemon_[v].hello) launcher_->signal(v, SIGTERM);
+  }
+  teardown_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
+    launcher_->signal_all(SIGKILL);
+    phase_ = Phase::Done;
+    process_.loop().stop();
+  });
+  teardown_timer_->start(kTeardownLimit);
+  maybe_done();
+}
+
+void JobLaunch::on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail) {
+  Daemon& d = daemon_[vpid];
+  d.agent_tail = tail;
+  if (phase_ != Phase::TearingDown && phase_ != Phase::Done && !d.gone) {
+    const std::string printed = tail.empty() ? std::string("it printed nothing") : "it printed:\n" + tail;
+    if (!d.up) {
+      daemon_failed(vpid, "its agent (" + printable(plan_.plm.component) + ") " + how_ended(wait_status) +
+                              " before the daemon reported; " + printed);
+    } else {
+      daemon_failed(vpid, "its daemon ended early: the agent " + how_ended(wait_status) + "; " + printed);
+    }
+  }
+  maybe_done();
+}
+
+void JobLaunch::maybe_done() {
+  if (phase_ != Phase::TearingDown) return;
+  if (launcher_->running() > 0) return;
+  t_down_ = Clock::now();
+  teardown_timer_.reset();
+  phase_ = Phase::Done;
+  process_.loop().stop();
+}
+
+void JobLaunch::show_progress() {
+  std::string waiting;
+  int listed = 0;
+  for (std::uint32_t v = 1; v <= daemons() && listed < 8; ++v) {
+    if (daemon_[v].up) continue;
+    waiting += (listed++ ? ", " : "") + printable(daemon_[v].host);
+  }
+  if (listed == 8 && daemons() - up_count_ > 8) waiting += " ...";
+  write_all(2, "\r\033[Kdaemons up " + std::to_string(up_count_) + "/" + std::to_string(daemons()) + "; waiting for " +
+                   waiting);
+  progress_shown_ = true;
+  progress_timer_->start(kProgressEvery);
+}
+
+void JobLaunch::print_routes() {
+  std::string text = "routes (" + std::to_string(daemons()) + " daemons, routed/" + plan_.routed_component + ", plm/" +
+                     plan_.plm.component + (plan_.tree_spawn ? ", tree spawn" : "") + "):\n";
+  for (std::uint32_t v = 1; v <= daemons(); ++v) {
+    const auto& r = daemon_[v].report;
+    const std::uint32_t parent = plan_.tree->parent(v);
+    text += "  daemon " + std::to_string(v) + " on " + printable(r.hostname.empty() ? daemon_[v].host : r.hostname) +
+            " -> " + (parent == 0 ? std::string("orcarun") : "daemon " + std::to_string(parent)) + ": " +
+            (r.route.empty() ? std::string("(no connection recorded)") : printable(r.route)) + "\n";
+  }
+  write_all(2, text);
+}
+
+void JobLaunch::print_timing() {
+  std::string text = "timing (ms since orcarun started):\n";
+  text += "  agents started    " + milliseconds_since(t_start_, t_agents_) + "\n";
+  text += "  first daemon up   " + milliseconds_since(t_start_, t_first_up_) + "\n";
+  text += "  all daemons up    " + milliseconds_since(t_start_, t_all_up_) + "\n";
+  text += "  command started   " + milliseconds_since(t_start_, t_command_) + "\n";
+  text += "  command ended     " + milliseconds_since(t_start_, t_ended_) + "\n";
+  text += "  teardown done     " + milliseconds_since(t_start_, t_down_) + "\n";
+  write_all(2, text);
+}
+
+}  // namespace orca::orcarun

@@ -1,0 +1,121 @@
+// JobLaunch: one run of orcarun once the plan is made: start the daemons
+// (plm), wait until every one has reported (wire-up), start the command
+// everywhere, print its output, collect exit statuses, tear everything
+// down, and say what went wrong when something did.
+#ifndef ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
+#define ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
+
+#include "orcarun_options.h"
+#include "stdin_forwarder.h"
+
+#include <orca/iof_lines.h>
+#include <orca/launch_wire.h>
+#include <orca/plm.h>
+#include <orca/process.h>
+#include <orca/rank_map.h>
+#include <orca/routed.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace orca::orcarun {
+
+/* Everything decided before a process is started. */
+struct JobPlan {
+  std::vector<launch::HostSlots> nodes;  // node i is daemon vpid i + 1
+  launch::RankMap ranks;
+  plm::ChosenModule plm;
+  std::optional<routed::RoutingTree> tree;  // always set; optional only because a tree has no empty state
+  std::string routed_component;
+  bool tree_spawn = false;
+  std::vector<std::string> daemon_command;
+  std::chrono::milliseconds startup_timeout{60000};
+  std::chrono::milliseconds kill_grace{5000};
+  std::chrono::milliseconds partial_line_delay{100};
+};
+
+class JobLaunch {
+ public:
+  JobLaunch(Process& process, const Options& options, JobPlan plan,
+            std::chrono::steady_clock::time_point started);
+  ~JobLaunch();
+  /* Runs the job; returns orcarun's exit status. */
+  int run();
+
+ private:
+  struct Daemon {
+    std::string host;
+    bool launched = false;
+    bool hello = false;
+    bool up = false;
+    bool gone = false;  // its agent ended or it was lost
+    launch::DaemonReport report;
+    std::string agent_tail;
+  };
+  enum class Phase { WireUp, Running, Draining, TearingDown, Done };
+
+  Status open();
+  void launch_daemon(std::uint32_t vpid);
+  void launch_children_of(std::uint32_t vpid);
+  void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
+  void on_report(std::span<const std::uint8_t> bytes);
+  void on_status(std::span<const std::uint8_t> bytes);
+  void on_output(std::span<const std::uint8_t> bytes);
+  void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
+  void all_up();
+  void rank_ended(const launch::ExitRecord& record);
+  void daemon_failed(std::uint32_t vpid, const std::string& message);
+  void fail_job(const Message& message, int status);
+  void signal_ranks(int signo);
+  void on_signal(int signo);
+  void begin_teardown();
+  void maybe_done();
+  void broadcast(const launch::WireMessage& message);
+  void show_progress();
+  void print_routes();
+  void print_timing();
+  std::string describe(std::uint32_t vpid) const;
+  ProcessName name(std::uint32_t vpid) const { return ProcessName{job_, vpid}; }
+  std::uint32_t daemons() const { return static_cast<std::uint32_t>(plan_.nodes.size()); }
+  void show(const Message& message);
+
+  Process& process_;
+  const Options& options_;
+  JobPlan plan_;
+  std::uint32_t job_ = 0;
+  std::vector<std::uint8_t> secret_;
+  std::string settings_text_;
+  oob::Oob* oob_ = nullptr;
+  std::unique_ptr<plm::DaemonLauncher> launcher_;
+  std::unique_ptr<iof::OutputPrinter> printer_;
+  std::unique_ptr<oob::Outbox> stdin_outbox_;
+  std::unique_ptr<StdinForwarder> stdin_;
+  std::vector<Daemon> daemon_;  // by vpid; [0] unused
+  std::vector<bool> rank_done_;
+  std::uint32_t ranks_left_ = 0;
+  std::uint32_t up_count_ = 0;
+  Phase phase_ = Phase::WireUp;
+  int exit_status_ = 0;
+  bool failed_ = false;
+  int signals_seen_ = 0;
+  std::unique_ptr<Timer> startup_timer_;
+  std::unique_ptr<Timer> grace_timer_;
+  std::unique_ptr<Timer> timeout_timer_;
+  std::unique_ptr<Timer> drain_timer_;
+  std::unique_ptr<Timer> teardown_timer_;
+  std::unique_ptr<Timer> progress_timer_;
+  bool progress_shown_ = false;
+  std::unique_ptr<SignalWatch> sigint_;
+  std::unique_ptr<SignalWatch> sigterm_;
+  // --timing
+  std::chrono::steady_clock::time_point t_start_;
+  std::optional<std::chrono::steady_clock::time_point> t_agents_, t_first_up_, t_all_up_, t_command_, t_ended_, t_down_;
+};
+
+}  // namespace orca::orcarun
+
+#endif

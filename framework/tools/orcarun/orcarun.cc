@@ -1,0 +1,92 @@
+// orcarun: the launcher. Parses the command line, makes the plan (nodes,
+// ranks, plm module, routing tree) so that every mistake is reported
+// before anything starts, then runs the job (JobLaunch).
+#include "job_launch.h"
+#include "job_nodes.h"
+#include "orcarun_options.h"
+
+#include <orca/iof.h>
+#include <orca/launcher_vars.h>
+#include <orca/oob.h>
+#include <orca/reachable.h>
+
+#include <config.h>
+
+#include <iostream>
+
+extern char** environ;
+
+namespace {
+
+// The first word of a plm selection the user wrote, or "" (for messages).
+std::string component_name(const orca::mca::Framework& fw) {
+  auto selected = fw.selected();
+  return selected.empty() ? std::string() : std::string(selected.front()->component->name());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto options = orca::orcarun::parse_options(args);
+  orca::mca::ToolOptions tool = options ? options->tool : orca::mca::ToolOptions{};
+  auto created = orca::Process::create("orcarun", ORCA_PROCESS_LAUNCHER, tool, environ);
+  if (!created) return 1;
+  orca::Process& p = *created.value();
+  if (!options) return p.fail(options.error());
+  if (options->help) {
+    std::cout << orca::orcarun::kUsage;
+    return 0;
+  }
+  if (options->version) {
+    std::cout << "orcarun (Orca) " << PACKAGE_VERSION << "\n";
+    return 0;
+  }
+  orca::Runtime& rt = p.runtime();
+  if (orca::Status st = orca::launch::declare_launcher_variables(rt.registry()); !st) return p.fail(st.error());
+  orca::mca::Framework* plm_fw = nullptr;
+  orca::mca::Framework* routed_fw = nullptr;
+  for (const auto* decl : {&orca::iof::kFramework, &orca::plm::kFramework, &orca::routed::kFramework,
+                           &orca::reach::kFramework, &orca::oob::kFramework}) {
+    auto fw = rt.add_framework(*decl);
+    if (!fw) return p.fail(fw.error());
+    if (decl == &orca::plm::kFramework) plm_fw = fw.value();
+    if (decl == &orca::routed::kFramework) routed_fw = fw.value();
+  }
+  rt.report_settings(std::cerr);
+  for (auto* fw : {plm_fw, routed_fw}) {
+    if (orca::Status st = fw->open(); !st) return p.fail(st.error());
+  }
+
+  orca::orcarun::JobPlan plan;
+  auto named = orca::orcarun::named_hosts(options->hosts, options->hostfiles);
+  if (!named) return p.fail(named.error());
+  std::vector<std::string> names;
+  for (const auto& h : named.value()) names.push_back(h.name);
+  if (names.empty()) names.push_back(orca::orcarun::local_nodes(1).front().name);
+  auto chosen = orca::plm::choose_module(*plm_fw, names);
+  if (!chosen) return p.fail(chosen.error());
+  plan.plm = chosen.value();
+  plan.nodes = named->empty() ? orca::orcarun::local_nodes(plan.plm.module->simulated_nodes(plan.plm.module->self))
+                              : std::move(named.value());
+
+  auto ranks = orca::launch::map_ranks(plan.nodes, options->processes, options->map_by, options->oversubscribe);
+  if (!ranks) return p.fail(ranks.error());
+  plan.ranks = std::move(ranks.value());
+
+  const auto n = static_cast<std::uint32_t>(plan.nodes.size());
+  auto tree = orca::routed::routing_tree(*routed_fw, n);
+  if (!tree) return p.fail(tree.error());
+  plan.tree = std::move(tree.value());
+  plan.routed_component = component_name(*routed_fw);
+  plan.tree_spawn = plan.plm.module->tree_spawn(plan.plm.module->self, n) != 0;
+  plan.daemon_command = orca::plm::daemon_program(rt.registry());
+  const auto launcher = orca::launch::launcher_settings(rt.registry());
+  plan.startup_timeout = launcher.startup_timeout;
+  plan.kill_grace = launcher.kill_grace;
+  if (auto d = orca::iof::partial_line_delay(rt.registry()); d) plan.partial_line_delay = d.value();
+
+  orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);
+  return job.run();
+}

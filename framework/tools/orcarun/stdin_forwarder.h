@@ -1,0 +1,39 @@
+// StdinForwarder: orcarun's standard input to the daemons of the ranks
+// that read it (--stdin), with a window of bytes in flight so that a
+// fast producer and a slow rank cost bounded memory on both sides.
+#ifndef ORCA_TOOLS_ORCARUN_STDIN_FORWARDER_H
+#define ORCA_TOOLS_ORCARUN_STDIN_FORWARDER_H
+
+#include <orca/event_loop.h>
+#include <orca/oob_outbox.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace orca::orcarun {
+
+class StdinForwarder {
+ public:
+  /* How many bytes may be sent and not yet written to the ranks. */
+  static constexpr std::uint64_t kWindow = 1u << 20;
+  /* Reads fd 0 and sends StdinData to every daemon in `targets` (each
+   * credits what its ranks took). */
+  StdinForwarder(EventLoop& loop, oob::Outbox& outbox, std::vector<ProcessName> targets);
+  void credit(std::uint32_t bytes);
+
+ private:
+  void read_some();
+  void resume();
+  EventLoop& loop_;
+  oob::Outbox& outbox_;
+  std::vector<ProcessName> targets_;
+  std::unique_ptr<IoWatch> watch_;  // pipes, terminals, sockets
+  std::unique_ptr<Timer> poll_;     // files (epoll cannot watch them): read as the window allows
+  std::uint64_t in_flight_ = 0;
+  bool eof_ = false;
+};
+
+}  // namespace orca::orcarun
+
+#endif
