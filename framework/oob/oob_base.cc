@@ -291,7 +291,7 @@ void Oob::deliver_waiting() {
 std::string Oob::route(ProcessName peer) const {
   auto it = routes_.find(peer);
   if (it == routes_.end()) return {};
-  char buf[256] = {};
+  char buf[4096] = {};
   it->second->module->describe_peer(it->second->module->self, peer.to_c(), buf, sizeof buf);
   return buf[0] ? it->second->component + ": " + buf : std::string();
 }

@@ -141,6 +141,7 @@ struct TcpModule::Dialing {
   ProcessName peer;
   std::vector<Candidate> candidates;
   std::vector<Attempt> attempts;
+  std::string refused;  // pairs the ranking refused, "\n  a -> b: never tried, why" each
   Timer stagger;
   Timer deadline;
   std::unique_ptr<ConnectRace> race;
@@ -322,6 +323,7 @@ void TcpModule::start_round(ProcessName peer) {
     return;
   }
   p.dialing = std::make_unique<Dialing>(*this, peer, std::move(candidates));
+  p.dialing->refused = std::move(refused);
   p.dialing->deadline.start(config_.connect_timeout);
   p.dialing->race->start();
   if (p.dialing && p.dialing->race->finished()) round_finished(peer);
@@ -340,6 +342,17 @@ void TcpModule::round_finished(ProcessName peer) {
   finished_->defer([done = std::shared_ptr<Dialing>(std::move(p.dialing))] {});
   if (won) {
     p.failed_rounds = 0;
+    // For --report-routes: the winner's reason, then every other pair and
+    // what became of it.
+    const size_t w = *d.race->winner();
+    p.route_note = "chosen: " + d.candidates[w].reason;
+    for (size_t i = 0; i < d.candidates.size(); ++i) {
+      if (i == w) continue;
+      p.route_note += "\n  not used: " + d.candidates[i].local.to_string() + " -> " + d.candidates[i].remote.socket_text() +
+                      ": " + (d.race->outcome(i) == ConnectRace::Outcome::NotTried ? std::string("not tried (another won first)")
+                                                                                   : d.race->detail(i));
+    }
+    p.route_note += d.refused;
     // The winning connection may already be gone (closed as a duplicate,
     // or dropped at once): messages still waiting need another round.
     if (!engine_->connected(peer) && engine_->unacknowledged(peer) > 0) {
@@ -362,6 +375,13 @@ void TcpModule::round_finished(ProcessName peer) {
               std::to_string(backoff.count()) + " ms:" + report);
   if (!p.retry) p.retry = std::make_unique<Timer>(*loop_, [this, peer] { start_round(peer); });
   p.retry->start(backoff);
+}
+
+std::string TcpModule::describe(ProcessName peer) const {
+  std::string label = StreamModule::describe(peer);
+  auto it = peers_.find(peer);
+  if (label.empty() || it == peers_.end() || it->second.route_note.empty()) return label;
+  return label + "; " + it->second.route_note;
 }
 
 void TcpModule::stop() {

@@ -33,6 +33,7 @@ class TcpModule : public StreamModule {
   Status start(const orca_oob_host& host) override;
   Status add_peer(ProcessName peer, const std::string& uri) override;
   void stop() override;
+  std::string describe(ProcessName peer) const override;
 
  protected:
   bool knows(ProcessName peer) const override { return peers_.count(peer) != 0; }
@@ -47,6 +48,7 @@ class TcpModule : public StreamModule {
     int failed_rounds = 0;
     std::unique_ptr<Dialing> dialing;
     std::unique_ptr<Timer> retry;
+    std::string route_note;  // why the current connection's pair was chosen, and what was refused
   };
 
   Status open_listeners();

@@ -55,7 +55,9 @@ class ORCA_EXPORT StreamModule {
   Status send(ProcessName peer, std::uint32_t tag, Payload payload);
   Status would_accept(ProcessName peer, size_t bytes);
   /* The connection carrying `peer`, "" when none. */
-  std::string describe(ProcessName peer) const;
+  /* "local -> remote" of the connection carrying `peer`; a component may
+   * add why that connection was chosen. */
+  virtual std::string describe(ProcessName peer) const;
 
  protected:
   virtual bool knows(ProcessName peer) const = 0;
