@@ -141,7 +141,7 @@ struct TcpModule::Dialing {
   ProcessName peer;
   std::vector<Candidate> candidates;
   std::vector<Attempt> attempts;
-  std::string refused;  // pairs the ranking refused, "\n  a -> b: never tried, why" each
+  std::string refused;  // for the route report: the pairs the ranking refused that are worth reading
   Timer stagger;
   Timer deadline;
   std::unique_ptr<ConnectRace> race;
@@ -302,11 +302,22 @@ void TcpModule::start_round(ProcessName peer) {
   }
   std::vector<Dialing::Candidate> candidates;
   std::string refused;
+  // For the route report: the refusals worth reading. Pairs of different
+  // families, and loopback with anything, are refused on every host.
+  std::string notable;
+  size_t structural = 0;
   for (size_t i = 0; i < n; ++i) {
     const Endpoint& remote = p.endpoints[pairs[i].remote];
     if (pairs[i].weight <= 0) {
-      refused += "\n  " + address_of(pairs[i].local).to_string() + " -> " + remote.socket_text() + ": never tried, " +
-                 pairs[i].reason;
+      const std::string line = "\n  " + address_of(pairs[i].local).to_string() + " -> " + remote.socket_text() +
+                               ": never tried, " + pairs[i].reason;
+      refused += line;
+      const net::IpAddress l = address_of(pairs[i].local);
+      if (l.family() != remote.address.family() || l.is_loopback() || remote.address.is_loopback()) {
+        ++structural;
+      } else {
+        notable += line;
+      }
       continue;
     }
     net::IpAddress local = address_of(pairs[i].local);
@@ -323,7 +334,10 @@ void TcpModule::start_round(ProcessName peer) {
     return;
   }
   p.dialing = std::make_unique<Dialing>(*this, peer, std::move(candidates));
-  p.dialing->refused = std::move(refused);
+  if (structural > 0) {
+    notable += "\n  (and " + std::to_string(structural) + " pairs of different address families or with loopback)";
+  }
+  p.dialing->refused = std::move(notable);
   p.dialing->deadline.start(config_.connect_timeout);
   p.dialing->race->start();
   if (p.dialing && p.dialing->race->finished()) round_finished(peer);

@@ -475,7 +475,12 @@ void JobLaunch::print_routes() {
   for (std::uint32_t v = 1; v <= daemons(); ++v) {
     const auto& r = daemon_[v].report;
     const std::uint32_t parent = plan_.tree->parent(v);
-    text += "  daemon " + std::to_string(v) + " on " + printable(r.hostname.empty() ? daemon_[v].host : r.hostname) +
+    // The host as the job names it; the machine's own name when it differs.
+    std::string where = printable(daemon_[v].host);
+    if (!r.hostname.empty() && r.hostname != daemon_[v].host && daemon_[v].host.find('#') == std::string::npos) {
+      where += " [" + printable(r.hostname) + "]";
+    }
+    text += "  daemon " + std::to_string(v) + " on " + where +
             " -> " + (parent == 0 ? std::string("orcarun") : "daemon " + std::to_string(parent)) + ": " +
             (r.route.empty() ? std::string("(no connection recorded)") : printable(r.route)) + "\n";
   }
