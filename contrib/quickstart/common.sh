@@ -7,14 +7,17 @@ ORCA_BUILD_DIR=${ORCA_BUILD_DIR:-$ORCA_TOP/_build}
 ORCA_PREFIX=${ORCA_PREFIX:-$ORCA_BUILD_DIR/prefix}
 
 # Packages: the toolchain, autotools, libevent, hwloc, GoogleTest and
-# Google Benchmark, and the network tools the namespace tests use.
+# Google Benchmark, the network tools the namespace tests use, and the
+# real sshd the ssh launch test starts inside its namespace hosts.
 ORCA_PACKAGES=(build-essential autoconf automake libtool pkg-config
                libevent-dev libhwloc-dev libssl-dev libgtest-dev libbenchmark-dev
-               iproute2 nftables procps)
+               iproute2 nftables procps openssh-server openssh-client)
+# What `make bench-launch` compares against: the launchers users run today.
+ORCA_BENCH_PACKAGES=(openmpi-bin mpich)
 
 install_packages() {
-    local missing=()
-    for p in "${ORCA_PACKAGES[@]}"; do
+    local missing=() wanted=("${ORCA_PACKAGES[@]}" "$@")
+    for p in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0

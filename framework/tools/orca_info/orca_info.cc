@@ -5,6 +5,7 @@
 #include "network_report.h"
 
 #include <orca/frameworks.h>
+#include <orca/launcher_vars.h>
 #include <orca/interface_selection.h>
 #include <orca/reachable.h>
 #include <orca/runtime.h>
@@ -134,6 +135,8 @@ int main(int argc, char** argv) {
     auto fw = runtime.add_framework(*decl);
     if (!fw) return fail(fw.error());
   }
+  // orcarun's own variables (not a framework's), so that they are documented.
+  if (orca::Status st = orca::launch::declare_launcher_variables(runtime.registry()); !st) return fail(st.error());
   runtime.report_settings(std::cerr);
 
   if (args->params) {
