@@ -51,6 +51,20 @@ void fill(hwloc_topology_t topo, hwloc_obj_t osdev, LinkInfo& link) {
 
 }  // namespace
 
+std::optional<MachineCounts> NicLocality::machine_counts() {
+  if (!topology_) topology_ = std::make_unique<Topology>();
+  if (!topology_->usable) return std::nullopt;
+  auto count = [this](hwloc_obj_type_t type) {
+    // Negative: the type sits at several depths (only Group can), or none.
+    const int n = hwloc_get_nbobjs_by_type(topology_->topo, type);
+    return n > 0 ? static_cast<unsigned>(n) : 0u;
+  };
+  return MachineCounts{.packages = count(HWLOC_OBJ_PACKAGE),
+                       .cores = count(HWLOC_OBJ_CORE),
+                       .pus = count(HWLOC_OBJ_PU),
+                       .numa_nodes = count(HWLOC_OBJ_NUMANODE)};
+}
+
 void NicLocality::annotate(InterfaceInventory& inventory) {
   auto hardware = [](const LinkInfo& l) {
     return l.kind == InterfaceKind::Physical || l.kind == InterfaceKind::Wireless;

@@ -1,0 +1,295 @@
+// DaemonLauncher (framework/plm/daemon_launcher.cc) on a real EventLoop
+// with /bin/sh agents: the bootstrap reaches the agent's stdin, output
+// comes back a line at a time and as the tail of an exit, max_concurrent
+// holds launches back until daemon_up(), signals reach the agent's whole
+// process group, and the destructor leaves no process and no zombie.
+#include <orca/event_loop.h>
+#include <orca/plm.h>
+
+#include "framework/plm/process_probe.h"
+#include "lib/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace orca::plm {
+namespace {
+
+using namespace std::chrono_literals;
+using test::kHangGuard;
+
+/* An agent: `/bin/sh -c SCRIPT`. */
+DaemonLauncher::Launch agent(std::uint32_t vpid, const std::string& script, std::vector<std::uint8_t> bootstrap = {}) {
+  return DaemonLauncher::Launch{vpid, "localhost", {"/bin/sh", "-c", script}, std::move(bootstrap)};
+}
+
+struct Exit {
+  int status = 0;
+  std::string tail;
+};
+
+/* A launcher whose hooks record everything, in the order it came. */
+class Launcher : public ::testing::Test {
+ protected:
+  void make(std::uint32_t max_concurrent) {
+    launcher_ = std::make_unique<DaemonLauncher>(
+        loop_, max_concurrent,
+        DaemonLauncher::Hooks{.on_exit =
+                                  [this](std::uint32_t vpid, int status, const std::string& tail) {
+                                    exits_[vpid] = Exit{status, tail};
+                                    events_[vpid].push_back("exit");
+                                  },
+                              .on_output =
+                                  [this](std::uint32_t vpid, const std::string& line) {
+                                    lines_[vpid].push_back(line);
+                                    events_[vpid].push_back("line");
+                                  },
+                              .on_failed_start =
+                                  [this](std::uint32_t vpid, const Message& why) { failed_[vpid] = why.summary(); }});
+  }
+  bool run_until(const std::function<bool()>& done) { return loop_.run_until(done, kHangGuard); }
+  bool exited(std::uint32_t vpid) const { return exits_.count(vpid) != 0; }
+  size_t line_count(std::uint32_t vpid) const { return lines_.count(vpid) ? lines_.at(vpid).size() : 0; }
+  /* The first line of `vpid` as a pid (agents here print $$ or $!). */
+  pid_t pid_line(std::uint32_t vpid, size_t index = 0) const {
+    return static_cast<pid_t>(std::atoi(lines_.at(vpid).at(index).c_str()));
+  }
+
+  EventLoop loop_;
+  std::unique_ptr<DaemonLauncher> launcher_;
+  std::map<std::uint32_t, Exit> exits_;
+  std::map<std::uint32_t, std::vector<std::string>> lines_;
+  std::map<std::uint32_t, std::vector<std::string>> events_;
+  std::map<std::uint32_t, std::string> failed_;
+};
+
+/* Processes alive whose parent is this test process, counted from /proc
+ * rather than asked of the launcher. */
+size_t live_children() {
+  size_t n = 0;
+  DIR* d = ::opendir("/proc");
+  if (d == nullptr) return 0;
+  while (dirent* e = ::readdir(d)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
+    std::string text;
+    if (!std::getline(stat, text)) continue;
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0;
+    if (std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) continue;
+    if (ppid == ::getpid() && state != 'Z') ++n;
+  }
+  ::closedir(d);
+  return n;
+}
+
+TEST_F(Launcher, TheBootstrapReachesTheAgentsStdin) {
+  make(0);
+  test::TempDir dir;
+  // Larger than a pipe holds, so the launcher must wait for the agent to
+  // read; every byte value, so nothing is treated as text.
+  std::vector<std::uint8_t> bootstrap(200000);
+  for (size_t i = 0; i < bootstrap.size(); ++i) bootstrap[i] = static_cast<std::uint8_t>((i * 7 + i / 256) & 0xff);
+  const std::string file = (dir.path() / "received").string();
+  // stdin stays open after the bootstrap, so the agent reads exactly as
+  // many bytes as it is told to, as orcad does.
+  launcher_->launch(agent(1, "head -c " + std::to_string(bootstrap.size()) + " >'" + file + "'; echo done", bootstrap));
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  EXPECT_TRUE(WIFEXITED(exits_[1].status) && WEXITSTATUS(exits_[1].status) == 0) << exits_[1].tail;
+  std::ifstream in(file, std::ios::binary);
+  const std::vector<std::uint8_t> got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(got.size(), bootstrap.size());
+  EXPECT_TRUE(got == bootstrap) << "the agent read other bytes than the bootstrap";
+}
+
+TEST_F(Launcher, OutputComesLineByLineAndBeforeTheExit) {
+  make(0);
+  launcher_->launch(agent(1, "printf 'one\\ntwo\\n\\n'; printf 'to stderr\\n' >&2; printf last; exit 5"));
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  EXPECT_EQ(lines_[1], (std::vector<std::string>{"one", "two", "", "to stderr", "last"}));
+  ASSERT_TRUE(WIFEXITED(exits_[1].status));
+  EXPECT_EQ(WEXITSTATUS(exits_[1].status), 5);
+  EXPECT_EQ(exits_[1].tail, "one\ntwo\n\nto stderr\nlast");
+  ASSERT_FALSE(events_[1].empty());
+  EXPECT_EQ(events_[1].back(), "exit") << "output reported after the exit";
+  EXPECT_EQ(launcher_->running(), 0u);
+  EXPECT_TRUE(failed_.empty());
+}
+
+TEST_F(Launcher, TheTailIsTheLastKTailBytes) {
+  make(0);
+  // 2000 lines of 11 bytes: more than kTailBytes.
+  launcher_->launch(agent(
+      1, "i=0; while [ $i -lt 2000 ]; do printf 'line %05d\\n' $i; i=$((i+1)); done; exit 3"));
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  std::string all;
+  std::vector<std::string> expected_lines;
+  for (int i = 0; i < 2000; ++i) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "line %05d", i);
+    expected_lines.emplace_back(buf);
+    all += std::string(buf) + "\n";
+  }
+  ASSERT_GT(all.size(), DaemonLauncher::kTailBytes);
+  EXPECT_EQ(exits_[1].tail.size(), DaemonLauncher::kTailBytes);
+  EXPECT_EQ(exits_[1].tail, all.substr(all.size() - DaemonLauncher::kTailBytes));
+  EXPECT_EQ(lines_[1], expected_lines);
+  EXPECT_TRUE(WIFEXITED(exits_[1].status) && WEXITSTATUS(exits_[1].status) == 3);
+}
+
+TEST_F(Launcher, AnAgentThatCannotRunIsReportedAsAnExitWithTheReason) {
+  make(0);
+  launcher_->launch(DaemonLauncher::Launch{1, "h", {"/nonexistent/orca-agent", "h"}, {}});
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  EXPECT_TRUE(WIFEXITED(exits_[1].status) && WEXITSTATUS(exits_[1].status) == 127);
+  EXPECT_NE(exits_[1].tail.find("cannot run /nonexistent/orca-agent: No such file or directory"), std::string::npos)
+      << exits_[1].tail;
+  EXPECT_TRUE(failed_.empty()) << "an exec failure is an exit, not a failed start";
+}
+
+TEST_F(Launcher, MaxConcurrentHoldsLaunchesBackUntilDaemonUp) {
+  make(2);
+  ASSERT_EQ(live_children(), 0u) << "another test left a child behind";
+  for (std::uint32_t v = 1; v <= 5; ++v) launcher_->launch(agent(v, "echo up; exec sleep 100"));
+  // spawn_child returns after exec: the processes exist now or never.
+  EXPECT_EQ(live_children(), 2u);
+  EXPECT_EQ(launcher_->running(), 2u);
+  EXPECT_EQ(launcher_->waiting(), 3u);
+  ASSERT_TRUE(run_until([&] { return line_count(1) == 1 && line_count(2) == 1; }));
+  EXPECT_EQ(line_count(3) + line_count(4) + line_count(5), 0u) << "a launch beyond the cap ran";
+  EXPECT_EQ(live_children(), 2u);
+
+  // A daemon up frees its slot: the next launch in order starts.
+  launcher_->daemon_up(1);
+  EXPECT_EQ(live_children(), 3u);
+  EXPECT_EQ(launcher_->waiting(), 2u);
+  ASSERT_TRUE(run_until([&] { return line_count(3) == 1; }));
+  // Saying so twice, or for a vpid that is not there, frees nothing.
+  launcher_->daemon_up(1);
+  launcher_->daemon_up(99);
+  EXPECT_EQ(live_children(), 3u);
+  EXPECT_EQ(launcher_->waiting(), 2u);
+
+  // An agent that ends before its daemon was up frees its slot too.
+  launcher_->signal(2, SIGKILL);
+  ASSERT_TRUE(run_until([&] { return exited(2) && line_count(4) == 1; }));
+  EXPECT_TRUE(WIFSIGNALED(exits_[2].status) && WTERMSIG(exits_[2].status) == SIGKILL);
+  EXPECT_EQ(line_count(5), 0u);
+  EXPECT_EQ(launcher_->waiting(), 1u);
+  EXPECT_EQ(live_children(), 3u);  // 1 (up), 3 and 4
+
+  launcher_->cancel_waiting();
+  launcher_->daemon_up(3);
+  EXPECT_EQ(launcher_->waiting(), 0u);
+  EXPECT_EQ(live_children(), 3u) << "a cancelled launch started";
+}
+
+TEST_F(Launcher, ZeroMeansNoCap) {
+  make(0);
+  for (std::uint32_t v = 1; v <= 4; ++v) launcher_->launch(agent(v, "exec sleep 100"));
+  EXPECT_EQ(launcher_->running(), 4u);
+  EXPECT_EQ(launcher_->waiting(), 0u);
+  EXPECT_EQ(live_children(), 4u);
+}
+
+TEST_F(Launcher, SignalReachesTheWholeProcessGroupOfOneAgent) {
+  make(0);
+  // Each agent's sleep is a child of its shell, in the shell's group.
+  for (std::uint32_t v = 1; v <= 2; ++v) launcher_->launch(agent(v, "sleep 100 & echo $!; wait"));
+  ASSERT_TRUE(run_until([&] { return line_count(1) == 1 && line_count(2) == 1; }));
+  const pid_t sleep1 = pid_line(1), sleep2 = pid_line(2);
+  ASSERT_GT(sleep1, 0);
+  ASSERT_GT(sleep2, 0);
+
+  launcher_->signal(1, SIGTERM);
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  EXPECT_TRUE(WIFSIGNALED(exits_[1].status) && WTERMSIG(exits_[1].status) == SIGTERM);
+  EXPECT_TRUE(test::wait_dead(sleep1)) << "the agent's child was not signalled";
+  EXPECT_FALSE(test::is_dead(sleep2)) << "another agent's group was signalled";
+  EXPECT_FALSE(exited(2));
+
+  launcher_->signal_all(SIGTERM);
+  ASSERT_TRUE(run_until([&] { return exited(2); }));
+  EXPECT_TRUE(WIFSIGNALED(exits_[2].status) && WTERMSIG(exits_[2].status) == SIGTERM);
+  EXPECT_TRUE(test::wait_dead(sleep2));
+}
+
+TEST_F(Launcher, SignalAllReachesEveryAgent) {
+  make(0);
+  for (std::uint32_t v = 1; v <= 3; ++v) launcher_->launch(agent(v, "exec sleep 100"));
+  launcher_->signal_all(SIGUSR1);
+  ASSERT_TRUE(run_until([&] { return exits_.size() == 3; }));
+  for (std::uint32_t v = 1; v <= 3; ++v) {
+    EXPECT_TRUE(WIFSIGNALED(exits_[v].status) && WTERMSIG(exits_[v].status) == SIGUSR1) << "vpid " << v;
+  }
+  EXPECT_EQ(launcher_->running(), 0u);
+}
+
+TEST_F(Launcher, TheDestructorKillsAndReapsEveryAgentAndItsGroup) {
+  make(0);
+  for (std::uint32_t v = 1; v <= 2; ++v) launcher_->launch(agent(v, "echo $$; sleep 100 & echo $!; wait"));
+  ASSERT_TRUE(run_until([&] { return line_count(1) == 2 && line_count(2) == 2; }));
+  const std::vector<pid_t> agents = {pid_line(1), pid_line(2)};
+  const std::vector<pid_t> grandchildren = {pid_line(1, 1), pid_line(2, 1)};
+  launcher_.reset();
+  for (pid_t p : agents) {
+    // Reaped by the destructor itself: not even a zombie is left.
+    EXPECT_FALSE(test::process_state(p).has_value()) << "agent " << p << " is in state "
+                                                     << test::process_state(p).value_or('?');
+  }
+  for (pid_t p : grandchildren) EXPECT_TRUE(test::wait_dead(p)) << "the agent's child " << p << " survived";
+  EXPECT_TRUE(exits_.empty()) << "hooks ran from the destructor";
+  // The loop goes on safely without the launcher's watches.
+  loop_.run_until([] { return false; }, 50ms);
+  EXPECT_TRUE(exits_.empty());
+}
+
+TEST_F(Launcher, AnAgentWhoseChildKeepsTheOutputOpenIsReportedWhenItExits) {
+  make(0);
+  // The sleep inherits the output pipe and holds it open after the agent
+  // is gone, as a daemon outliving a local agent would.
+  launcher_->launch(agent(1, "sleep 100 & echo $!; exit 4"));
+  ASSERT_TRUE(run_until([&] { return exited(1); })) << "the exit waited for the pipe to close";
+  EXPECT_TRUE(WIFEXITED(exits_[1].status) && WEXITSTATUS(exits_[1].status) == 4);
+  const pid_t sleeper = static_cast<pid_t>(std::atoi(exits_[1].tail.c_str()));
+  ASSERT_GT(sleeper, 0) << exits_[1].tail;
+  ::kill(sleeper, SIGKILL);
+  EXPECT_TRUE(test::wait_dead(sleeper));
+}
+
+TEST_F(Launcher, AnExitAfterDaemonUpIsStillReported) {
+  make(1);
+  launcher_->launch(agent(1, "read line; exit 0"));
+  launcher_->launch(agent(2, "echo second"));
+  EXPECT_EQ(launcher_->waiting(), 1u);
+  launcher_->daemon_up(1);
+  ASSERT_TRUE(run_until([&] { return exited(2); }));
+  launcher_->signal(1, SIGKILL);
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  EXPECT_TRUE(WIFSIGNALED(exits_[1].status));
+  EXPECT_EQ(lines_[2], std::vector<std::string>{"second"});
+}
+
+}  // namespace
+}  // namespace orca::plm

@@ -1,0 +1,677 @@
+#!/bin/bash
+# orcarun through a real ssh: an OpenSSH sshd inside each simulated host
+# (network namespaces built with contrib/netcluster), keys made by the test,
+# and orcarun in h1 starting its daemons on h2..h5 with plm/rsh's default
+# agent words `ssh -x -o BatchMode=yes` (plus only -F for the test's own
+# ssh_config). Flat and tree spawn, a refused key, an unknown host name,
+# connections that die mid-job, and the job secret kept off every command
+# line and environment. After every case nothing of the job may be left on
+# any host. Needs root, sshd, ssh and ssh-keygen; skips with a message
+# elsewhere.
+#
+# Nothing outside the test's namespaces and its temporary directory is
+# touched: keys, sshd_config, ssh_config and known_hosts live in a mktemp
+# directory, ssh reads only that ssh_config (-F; with -F ssh neither reads
+# nor creates ~/.ssh), and sshd logs to a file (-e), records no login (no
+# tty, no PAM) and runs no ~/.ssh/rc. The one exception is sshd's
+# privilege separation directory /run/sshd (see ensure_privsep_dir).
+. "$(dirname "$0")/../lib/testcase.sh"
+. "$(dirname "$0")/../lib/netns.sh"
+. "$(dirname "$0")/../lib/orcarun.sh"
+
+SSHD=/usr/sbin/sshd
+HOSTS=5                      # h1 runs orcarun; h2..h5 run sshd and the daemons
+DEFAULT_AGENT="ssh -x -o BatchMode=yes"
+ORCAD_BINARIES="$ORCA_TEST_BUILDDIR/framework/tools/orcad/.libs"
+
+# Script-wide state. Cases run in subshells: every sshd they start is
+# recorded (pid per line) in a file the parent shell reads at teardown.
+SSH_DIR=""
+_sshd_pids=$(mktemp)
+_privsep_fd=""
+
+# --- teardown ----------------------------------------------------------------
+
+# Kills every sshd listener the test started, by the pid recorded before it
+# exec'd, and waits until each is gone. A pid is only signalled while it is
+# still our sshd (its command line names our directory), never a reused pid.
+_sshd_stop_all() {
+    local pid i alive
+    _ours() { [ -n "$SSH_DIR" ] && tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline" | grep -qF -- "$SSH_DIR/"; }
+    _live() { local s; s=$(sed -E 's/.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null) && [ "$s" != Z ]; }
+    while read -r pid; do _ours "$pid" && kill -TERM "$pid" 2>/dev/null; done <"$_sshd_pids"
+    for ((i = 0; i < 40; i++)); do
+        alive=0
+        while read -r pid; do _live "$pid" && _ours "$pid" && alive=1; done <"$_sshd_pids"
+        [ $alive = 0 ] && break
+        sleep 0.05
+    done
+    while read -r pid; do _ours "$pid" && kill -KILL "$pid" 2>/dev/null; done <"$_sshd_pids"
+    : >"$_sshd_pids"
+}
+
+_ssh_cleanup() {
+    _sshd_stop_all
+    _oob_stop_all
+    _netns_destroy_all
+    rm -f "$_netns_registry" "$_oob_pids" "$_oob_dirs" "$_sshd_pids"
+    [ -n "$SSH_DIR" ] && rm -rf "$SSH_DIR"
+    release_privsep_dir
+}
+
+# Whether any live sshd runs on this machine (zombies of ours, not yet
+# reaped by a late init, do not count).
+_other_sshd_runs() {
+    local pid s
+    for pid in $(pgrep -x sshd 2>/dev/null); do
+        s=$(sed -E 's/.*\) (.).*/\1/' "/proc/$pid/stat" 2>/dev/null) || continue
+        [ -n "$s" ] && [ "$s" != Z ] && return 0
+    done
+    return 1
+}
+trap _ssh_cleanup EXIT
+# After every case: its sshds, its namespaces (with everything in them).
+teardown_case() { _sshd_stop_all; _oob_stop_all; _netns_destroy_all; }
+
+# --- keys and configuration (once per run) ---------------------------------------
+
+# sshd needs its privilege separation directory, /run/sshd: a standard, empty,
+# root-owned directory the openssh-server package normally has systemd (or
+# the init script) create at boot. Without a running sshd service it may be
+# missing; then the test creates it (the one path outside its own directory
+# and namespaces it makes) and removes it at exit. An existing one is left
+# alone. Runs of this test may overlap: each holds a shared lock on the
+# directory while it runs, and the run that made it writes its device and
+# inode to $PRIVSEP_MARK. Whichever run ends last (gets the lock alone)
+# removes the directory if it is still the one a run made and no sshd
+# outside this test runs.
+PRIVSEP_MARK=/tmp/orcarun_ssh_test.run-sshd.made
+ensure_privsep_dir() {
+    local attempt
+    for attempt in 1 2 3 4 5; do
+        if [ ! -d /run/sshd ] && mkdir -m 0755 /run/sshd 2>/dev/null; then
+            stat -c %d:%i /run/sshd >"$PRIVSEP_MARK"
+        fi
+        # (Long-lived children, sshd and orcarun, get it closed: {_privsep_fd}<&-.)
+        exec {_privsep_fd}</run/sshd || continue
+        flock -s "$_privsep_fd"
+        # Still the directory at /run/sshd, not one another run removed
+        # between our check and our lock?
+        [ "$(stat -c %d:%i /run/sshd 2>/dev/null)" = "$(stat -L -c %d:%i "/proc/$$/fd/$_privsep_fd")" ] && return 0
+        exec {_privsep_fd}<&-
+        _privsep_fd=""
+    done
+    return 1
+}
+
+release_privsep_dir() {
+    [ -n "$_privsep_fd" ] || return 0
+    if [ -f "$PRIVSEP_MARK" ] && flock -x -n "$_privsep_fd" &&
+        [ "$(cat "$PRIVSEP_MARK")" = "$(stat -c %d:%i /run/sshd 2>/dev/null)" ] && ! _other_sshd_runs; then
+        rmdir /run/sshd 2>/dev/null && rm -f "$PRIVSEP_MARK"
+    fi
+    exec {_privsep_fd}<&-
+    _privsep_fd=""
+}
+
+# Makes $SSH_DIR: a client key, one host key per host, authorized_keys with
+# the client key, an empty authorized_keys, an sshd_config per host, a
+# known_hosts that names every host with its own key, and the ssh_config.
+make_ssh_dir() {
+    SSH_DIR=$(mktemp -d) || return 1
+    ssh-keygen -q -t ed25519 -N '' -C orca-test-client -f "$SSH_DIR/id_ed25519" || return 1
+    cp "$SSH_DIR/id_ed25519.pub" "$SSH_DIR/authorized_keys"
+    : >"$SSH_DIR/authorized_keys.empty"
+    local i
+    : >"$SSH_DIR/known_hosts"
+    for ((i = 1; i <= HOSTS; i++)); do
+        ssh-keygen -q -t ed25519 -N '' -C "orca-test-h$i" -f "$SSH_DIR/host_key.h$i" || return 1
+        echo "h$i,10.200.0.$i $(cut -d' ' -f1,2 "$SSH_DIR/host_key.h$i.pub")" >>"$SSH_DIR/known_hosts"
+        # ListenAddress and PidFile come on the command line (start_sshd).
+        cat >"$SSH_DIR/sshd_config.h$i" <<EOF
+HostKey $SSH_DIR/host_key.h$i
+AuthorizedKeysFile $SSH_DIR/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+StrictModes no
+UsePAM no
+UseDNS no
+PermitTTY no
+PermitUserRC no
+PermitUserEnvironment no
+PrintMotd no
+PrintLastLog no
+X11Forwarding no
+AllowAgentForwarding no
+AllowTcpForwarding no
+LoginGraceTime 20
+LogLevel INFO
+EOF
+    done
+    # Everything ssh reads. The host keys are known in advance, so nothing is
+    # ever written (StrictHostKeyChecking yes, no UpdateHostKeys); sshd
+    # listens on IPv4, so ssh asks only for that.
+    cat >"$SSH_DIR/ssh_config" <<EOF
+Host *
+  IdentityFile $SSH_DIR/id_ed25519
+  IdentitiesOnly yes
+  IdentityAgent none
+  UserKnownHostsFile $SSH_DIR/known_hosts
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  UpdateHostKeys no
+  CheckHostIP no
+  AddressFamily inet
+  ConnectTimeout 10
+  ControlMaster no
+  ControlPath none
+  LogLevel ERROR
+EOF
+    AGENT="$DEFAULT_AGENT -F $SSH_DIR/ssh_config"
+}
+
+# --- per case: a cluster with sshd on h2..h5 ------------------------------------
+
+addr_of() { echo "10.200.0.${1#h}"; }
+
+# start_sshd HOST [SSHD-OPTIONS...]: sshd in HOST of the case's cluster, in
+# the background; its log goes to $CASE_DIR/sshd.HOST.log. The recorded pid
+# is the one sshd gets (the shell execs it).
+start_sshd() {
+    local h=$1; shift
+    local addr; addr=$(addr_of "$h")
+    "$NETCLUSTER" exec "$P" "$h" sh -c 'echo $$ >>"$0"; exec "$@"' "$_sshd_pids" \
+        "$SSHD" -D -e -f "$SSH_DIR/sshd_config.$h" -o "ListenAddress=$addr" -o "PidFile=$CASE_DIR/sshd.$h.pid" "$@" \
+        </dev/null >>"$CASE_DIR/sshd.$h.log" 2>&1 {_privsep_fd}<&- &
+}
+
+# await_sshd HOST: waits (10 s) until HOST's sshd listens on port 22.
+await_sshd() {
+    local h=$1 addr i
+    addr=$(addr_of "$h")
+    for ((i = 0; i < 200; i++)); do
+        in_host "$P" "$h" ss -Hltn 2>/dev/null | grep -qF " $addr:22 " && return 0
+        sleep 0.05
+    done
+    fail "sshd on $h does not listen on $addr:22 after 10 s:
+$(cat "$CASE_DIR/sshd.$h.log" 2>/dev/null)"
+}
+
+# ssh_cluster [HOST=SSHD-OPTION...]: the case's cluster P (hosts h1..h5,
+# names h1..h5 resolve inside), its directory CASE_DIR, and an sshd on each
+# of h2..h5. HOST=OPTION adds `-o OPTION` to that host's sshd.
+ssh_cluster() {
+    P=$(new_cluster --hosts "$HOSTS") || fail "cannot create the cluster"
+    # Prefixes repeat from case to case (the registry empties at teardown).
+    CASE_DIR=$(mktemp -d "$SSH_DIR/case.XXXXXX") || fail "mktemp -d failed"
+    declare -gA _extra=()
+    local a
+    for a in "$@"; do _extra[${a%%=*}]=${a#*=}; done
+    local i
+    for ((i = 2; i <= HOSTS; i++)); do
+        if [ -n "${_extra[h$i]:-}" ]; then start_sshd "h$i" -o "${_extra[h$i]}"; else start_sshd "h$i"; fi
+    done
+    for ((i = 2; i <= HOSTS; i++)); do await_sshd "h$i"; done
+    JOB_PID=""
+    trap _case_reap EXIT
+}
+
+# The case's orcarun, if it still runs when the case ends (the namespaces,
+# and everything in them, go at teardown).
+_case_reap() {
+    if [ -n "${JOB_PID:-}" ]; then
+        kill -TERM "$JOB_PID" 2>/dev/null || true
+        wait "$JOB_PID" 2>/dev/null || true
+    fi
+}
+
+# The orcarun command in h1: the build tree's components and help texts
+# (forwarded to every daemon in the bootstrap), no param files, no job
+# secret from the caller's environment, the default agent words plus -F.
+_orcarun_in_h1() {
+    orcarun_env env -u ORCA_JOB_SECRET -u ORCA_JOB_SECRET_FD \
+        "$NETCLUSTER" exec "$P" h1 timeout -k 5 60 "$ORCARUN" --mca plm_rsh_agent "$AGENT" "$@" {_privsep_fd}<&-
+}
+
+# orcarun_ssh NAME ARGS...: orcarun ARGS in h1, in the foreground; stdout and
+# stderr to $CASE_DIR/NAME.out and .err. Returns its status.
+orcarun_ssh() {
+    local name=$1; shift
+    _orcarun_in_h1 "$@" >"$CASE_DIR/$name.out" 2>"$CASE_DIR/$name.err" </dev/null
+}
+
+# orcarun_ssh_bg NAME ARGS...: the same in the background (JOB_PID).
+orcarun_ssh_bg() {
+    local name=$1; shift
+    _orcarun_in_h1 "$@" >"$CASE_DIR/$name.out" 2>"$CASE_DIR/$name.err" </dev/null &
+    JOB_PID=$!
+}
+
+# orcarun_wait SECONDS: waits for the background orcarun; returns its
+# status. Fails the case if it still runs after SECONDS.
+orcarun_wait() {
+    local limit=$1 i rc=0
+    for ((i = 0; i < limit * 20; i++)); do
+        kill -0 "$JOB_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 "$JOB_PID" 2>/dev/null && fail "orcarun still runs after $limit s:
+$(job_output job)"
+    wait "$JOB_PID" || rc=$?
+    JOB_PID=""
+    return $rc
+}
+
+# job_output NAME: what orcarun printed, and the sshd logs, for messages.
+job_output() {
+    echo "--- orcarun stdout:"
+    cat "$CASE_DIR/$1.out" 2>/dev/null || true
+    echo "--- orcarun stderr:"
+    tail -n 80 "$CASE_DIR/$1.err" 2>/dev/null || true
+    local f
+    for f in "$CASE_DIR"/sshd.*.log; do
+        [ -e "$f" ] || continue
+        echo "--- $(basename "$f" .log):"
+        tail -n 20 "$f"
+    done
+}
+
+# --- processes in the hosts ---------------------------------------------------
+
+_state_of() { sed -E 's/.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null; }
+_comm_of() { cat "/proc/$1/comm" 2>/dev/null; }
+_args_of() { tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline"; }
+
+# host_pids HOST: the live processes inside HOST, except the sshd listeners
+# the test started: sshd sessions, orcad, ranks, ssh clients, orcarun.
+host_pids() {
+    local pid s
+    for pid in $(ip netns pids "$P-$1" 2>/dev/null); do
+        grep -qx "$pid" "$_sshd_pids" && continue
+        s=$(_state_of "$pid") || continue
+        [ -n "$s" ] && [ "$s" != Z ] && echo "$pid"
+    done
+}
+
+# leftovers: "HOST: pid comm args" for every process host_pids finds, and
+# every orcad or orcarun listener (ss), in h1..h5.
+leftovers() {
+    local i pid l
+    for ((i = 1; i <= HOSTS; i++)); do
+        for pid in $(host_pids "h$i"); do echo "h$i: $pid ($(_comm_of "$pid")) $(_args_of "$pid")"; done
+        l=$(orca_listeners_in "$P" "h$i")
+        [ -z "$l" ] || sed "s/^/h$i: listener: /" <<<"$l"
+    done
+}
+
+# expect_cluster_clean [SECONDS]: within SECONDS (default 10) no orcad, rank,
+# agent, sshd session or listener of the job is left on any host.
+expect_cluster_clean() {
+    local limit=${1:-10} i left
+    for ((i = 0; i < limit * 10; i++)); do
+        left=$(leftovers)
+        [ -z "$left" ] && return 0
+        sleep 0.1
+    done
+    fail "left on the hosts $limit s after the job:
+$left"
+}
+
+# await_ranks COMM COUNT [SECONDS]: waits (default 20 s) until COUNT
+# processes named COMM run on h2..h5; fails at once if orcarun ends first.
+await_ranks() {
+    local comm=$1 count=$2 limit=${3:-20} i n=0 h pid
+    for ((i = 0; i < limit * 10; i++)); do
+        kill -0 "$JOB_PID" 2>/dev/null || fail "orcarun ended before $count $comm ranks ran:
+$(job_output job)"
+        n=0
+        for h in h2 h3 h4 h5; do
+            for pid in $(host_pids "$h"); do [ "$(_comm_of "$pid")" = "$comm" ] && n=$((n + 1)); done
+        done
+        [ "$n" -ge "$count" ] && return 0
+        sleep 0.1
+    done
+    fail "$count $comm ranks did not start within $limit s ($n did):
+$(job_output job)
+$(leftovers)"
+}
+
+# pid_in HOST PATTERN: the first process inside HOST whose command line
+# matches the extended regex.
+pid_in() {
+    local pid
+    for pid in $(host_pids "$1"); do
+        _args_of "$pid" | grep -qE -- "$2" && { echo "$pid"; return 0; }
+    done
+    fail "no process in $1 matches /$2/:
+$(leftovers)"
+}
+
+# --- what a job printed ---------------------------------------------------------
+
+# Each rank prints its rank, its host's eth0 address and $SSH_CONNECTION
+# (client address and port, server address and port), which its orcad got
+# from the sshd session that started it.
+RANK_REPORT=(sh -c 'echo "$ORCA_RANK $(ip -o -4 addr show eth0 | awk "{print \$4}") $SSH_CONNECTION"')
+
+# parent_of ERR VPID: "orcarun" or the parent daemon's vpid, from the
+# --report-routes line of daemon VPID (on h(VPID+1)); checks that line:
+# a tcp connection from that host's address to its parent's address.
+parent_of() {
+    local err=$1 v=$2 h="h$(($2 + 1))" line parent paddr
+    line=$(grep -E "^  daemon $v on " "$CASE_DIR/$err.err" | head -1)
+    [ -n "$line" ] || fail "no route line for daemon $v:
+$(job_output "$err")"
+    [[ $line =~ ^\ \ daemon\ $v\ on\ $h(\ \[[^]]*\])?\ -\>\ (orcarun|daemon\ ([0-9]+)):\ tcp:\ ([0-9.]+):[0-9]+\ -\>\ ([0-9.]+):[0-9]+ ]] ||
+        fail "daemon $v's route is not a tcp connection from $h: \"$line\""
+    parent=${BASH_REMATCH[2]#daemon }
+    [ "${BASH_REMATCH[4]}" = "$(addr_of "$h")" ] || fail "daemon $v's connection is not from $h's address: \"$line\""
+    if [ "$parent" = orcarun ]; then paddr=10.200.0.1; else paddr=$(addr_of "h$((parent + 1))"); fi
+    [ "${BASH_REMATCH[5]}" = "$paddr" ] || fail "daemon $v's connection does not go to its parent at $paddr: \"$line\""
+    echo "$parent"
+}
+
+# expect_job_ran NAME TREE: orcarun NAME ran 4 ranks, rank r on h(r+2) with
+# its daemon started by ssh from its parent's host, and reported 4 daemons
+# over tcp (TREE: "tree spawn" is in the header, else it is not).
+expect_job_ran() {
+    local name=$1 tree=$2 header v parent from r line
+    local spawn=""
+    [ "$tree" != tree ] || spawn=", tree spawn"
+    header="^routes \(4 daemons, routed/[a-z]+, plm/rsh$spawn\):$"
+    grep -qE -- "$header" "$CASE_DIR/$name.err" || fail "no route report /$header/:
+$(job_output "$name")"
+    [ "$(grep -cE '^  daemon [0-9]+ on ' "$CASE_DIR/$name.err")" -eq 4 ] || fail "not 4 daemons in the route report:
+$(job_output "$name")"
+    [ "$(wc -l <"$CASE_DIR/$name.out")" -eq 4 ] || fail "not 4 lines of output:
+$(job_output "$name")"
+    for v in 1 2 3 4; do
+        parent=$(parent_of "$name" "$v")
+        if [ "$parent" = orcarun ]; then from=10.200.0.1; else from=$(addr_of "h$((parent + 1))"); fi
+        r=$((v - 1))
+        line=$(grep -E "^$r " "$CASE_DIR/$name.out" || true)
+        local here lr laddr lfrom lport lto lsport
+        here=$(addr_of "h$((v + 1))")
+        read -r lr laddr lfrom lport lto lsport <<<"$line" || true
+        [ "$lr $laddr $lfrom $lto $lsport" = "$r $here/24 $from $here 22" ] && [[ $lport =~ ^[0-9]+$ ]] ||
+            fail "rank $r did not run on h$((v + 1)) under an ssh session from $from (its parent, $parent): \"$line\"
+$(job_output "$name")"
+        grep -q "Accepted publickey for root from $from " "$CASE_DIR/sshd.h$((v + 1)).log" ||
+            fail "h$((v + 1))'s sshd accepted no key from $from:
+$(job_output "$name")"
+    done
+}
+
+# --- cases -------------------------------------------------------------------
+
+# 1. Flat: orcarun starts all four daemons, with the orcad it finds itself
+# (the build tree's libtool wrapper).
+flat_launch_runs_every_rank_on_its_host() {
+    ssh_cluster
+    local rc=0
+    orcarun_ssh job --report-routes --host h2,h3,h4,h5 -n 4 "${RANK_REPORT[@]}" || rc=$?
+    [ $rc -eq 0 ] || fail "orcarun exited with $rc:
+$(job_output job)"
+    expect_job_ran job flat
+    ! grep -qE -- '-> daemon [0-9]' "$CASE_DIR/job.err" || fail "a flat launch routed through a daemon:
+$(job_output job)"
+    expect_cluster_clean
+}
+
+# 2. Tree spawn: daemon 1 (h2) starts daemons 3 and 4 through ssh itself;
+# the daemon program is named explicitly (plm_base_daemon).
+tree_spawn_starts_daemons_from_daemons() {
+    ssh_cluster
+    local rc=0
+    orcarun_ssh job --report-routes --mca plm_rsh_tree_spawn 1 --mca plm_rsh_tree_spawn_min_daemons 1 \
+        --mca routed_radix_radix 2 --mca plm_base_daemon "$ORCAD" --host h2,h3,h4,h5 -n 4 "${RANK_REPORT[@]}" || rc=$?
+    [ $rc -eq 0 ] || fail "orcarun exited with $rc:
+$(job_output job)"
+    grep -qE '^  daemon [0-9]+ on h[0-9]+( \[[^]]*\])? -> daemon 1: tcp: ' "$CASE_DIR/job.err" ||
+        fail "no daemon has daemon 1 as its parent:
+$(job_output job)"
+    expect_job_ran job tree
+    expect_cluster_clean
+}
+
+# 3. h5's sshd does not hold the key: orcarun fails, names h5 and quotes ssh.
+# Flat: orcarun's own agent fails; tree: daemon 1's agent on h2 does.
+expect_refused_key_reported() {
+    local rc=0
+    orcarun_ssh job "$@" --host h2,h3,h4,h5 -n 4 hostname || rc=$?
+    [ $rc -ne 0 ] || fail "orcarun exited with 0 although h5 refuses the key:
+$(job_output job)"
+    grep -qE 'daemon on h5 \(vpid 4\) failed' "$CASE_DIR/job.err" || fail "orcarun does not name h5 as the failed daemon:
+$(job_output job)"
+    grep -qF 'Permission denied (publickey)' "$CASE_DIR/job.err" || fail "orcarun does not quote ssh's Permission denied:
+$(job_output job)"
+    grep -qE 'Connection closed by authenticating user root|Failed publickey|authenticating user root' "$CASE_DIR/sshd.h5.log" ||
+        fail "h5's sshd saw no refused login:
+$(job_output job)"
+    expect_cluster_clean
+}
+
+refused_key_fails_flat_launch() {
+    ssh_cluster "h5=AuthorizedKeysFile=$SSH_DIR/authorized_keys.empty"
+    expect_refused_key_reported
+}
+
+refused_key_fails_tree_spawn() {
+    ssh_cluster "h5=AuthorizedKeysFile=$SSH_DIR/authorized_keys.empty"
+    expect_refused_key_reported --mca plm_rsh_tree_spawn 1 --mca plm_rsh_tree_spawn_min_daemons 1 --mca routed_radix_radix 2
+    grep -q "Connection closed by authenticating user root 10.200.0.2 " "$CASE_DIR/sshd.h5.log" ||
+        fail "with tree spawn h5 was not tried from h2 (daemon 1):
+$(job_output job)"
+}
+
+# 4. A host name that does not resolve: orcarun fails, names it and quotes
+# ssh's resolver error.
+unknown_host_is_reported() {
+    ssh_cluster
+    local rc=0
+    orcarun_ssh job --host h2,nosuchhost -n 2 hostname || rc=$?
+    [ $rc -ne 0 ] || fail "orcarun exited with 0 with nosuchhost in --host:
+$(job_output job)"
+    grep -qE 'daemon on nosuchhost \(vpid 2\) failed' "$CASE_DIR/job.err" ||
+        fail "orcarun does not name nosuchhost as the failed daemon:
+$(job_output job)"
+    grep -qF 'Could not resolve hostname nosuchhost' "$CASE_DIR/job.err" ||
+        fail "orcarun does not quote ssh's resolution error:
+$(job_output job)"
+    expect_cluster_clean
+}
+
+# ssh prints its messages with "\r\n" line ends (its log goes to a terminal
+# in raw mode, as it may be one). An agent's line is quoted as one line:
+# the "\r" belongs to the line end, not a character to show as "\x0d".
+agent_messages_are_quoted_without_a_carriage_return() {
+    ssh_cluster "h5=AuthorizedKeysFile=$SSH_DIR/authorized_keys.empty"
+    local rc=0
+    orcarun_ssh job --host h2,h3,h4,h5 -n 4 hostname || rc=$?
+    [ $rc -ne 0 ] || fail "orcarun exited with 0 although h5 refuses the key"
+    grep -qF 'Permission denied (publickey)' "$CASE_DIR/job.err" || fail "no Permission denied:
+$(job_output job)"
+    ! grep -qF 'Permission denied (publickey).\x0d' "$CASE_DIR/job.err" ||
+        fail "ssh's line end shows as \"\\x0d\" in orcarun's messages:
+$(grep -F 'Permission denied' "$CASE_DIR/job.err")"
+    expect_cluster_clean
+}
+
+# 6. The job secret reaches the daemons on their standard input only: while
+# the ranks run, every agent's command line is exactly the default agent
+# words, -F, the host and the orcad path; every orcad's is just the orcad
+# path; no process in any host has ORCA_JOB_SECRET in its environment or a
+# run of 32 hex digits (the secret is 64) on its command line.
+expect_secret_kept_off_command_lines() {
+    local ssh_count=$1; shift
+    orcarun_ssh_bg job "$@" --host h2,h3,h4,h5 -n 4 sleep 3
+    await_ranks sleep 4
+    local i pid comm args words w h orcads=0 agents=0 want
+    for ((i = 1; i <= HOSTS; i++)); do
+        for pid in $(host_pids "h$i"); do
+            comm=$(_comm_of "$pid")
+            args=$(_args_of "$pid")
+            mapfile -d '' -t words 2>/dev/null <"/proc/$pid/cmdline" || continue
+            [ ${#words[@]} -gt 0 ] || continue  # gone meanwhile
+            if grep -qzE '^ORCA_JOB_SECRET(_FD)?=' "/proc/$pid/environ" 2>/dev/null; then
+                fail "h$i: $pid ($comm) has a job secret in its environment: $args"
+            fi
+            if grep -qE '[0-9a-fA-F]{32}' <<<"$args"; then
+                fail "h$i: $pid ($comm) has 32 hex digits on its command line: $args"
+            fi
+            if [ "$comm" = ssh ]; then
+                agents=$((agents + 1))
+                h=${words[6]:-}
+                want="$AGENT $h $ORCAD"
+                [[ $h =~ ^h[2-5]$ ]] && [ "${words[*]}" = "$want" ] && [ ${#words[@]} -eq 8 ] ||
+                    fail "h$i: an agent's command line is not \"$DEFAULT_AGENT -F ... HOST $ORCAD\": $args"
+            elif grep -q 'orcad' <<<"$args"; then
+                # The remote shell (bash -c PATH), the libtool wrapper
+                # (/bin/bash PATH) or the daemon itself.
+                local rest=()
+                for w in "${words[@]}"; do
+                    case $w in sh | bash | /bin/sh | /bin/bash | /usr/bin/bash | -c) ;; *) rest+=("$w") ;; esac
+                done
+                [ ${#rest[@]} -eq 1 ] && { [ "${rest[0]}" = "$ORCAD" ] || [ "${rest[0]}" = "$ORCAD_BINARIES/orcad" ] ||
+                    [ "${rest[0]}" = "$ORCAD_BINARIES/lt-orcad" ]; } ||
+                    fail "h$i: an orcad command line holds more than the orcad path: $args"
+                case $comm in orcad | lt-orcad) orcads=$((orcads + 1)) ;; esac
+                [ "$i" -ne 1 ] || fail "an orcad runs in h1, where only orcarun should: $args"
+            fi
+        done
+    done
+    [ $orcads -eq 4 ] || fail "$orcads orcad processes, not 4:
+$(leftovers)"
+    [ $agents -eq "$ssh_count" ] || fail "$agents ssh agents, not $ssh_count:
+$(leftovers)"
+    local rc=0
+    orcarun_wait 30 || rc=$?
+    [ $rc -eq 0 ] || fail "orcarun exited with $rc:
+$(job_output job)"
+    expect_cluster_clean
+}
+
+secret_stays_off_command_lines_flat() {
+    ssh_cluster
+    expect_secret_kept_off_command_lines 4
+}
+
+secret_stays_off_command_lines_tree_spawn() {
+    ssh_cluster
+    expect_secret_kept_off_command_lines 4 --mca plm_rsh_tree_spawn 1 --mca plm_rsh_tree_spawn_min_daemons 1 \
+        --mca routed_radix_radix 2
+}
+
+# --- connections that die mid-job ---------------------------------------------------
+
+# expect_job_failed_for HOST PATTERN: orcarun (background) ends non-zero
+# within 20 s, naming the daemon on HOST and printing PATTERN; then nothing
+# is left on any host.
+expect_job_failed_for() {
+    local host=$1 pattern=$2 rc=0
+    orcarun_wait 20 || rc=$?
+    [ $rc -ne 0 ] || fail "orcarun exited with 0 although the connection to $host died:
+$(job_output job)"
+    grep -qE "daemon on $host \(vpid [0-9]+\) failed" "$CASE_DIR/job.err" ||
+        fail "orcarun does not name the daemon on $host:
+$(job_output job)"
+    grep -qE -- "$pattern" "$CASE_DIR/job.err" || fail "orcarun does not say /$pattern/:
+$(job_output job)"
+    expect_cluster_clean
+}
+
+# The sshd session on h3 (the server end of the connection) dies: ssh on h1
+# ends, and orcad on h3, whose stdin came from that session, ends with its
+# rank.
+remote_session_death_ends_its_daemon() {
+    ssh_cluster
+    orcarun_ssh_bg job --host h2,h3,h4,h5 -n 4 sleep 30
+    await_ranks sleep 4
+    kill -KILL "$(pid_in h3 '^sshd: root@notty')"
+    expect_job_failed_for h3 'Connection to h3 closed by remote host'
+}
+
+# The ssh client for h4 (in h1) dies: sshd on h4 sees the connection close,
+# and orcad there ends with its rank.
+agent_death_ends_the_remote_daemon() {
+    ssh_cluster
+    orcarun_ssh_bg job --host h2,h3,h4,h5 -n 4 sleep 30
+    await_ranks sleep 4
+    kill -KILL "$(pid_in h1 "^ssh .* h4 ")"
+    expect_job_failed_for h4 'the agent was killed by signal 9'
+}
+
+# Tree spawn: the session of daemon 1 (h2) dies; its own agents to h4 and h5
+# go with it, and so do the daemons there.
+tree_spawn_parent_death_ends_its_subtree() {
+    ssh_cluster
+    orcarun_ssh_bg job --mca plm_rsh_tree_spawn 1 --mca plm_rsh_tree_spawn_min_daemons 1 --mca routed_radix_radix 2 \
+        --host h2,h3,h4,h5 -n 4 sleep 30
+    await_ranks sleep 4
+    kill -KILL "$(pid_in h2 '^sshd: root@notty')"
+    expect_job_failed_for h2 'Connection to h2 closed by remote host'
+}
+
+# orcarun itself is killed: its agents see their stdin close, and every
+# remote orcad and rank ends.
+killed_orcarun_leaves_nothing_behind() {
+    ssh_cluster
+    orcarun_ssh_bg job --host h2,h3,h4,h5 -n 4 sleep 30
+    await_ranks sleep 4
+    kill -KILL "$(pid_in h1 '/\.libs/(lt-)?orcarun ')"
+    local rc=0
+    orcarun_wait 20 || rc=$?
+    [ $rc -eq 137 ] || fail "orcarun was killed, yet timeout exited with $rc:
+$(job_output job)"
+    expect_cluster_clean
+}
+
+CASES=(flat_launch_runs_every_rank_on_its_host tree_spawn_starts_daemons_from_daemons
+       refused_key_fails_flat_launch refused_key_fails_tree_spawn unknown_host_is_reported
+       secret_stays_off_command_lines_flat secret_stays_off_command_lines_tree_spawn
+       remote_session_death_ends_its_daemon agent_death_ends_the_remote_daemon
+       tree_spawn_parent_death_ends_its_subtree killed_orcarun_leaves_nothing_behind
+       agent_messages_are_quoted_without_a_carriage_return)
+
+# Arguments, if any, name the cases to run (by hand: bash orcarun_ssh_test.sh CASE...).
+[ $# -eq 0 ] || CASES=("$@")
+
+skip_all() {
+    local c
+    for c in "${CASES[@]}"; do skip_case "OrcarunSsh.$c" "$1"; done
+    exit 0
+}
+
+if ! netns_available; then skip_all "cannot create network namespaces here (needs root and ip netns)"; fi
+for tool in "$SSHD" ssh ssh-keygen; do
+    command -v "$tool" >/dev/null 2>&1 || skip_all "$tool is not installed (openssh-server and openssh-client)"
+done
+for tool in "$ORCARUN" "$ORCAD"; do
+    [ -x "$tool" ] || { echo "no $tool: build the tree first (make)" >&2; exit 1; }
+done
+make_ssh_dir || { echo "cannot make the keys and configuration in a temporary directory" >&2; exit 1; }
+ensure_privsep_dir || skip_all "sshd has no privilege separation directory /run/sshd, and it cannot be made"
+if ! check=$("$SSHD" -t -f "$SSH_DIR/sshd_config.h2" -o ListenAddress=127.0.0.1 -o "PidFile=$SSH_DIR/t.pid" 2>&1); then
+    skip_all "sshd rejects the test's configuration here: $check"
+fi
+# Plain ssh from h1 to h2 first: when that cannot work here (root's account
+# locked, say), no case can, and the cases are skipped with the reason.
+preflight() {
+    P=$(new_cluster --hosts 2) || { echo "cannot create a cluster"; exit 1; }
+    CASE_DIR="$SSH_DIR/preflight"
+    mkdir -p "$CASE_DIR"
+    start_sshd h2
+    await_sshd h2
+    local out
+    out=$(in_host "$P" h1 $AGENT h2 echo ssh-works </dev/null 2>&1) || true
+    [ "$out" = ssh-works ] || { echo "\`$AGENT h2 echo ssh-works\` in h1 printed: $out"; cat "$CASE_DIR/sshd.h2.log"; exit 1; }
+}
+if ! why=$( (set -e; preflight) 2>&1); then
+    teardown_case
+    skip_all "ssh into a namespace host with the test's keys does not work here: $why"
+fi
+teardown_case
+for c in "${CASES[@]}"; do run_case "OrcarunSsh.$c" "$c"; done
+finish_cases
