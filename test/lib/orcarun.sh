@@ -68,3 +68,50 @@ $left"
 orca_listeners_in() {
     "$NETCLUSTER" exec "$1" "$2" ss -Hlpn 2>/dev/null | grep -E '"(lt-)?(orcad|orcarun)"' || true
 }
+
+# orcarun_start OUT ERR ARGS...: orcarun ARGS in the background, with the
+# environment of orcarun_env and whatever the caller puts before the call
+# (ORCA_TEST_MARKER=... orcarun_start ...); stdout to OUT, stderr to ERR,
+# stdin from $ORCARUN_STDIN (default /dev/null). Sets ORCARUN_PID to the
+# pid of orcarun itself (env and the libtool wrapper exec it), so that a
+# signal sent there reaches orcarun, not a shell. SIGINT is set back to
+# its default: bash starts the background commands of a script with
+# SIGINT ignored, and orcarun would inherit that.
+orcarun_start() {
+    local out=$1 err=$2; shift 2
+    ( exec env --default-signal=INT \
+        ORCA_MCA_mca_base_component_path="$ORCA_ALL_COMPONENTS" \
+        ORCA_MCA_mca_base_help_path="$ORCA_TEST_SRCDIR/framework/help" \
+        ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none \
+        "$ORCARUN" "$@" <"${ORCARUN_STDIN:-/dev/null}" >"$out" 2>"$err" ) &
+    ORCARUN_PID=$!
+}
+
+# orcarun_wait [SECONDS]: waits for the orcarun of orcarun_start, at most
+# SECONDS (default 60: a hang guard, not a measurement); returns its exit
+# status. One that still runs then is SIGKILLed and fails the case.
+orcarun_wait() {
+    local limit=${1:-60} i rc=0
+    for ((i = 0; i < limit * 20; i++)); do
+        kill -0 "$ORCARUN_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$ORCARUN_PID" 2>/dev/null; then
+        kill -KILL "$ORCARUN_PID" 2>/dev/null || true
+        wait "$ORCARUN_PID" 2>/dev/null || true
+        fail "orcarun still ran after $limit s"
+    fi
+    # (Braced: no "Killed" notice from bash when a case killed it.)
+    { wait "$ORCARUN_PID" || rc=$?; } 2>/dev/null
+    return "$rc"
+}
+
+# orcad_pid MARKER VPID: the pid of the live orcad of daemon VPID among
+# the processes of MARKER on this host (plm/local), told by its usock
+# listener, named @orca/JOB.VPID/PID/...; nothing when there is none.
+orcad_pid() {
+    local pid
+    for pid in $(processes_with_marker "$1" | awk '$2 ~ /(^|\/)(lt-)?orcad$/ { print $1 }'); do
+        if grep -q "@orca/[0-9]*\.$2/$pid/" /proc/net/unix 2>/dev/null; then echo "$pid"; fi
+    done
+}

@@ -106,6 +106,11 @@ Status DaemonSession::start() {
     }
   });
   parent_watch_->enable();
+  // SIGTERM (from whoever started us) ends this daemon as the loss of
+  // its parent does: ranks first, then children.
+  sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] {
+    if (!ending_) end_at_once();
+  });
 
   // Hello first: it opens the connection to the parent.
   launch::DaemonReport hello{.vpid = bootstrap_.vpid, .hostname = hostname_, .contact_uri = oob_->contact_uri()};
@@ -257,11 +262,27 @@ void DaemonSession::report_failure(std::uint32_t vpid, const std::string& messag
 
 void DaemonSession::parent_gone(const std::string& why) {
   process_.runtime().log("plm", "the parent of this daemon is gone (" + why + "); killing its ranks and exiting");
+  end_at_once();
+}
+
+void DaemonSession::end_at_once() {
   exit_status_ = 1;
   ending_ = true;
   for (auto& [rank, r] : ranks_) r->signal(SIGKILL);
-  if (launcher_) launcher_->signal_all(SIGKILL);
-  process_.loop().stop();
+  // Our children must end their ranks before they go: SIGTERM makes an
+  // orcad end as here (and ends an agent, which closes its daemon's
+  // stdin). A SIGKILLed orcad kills nothing, and the parent-death signal
+  // reaches only each rank's own process, not what the rank started.
+  if (launcher_) {
+    launcher_->cancel_waiting();
+    launcher_->signal_all(SIGTERM);
+  }
+  end_limit_ = std::make_unique<Timer>(process_.loop(), [this] {
+    if (launcher_) launcher_->signal_all(SIGKILL);
+    process_.loop().stop();
+  });
+  end_limit_->start(kEndLimit);
+  maybe_finish();
 }
 
 void DaemonSession::begin_end(int signo) {

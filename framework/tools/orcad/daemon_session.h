@@ -46,6 +46,7 @@ class DaemonSession {
   void child_agent_ended(std::uint32_t vpid, int wait_status, const std::string& tail);
   void report_failure(std::uint32_t vpid, const std::string& message);
   void parent_gone(const std::string& why);
+  void end_at_once();  // kill the ranks, SIGTERM the children, exit once they are gone
   void begin_end(int signo);
   void maybe_finish();
   void up(std::uint32_t tag, const launch::WireMessage& message);
@@ -60,6 +61,7 @@ class DaemonSession {
   std::unique_ptr<plm::DaemonLauncher> launcher_;
   std::optional<plm::ChosenModule> plm_;
   std::unique_ptr<IoWatch> parent_watch_;  // our stdin: its end is the parent's
+  std::unique_ptr<SignalWatch> sigterm_;
   std::map<std::uint32_t, std::unique_ptr<RankProcess>> ranks_;
   std::unique_ptr<Timer> end_limit_;
   std::string hostname_;

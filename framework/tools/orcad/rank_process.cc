@@ -69,14 +69,17 @@ RankProcess::RankProcess(EventLoop& loop, std::uint32_t rank, const plm::SpawnSp
     wait_status_ = status;
     stdin_watch_.reset();
     child_.input.reset();
-    // Take what the pipes hold now; give descendants a moment more.
-    if (!paused_) {
-      if (!out_->done) read_pipe(*out_);
-      if (!err_->done) read_pipe(*err_);
-    }
+    // Take what the pipes hold now, paused or not: the rank is gone, so
+    // that is at most what a pipe holds, and a pause may outlast the drain
+    // time below (what the rank wrote last must not be cut with what its
+    // descendants keep writing). Then give descendants a moment more.
+    if (!out_->done) read_pipe(*out_, true);
+    if (!err_->done) read_pipe(*err_, true);
     if (!out_->done || !err_->done) {
       drain_ = std::make_unique<Timer>(loop_, [this] {
         for (Pipe* p : {out_.get(), err_.get()}) {
+          if (p->done) continue;
+          read_pipe(*p, true);  // what arrived meanwhile, paused or not (bounded)
           if (!p->done) pipe_done(*p);
         }
         maybe_report();
@@ -88,22 +91,25 @@ RankProcess::RankProcess(EventLoop& loop, std::uint32_t rank, const plm::SpawnSp
 }
 
 RankProcess::~RankProcess() {
-  if (child_.pid > 0 && !reaped_) {
-    ::kill(-child_.pid, SIGKILL);
+  if (child_.pid <= 0) return;
+  // The group, also once the rank itself was reaped: what it started in
+  // the background is part of the job and must not outlive it.
+  ::kill(-child_.pid, SIGKILL);
+  if (!reaped_) {
     exit_watch_.reset();
     while (::waitpid(child_.pid, nullptr, 0) < 0 && errno == EINTR) {
     }
   }
 }
 
-void RankProcess::read_pipe(Pipe& pipe) {
+void RankProcess::read_pipe(Pipe& pipe, bool despite_pause) {
   char buf[64 * 1024];
   for (int reads = 0; reads < 4; ++reads) {  // bounded: other ranks get their turn
     const ssize_t n = ::read(pipe.fd.get(), buf, sizeof buf);
     if (n > 0) {
       pipe.lines->feed(std::string_view(buf, static_cast<size_t>(n)));
       flush(pipe);
-      if (paused_) return;
+      if (paused_ && !despite_pause) return;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -138,7 +144,9 @@ void RankProcess::maybe_report() {
 }
 
 void RankProcess::signal(int signo) {
-  if (child_.pid > 0 && !reaped_) ::kill(-child_.pid, signo);
+  // The group even after the rank was reaped: its background children are
+  // still in it (the group's id stays taken while any member lives).
+  if (child_.pid > 0) ::kill(-child_.pid, signo);
 }
 
 void RankProcess::pause_output() {

@@ -52,7 +52,7 @@ class RankProcess {
 
  private:
   struct Pipe;
-  void read_pipe(Pipe& pipe);
+  void read_pipe(Pipe& pipe, bool despite_pause = false);  // despite_pause: the rank is gone, take what its pipe holds
   void flush(Pipe& pipe);
   void pipe_done(Pipe& pipe);
   void maybe_report();

@@ -51,6 +51,14 @@ int exit_code_of(int wait_status) {
   return WEXITSTATUS(wait_status);
 }
 
+// Seconds as the user would write them ("1", "0.5", "60"), not
+// std::to_string's "1.000000".
+std::string seconds_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", seconds);
+  return buf;
+}
+
 std::string milliseconds_since(Clock::time_point from, std::optional<Clock::time_point> to) {
   if (!to) return "-";
   char buf[32];
@@ -185,7 +193,7 @@ int JobLaunch::run() {
       missing += "\n  " + describe(v) + (daemon_[v].launched ? "" : ": not started (its parent never came up)");
     }
     fail_job(Message("orcarun", "startup-timeout",
-                     {{"seconds", std::to_string(plan_.startup_timeout.count() / 1000.0)},
+                     {{"seconds", seconds_text(plan_.startup_timeout.count() / 1000.0)},
                       {"up", std::to_string(up_count_)},
                       {"daemons", std::to_string(daemons())},
                       {"missing", missing}}),
@@ -264,19 +272,22 @@ void JobLaunch::all_up() {
   t_command_ = Clock::now();
   // stdin: to the daemons of the ranks that read it.
   std::vector<ProcessName> targets;
+  std::uint64_t readers = 0;
   for (const auto& p : plan_.ranks.placements) {
     const bool reads = options_.stdin_target == StdinTarget::All ||
                        (options_.stdin_target == StdinTarget::Rank && p.rank == options_.stdin_rank);
+    if (!reads) continue;
+    ++readers;
     const ProcessName n = name(static_cast<std::uint32_t>(p.node + 1));
-    if (reads && std::find(targets.begin(), targets.end(), n) == targets.end()) targets.push_back(n);
+    if (std::find(targets.begin(), targets.end(), n) == targets.end()) targets.push_back(n);
   }
   if (!targets.empty()) {
     stdin_outbox_ = std::make_unique<oob::Outbox>(process_.loop(), *oob_);
-    stdin_ = std::make_unique<StdinForwarder>(process_.loop(), *stdin_outbox_, std::move(targets));
+    stdin_ = std::make_unique<StdinForwarder>(process_.loop(), *stdin_outbox_, std::move(targets), readers);
   }
   if (options_.timeout_seconds) {
     timeout_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
-      fail_job(Message("orcarun", "job-timeout", {{"seconds", std::to_string(*options_.timeout_seconds)}}), 0);
+      fail_job(Message("orcarun", "job-timeout", {{"seconds", seconds_text(*options_.timeout_seconds)}}), 0);
       signal_ranks(SIGTERM);
     });
     timeout_timer_->start(std::chrono::duration<double>(*options_.timeout_seconds));
@@ -418,9 +429,15 @@ void JobLaunch::begin_teardown() {
   launcher_->cancel_waiting();
   broadcast(launch::Teardown{.signal = SIGKILL, .reason = failed_ ? "the job failed" : "the job is done"});
   // A daemon that has not said hello yet cannot hear the teardown: its
-  // agent is told directly (a daemon still starting just ends).
+  // agent is told directly (a daemon still starting just ends). So is one
+  // started here below another daemon that has not reported yet: its
+  // parent relays the teardown only to the children it knows, and may not
+  // know it (without tree spawn orcarun is its agent's parent; with tree
+  // spawn, signal() finds no agent of it here and the parent's daemon does
+  // the same for its own).
   for (std::uint32_t v = 1; v <= daemons(); ++v) {
-    if (plan_.tree->parent(v) == 0 && daemon_[v].launched && !daemon_[v].hello) launcher_->signal(v, SIGTERM);
+    const bool reached = plan_.tree->parent(v) == 0 ? daemon_[v].hello : daemon_[v].up;
+    if (daemon_[v].launched && !reached) launcher_->signal(v, SIGTERM);
   }
   teardown_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
     launcher_->signal_all(SIGKILL);

@@ -7,10 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace orca::orcarun {
 
-StdinForwarder::StdinForwarder(EventLoop& loop, oob::Outbox& outbox, std::vector<ProcessName> targets)
-    : loop_(loop), outbox_(outbox), targets_(std::move(targets)) {
+StdinForwarder::StdinForwarder(EventLoop& loop, oob::Outbox& outbox, std::vector<ProcessName> targets,
+                               std::uint64_t readers)
+    : loop_(loop), outbox_(outbox), targets_(std::move(targets)), readers_(std::max<std::uint64_t>(readers, 1)) {
   struct stat st {};
   const bool watchable = ::fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || ::isatty(0));
   if (watchable) {
@@ -24,7 +27,7 @@ StdinForwarder::StdinForwarder(EventLoop& loop, oob::Outbox& outbox, std::vector
 
 void StdinForwarder::read_some() {
   if (eof_) return;
-  if (in_flight_ >= kWindow * targets_.size()) {
+  if (in_flight_ >= kWindow * readers_) {
     if (watch_) watch_->disable();
     return;  // credit() resumes
   }
@@ -46,7 +49,7 @@ void StdinForwarder::read_some() {
   auto bytes = launch::encode(data);
   if (!bytes) return;
   for (const ProcessName& t : targets_) outbox_.post(t, launch::kTagStdin, bytes.value());
-  in_flight_ += data.bytes.size() * targets_.size();
+  in_flight_ += data.bytes.size() * readers_;
   if (!eof_ && poll_) poll_->start(std::chrono::milliseconds(0));
 }
 
@@ -56,7 +59,7 @@ void StdinForwarder::credit(std::uint32_t bytes) {
 }
 
 void StdinForwarder::resume() {
-  if (eof_ || in_flight_ >= kWindow * targets_.size()) return;
+  if (eof_ || in_flight_ >= kWindow * readers_) return;
   if (watch_ && !watch_->enabled()) watch_->enable();
   if (poll_ && !poll_->pending()) poll_->start(std::chrono::milliseconds(0));
 }

@@ -15,11 +15,13 @@ namespace orca::orcarun {
 
 class StdinForwarder {
  public:
-  /* How many bytes may be sent and not yet written to the ranks. */
+  /* How many bytes may be sent and not yet written, per rank that reads. */
   static constexpr std::uint64_t kWindow = 1u << 20;
-  /* Reads fd 0 and sends StdinData to every daemon in `targets` (each
-   * credits what its ranks took). */
-  StdinForwarder(EventLoop& loop, oob::Outbox& outbox, std::vector<ProcessName> targets);
+  /* Reads fd 0 and sends StdinData to every daemon in `targets`, which
+   * run `readers` ranks that read it in all. Each of those ranks credits
+   * what it took (a daemon with two such ranks credits every byte twice),
+   * so the window and the bytes in flight count one copy per rank. */
+  StdinForwarder(EventLoop& loop, oob::Outbox& outbox, std::vector<ProcessName> targets, std::uint64_t readers);
   void credit(std::uint32_t bytes);
 
  private:
@@ -28,6 +30,7 @@ class StdinForwarder {
   EventLoop& loop_;
   oob::Outbox& outbox_;
   std::vector<ProcessName> targets_;
+  std::uint64_t readers_;
   std::unique_ptr<IoWatch> watch_;  // pipes, terminals, sockets
   std::unique_ptr<Timer> poll_;     // files (epoll cannot watch them): read as the window allows
   std::uint64_t in_flight_ = 0;

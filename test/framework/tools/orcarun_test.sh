@@ -1,0 +1,895 @@
+#!/bin/bash
+# orcarun end to end with plm/local, against the build tree: daemons on
+# this host, as one node or as simulated nodes (plm_local_num_nodes), so
+# no root and no namespaces are needed. Rank environment and mapping, the
+# routing tree and tree spawn, exit statuses, output (whole lines, order,
+# nothing lost), stdin and its flow control, signals, lost daemons, the
+# time limit, and mistakes on the command line. Every case checks exact
+# outputs and exit statuses, and that no orcad, rank or helper of the case
+# is left once it is over.
+. "$(dirname "$0")/../../lib/testcase.sh"
+
+# `make check` sets these (AM_TESTS_ENVIRONMENT in test/Makefile.inc).
+if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ]; then
+    echo "ORCA_TEST_BUILDDIR and ORCA_TEST_SRCDIR must be set (run via make check)" >&2
+    exit 1
+fi
+. "$(dirname "$0")/../../lib/orcarun.sh"
+for program in "$ORCARUN" "$ORCAD"; do
+    if [ ! -x "$program" ]; then
+        echo "$program is not built" >&2
+        exit 1
+    fi
+done
+
+# This host's name as orcarun and orcad see it (gethostname); simulated
+# node i is "$HOST#i".
+HOST=$(uname -n)
+HOST_RE=$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$HOST")  # for grep -E
+# Cores as orcarun counts them (sysconf(_SC_NPROCESSORS_ONLN)): the slots
+# of this host, divided among the simulated nodes.
+CORES=$(getconf _NPROCESSORS_ONLN)
+
+# --- the case's directory, marker and clean-up ----------------------------------
+
+# setup: the case's directory T (removed when the case ends) and marker M:
+# orcarun runs with ORCA_TEST_MARKER=$M, and every daemon and rank inherits
+# it. No ORCA_MCA_* setting of the caller reaches orcarun. When the case
+# ends, however it ends, whatever of it still runs is SIGKILLed by pid.
+setup() {
+    T=$(mktemp -d) || fail "mktemp -d failed"
+    M="orcarun-test-$$-$BASHPID-$RANDOM"
+    ORCARUN_PID=
+    local v
+    for v in $(compgen -e); do
+        case $v in ORCA_MCA_*) unset "$v" ;; esac
+    done
+    export HOME="$T"
+    trap cleanup EXIT
+}
+
+cleanup() {
+    local pid
+    # The case's own background jobs (orcarun, producers of stdin), then
+    # whatever carries its marker; within the braces, bash's "Killed"
+    # notices go nowhere.
+    {
+        for pid in ${ORCARUN_PID:-} $(jobs -p); do kill -KILL "$pid" || true; done
+        for pid in $(processes_with_marker "$M" | cut -d' ' -f1); do kill -KILL "$pid" || true; done
+        wait || true
+    } 2>/dev/null
+    rm -rf "$T"
+}
+
+# done_case: nothing of the case is left (within 10 s).
+done_case() {
+    expect_nothing_left "$M" 10
+}
+
+# orc ARGS...: orcarun ARGS in the foreground (run_orcarun: a hang guard), stdin
+# from /dev/null; stdout in $T/out, stderr in $T/err, exit status in $status.
+orc() {
+    status=0
+    ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" "$@" || status=$?
+}
+
+# orc_stdin FILE ARGS...: as orc, with stdin from FILE (a file, or a FIFO
+# a producer writes).
+orc_stdin() {
+    local input=$1; shift
+    status=0
+    orcarun_env ORCA_TEST_MARKER="$M" timeout -k 5 60 "$ORCARUN" "$@" <"$input" >"$T/out" 2>"$T/err" || status=$?
+}
+
+# start ARGS...: orcarun ARGS in the background (orcarun_start), output to
+# $T/out and $T/err; finish [SECONDS] waits for it and sets $status.
+start() {
+    ORCA_TEST_MARKER="$M" orcarun_start "$T/out" "$T/err" "$@"
+}
+finish() {
+    status=0
+    orcarun_wait "${1:-60}" || status=$?
+}
+
+show_output() {
+    echo "--- exit status: ${status:-?}" >&2
+    echo "--- stdout (first 40 lines, 300 bytes each):" >&2
+    head -n 40 "$T/out" 2>/dev/null | cut -c1-300 >&2
+    echo "--- stderr (first 60 lines):" >&2
+    head -n 60 "$T/err" 2>/dev/null | cut -c1-300 >&2
+}
+
+expect_status() {
+    if [ "$status" -ne "$1" ]; then
+        show_output
+        fail "expected exit status $1, got $status"
+    fi
+}
+
+# expect_failure: a non-zero status of orcarun's own, not a signal's or
+# the hang guard's (124 and above).
+expect_failure() {
+    if [ "$status" -eq 0 ] || [ "$status" -ge 124 ]; then
+        show_output
+        fail "expected orcarun to fail with a status of its own (1..123), got $status"
+    fi
+}
+
+# expect_stdout TEXT: stdout is exactly TEXT and a newline.
+expect_stdout() {
+    if ! printf '%s\n' "$1" | cmp -s - "$T/out"; then
+        show_output
+        fail "stdout is not exactly:
+$1"
+    fi
+}
+
+# expect_sorted_stdout LINES: stdout's lines, sorted, are LINES sorted.
+expect_sorted_stdout() {
+    if [ "$(sort "$T/out")" != "$(sort <<<"$1")" ]; then
+        show_output
+        fail "stdout does not have exactly these lines (in any order):
+$1"
+    fi
+}
+
+expect_no_stdout() {
+    if [ -s "$T/out" ]; then
+        show_output
+        fail "stdout is not empty"
+    fi
+}
+
+expect_no_stderr() {
+    if [ -s "$T/err" ]; then
+        show_output
+        fail "stderr is not empty"
+    fi
+}
+
+# expect_line out|err LINE: that exact line is there.
+expect_line() {
+    if ! grep -qxF -- "$2" "$T/$1"; then
+        show_output
+        fail "no line \"$2\" in std$1"
+    fi
+}
+
+# expect_text out|err TEXT: TEXT is somewhere there.
+expect_text() {
+    if ! grep -qF -- "$2" "$T/$1"; then
+        show_output
+        fail "\"$2\" not in std$1"
+    fi
+}
+
+# expect_match out|err REGEX: a line matches the extended REGEX.
+expect_match() {
+    if ! grep -qE -- "$2" "$T/$1"; then
+        show_output
+        fail "no line of std$1 matches /$2/"
+    fi
+}
+
+# await_file PATH [SECONDS]: waits (hang guard, default 20 s) until PATH
+# exists; fails if orcarun ended first or it never comes.
+await_file() {
+    local path=$1 limit=${2:-20} i
+    for ((i = 0; i < limit * 20; i++)); do
+        [ -e "$path" ] && return 0
+        if [ -n "${ORCARUN_PID:-}" ] && ! kill -0 "$ORCARUN_PID" 2>/dev/null; then
+            finish 1
+            show_output
+            fail "orcarun ended before $path appeared"
+        fi
+        sleep 0.05
+    done
+    show_output
+    fail "$path did not appear within $limit s"
+}
+
+# await_ranks COUNT: waits until ranks 0..COUNT-1 have each created
+# $T/up.RANK (the commands below do so before they settle).
+await_ranks() {
+    local r
+    for ((r = 0; r < $1; r++)); do await_file "$T/up.$r"; done
+}
+
+# A rank that says it is up, then sleeps as itself (exec: a signal to the
+# rank is a signal to sleep).
+SLEEPER='touch "$0/up.$ORCA_RANK"; exec sleep 100'
+
+# by_slot_counts NODES RANKS: how many ranks --map-by slot puts on each of
+# NODES simulated nodes (each with max(1, CORES / NODES) slots): full
+# passes over all slots, then the rest fills the nodes in order.
+by_slot_counts() {
+    local nodes=$1 ranks=$2 slots i extra
+    slots=$((CORES / nodes)); [ "$slots" -ge 1 ] || slots=1
+    local per_pass=$((nodes * slots))
+    local passes=$((ranks / per_pass)) rest=$((ranks % per_pass))
+    for ((i = 0; i < nodes; i++)); do
+        extra=$((rest < slots ? rest : slots))
+        rest=$((rest - extra))
+        echo $((passes * slots + extra))
+    done
+}
+
+# ---------------------------------------------------------------------------------
+# 1. The simplest job
+
+hostname_twice() {
+    setup
+    local over=()
+    # -n 2 needs two slots: one per core.
+    [ "$CORES" -ge 2 ] || over=(--oversubscribe)
+    orc "${over[@]}" -n 2 hostname
+    expect_status 0
+    expect_stdout "$HOST
+$HOST"
+    expect_no_stderr
+    done_case
+}
+
+# Without -n, one rank per slot: the cores, shared among simulated nodes.
+one_rank_per_slot_by_default() {
+    setup
+    local slots=$((CORES / 2)); [ "$slots" -ge 1 ] || slots=1
+    orc --mca plm_local_num_nodes 2 sh -c 'echo "$ORCA_RANK $ORCA_SIZE"'
+    expect_status 0
+    local expected="" r
+    for ((r = 0; r < 2 * slots; r++)); do expected+="$r $((2 * slots))"$'\n'; done
+    expect_sorted_stdout "${expected%$'\n'}"
+    done_case
+}
+
+# Ranks start in orcarun's working directory.
+ranks_start_in_the_working_directory() {
+    setup
+    mkdir "$T/work dir"
+    status=0
+    (cd "$T/work dir" && ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 2 -n 2 pwd) ||
+        status=$?
+    expect_status 0
+    expect_stdout "$T/work dir
+$T/work dir"
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 2. The environment of every rank
+
+ENV_COMMAND='echo $ORCA_RANK $ORCA_SIZE $ORCA_LOCAL_RANK $ORCA_LOCAL_SIZE $ORCA_NODE'
+
+rank_environment_by_slot() {
+    setup
+    orc --mca plm_local_num_nodes 4 -n 8 --oversubscribe sh -c "$ENV_COMMAND"
+    expect_status 0
+    # By slot: node 0 takes the first ranks, then node 1, ...
+    local counts expected="" node rank=0 k
+    mapfile -t counts < <(by_slot_counts 4 8)
+    for ((node = 0; node < 4; node++)); do
+        for ((k = 0; k < counts[node]; k++)); do
+            expected+="$rank 8 $k ${counts[node]} $node"$'\n'
+            rank=$((rank + 1))
+        done
+    done
+    expect_sorted_stdout "${expected%$'\n'}"
+    expect_no_stderr
+    done_case
+}
+
+rank_environment_by_node() {
+    setup
+    orc --mca plm_local_num_nodes 4 -n 8 --oversubscribe --map-by node sh -c "$ENV_COMMAND"
+    expect_status 0
+    # By node: round and round, rank r on node r % 4.
+    local expected="" r
+    for ((r = 0; r < 8; r++)); do expected+="$r 8 $((r / 4)) 2 $((r % 4))"$'\n'; done
+    expect_sorted_stdout "${expected%$'\n'}"
+    expect_no_stderr
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 3. The routing tree: the output, and each daemon's parent in --report-routes
+
+# routes_case ROUTED TREE_SPAWN: 8 simulated nodes, one rank each; every
+# rank's line, and a route line per daemon whose parent is the tree's
+# (radix 2: (v - 1) / 2, see components/routed/radix/radix_tree.cc;
+# direct: orcarun) and whose connection goes to that parent's listener.
+routes_case() {
+    local routed=$1 spawn=$2 args
+    setup
+    if [ "$routed" = direct ]; then args=(--mca routed direct)
+    else args=(--mca routed radix --mca routed_radix_radix 2); fi
+    orc "${args[@]}" --mca plm_local_tree_spawn "$spawn" --mca plm_local_num_nodes 8 \
+        -n 8 --oversubscribe --map-by node --report-routes sh -c 'echo "rank $ORCA_RANK node $ORCA_NODE"'
+    expect_status 0
+    local expected="" v parent to
+    for ((v = 0; v < 8; v++)); do expected+="rank $v node $v"$'\n'; done
+    expect_sorted_stdout "${expected%$'\n'}"
+    local title="routes (8 daemons, routed/$routed, plm/local"
+    [ "$spawn" = 0 ] || title+=", tree spawn"
+    expect_line err "$title):"
+    [ "$(grep -c '^  daemon ' "$T/err")" -eq 8 ] || { show_output; fail "expected 8 route lines"; }
+    for ((v = 1; v <= 8; v++)); do
+        if [ "$routed" = direct ]; then parent=0; else parent=$(((v - 1) / 2)); fi
+        if [ "$parent" = 0 ]; then to=orcarun; else to="daemon $parent"; fi
+        # The connection's far end is the parent's usock listener, @orca/JOB.PARENT/PID/...
+        expect_match err "^  daemon $v on $HOST_RE#$v -> $to: usock: local -> @orca/[0-9]+\.$parent/[0-9]+/[0-9a-f]+\$"
+    done
+    done_case
+}
+
+routes_direct() { routes_case direct 0; }
+routes_direct_tree_spawn() { routes_case direct 1; }
+routes_radix() { routes_case radix 0; }
+routes_radix_tree_spawn() { routes_case radix 1; }
+
+# ---------------------------------------------------------------------------------
+# 4. How ranks end, and what orcarun exits with
+
+failed_rank_exit_status() {
+    setup
+    orc -n 4 --oversubscribe sh -c 'if [ "$ORCA_RANK" = 3 ]; then exit 7; fi; exec sleep 100'
+    expect_status 7
+    expect_line err "orcarun: rank 3 on $HOST exited with status 7; the job is ended and orcarun exits with its status."
+    expect_line err "The command was: sh"
+    # Only the rank that failed first is named, not the ones killed after.
+    [ "$(grep -c '^orcarun: rank ' "$T/err")" -eq 1 ] || { show_output; fail "more than one rank named"; }
+    expect_no_stdout
+    done_case
+}
+
+missing_command_is_127() {
+    setup
+    orc --mca plm_local_num_nodes 2 -n 2 --oversubscribe --map-by node no-such-command-orcarun-test
+    expect_status 127
+    # Both fail; whichever is reported first, its rank and host match.
+    expect_match err "^orcarun: rank (0 on $HOST_RE#1|1 on $HOST_RE#2) could not be started: no-such-command-orcarun-test: No such file or directory\.\$"
+    [ "$(grep -c '^orcarun: rank ' "$T/err")" -eq 1 ] || { show_output; fail "more than one rank named"; }
+    expect_no_stdout
+    done_case
+}
+
+rank_killed_by_signal() {
+    setup
+    orc -n 1 sh -c 'kill -USR1 $$'
+    expect_status $((128 + 10))
+    expect_match err "^orcarun: rank 0 on $HOST_RE was killed by signal 10 \(.*\); the job is ended and orcarun exits with its status\.\$"
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 5. Output
+
+# check_numbered_lines FILE RANKS LINES: every line is "[r] r i", each
+# rank's i goes 0, 1, ... in order and ends at LINES; prints what is wrong.
+check_numbered_lines() {
+    awk -v ranks="$2" -v lines="$3" '
+        $0 !~ /^\[[0-9]+\] [0-9]+ [0-9]+$/ { if (bad++ < 5) print "torn or foreign line " NR ": " substr($0, 1, 80); next }
+        { r = substr($1, 2, length($1) - 2)
+          if ($2 != r || $3 != next_[r] + 0) { if (bad++ < 5) print "line " NR " out of order: " $0 }
+          next_[r] = $3 + 1 }
+        END { for (r = 0; r < ranks; r++) if (next_[r] + 0 != lines) { bad++; print "rank " r ": " next_[r] + 0 " lines, not " lines }
+              exit bad > 0 }' "$1"
+}
+
+many_lines_whole_and_in_order() {
+    setup
+    orc --mca plm_local_num_nodes 4 -n 8 --oversubscribe --tag-output \
+        sh -c 'i=0; while [ $i -lt 10000 ]; do echo "$ORCA_RANK $i"; i=$((i + 1)); done'
+    expect_status 0
+    expect_no_stderr
+    local why
+    why=$(check_numbered_lines "$T/out" 8 10000) || { show_output; fail "$why"; }
+    [ "$(wc -l <"$T/out")" -eq 80000 ] || fail "expected 80000 lines, got $(wc -l <"$T/out")"
+    done_case
+}
+
+# sum_per_rank FILE CHAR: "[r] N" for each rank: the CHARs of its tagged
+# lines; fails (prints the line) if a line holds anything else.
+sum_per_rank() {
+    awk -v c="$2" '
+        { tag = $1; text = substr($0, length(tag) + 2)
+          if (tag !~ /^\[[0-9]+\]$/ || text !~ ("^" c "*$")) { print "foreign line " NR ": " substr($0, 1, 80); exit 1 }
+          sum[tag] += length(text) }
+        END { for (t in sum) print t, sum[t] }' "$1" | sort -V
+}
+
+output_of_ranks_that_exit_at_once() {
+    setup
+    # One line of 1,000,000 bytes each, then exit: longer than a pipe and a
+    # line piece (64 KiB), so it arrives in pieces, and the rank is gone
+    # before orcad has read it all.
+    orc --mca plm_local_num_nodes 4 -n 8 --oversubscribe --tag-output sh -c 'head -c 1000000 /dev/zero | tr "\0" x; echo'
+    expect_status 0
+    expect_no_stderr
+    local got expected="" r
+    got=$(sum_per_rank "$T/out" x) || { show_output; fail "$got"; }
+    for ((r = 0; r < 8; r++)); do expected+="[$r] 1000000"$'\n'; done
+    [ "$got" = "${expected%$'\n'}" ] || { show_output; fail "bytes per rank:
+$got"; }
+    done_case
+}
+
+# orcarun cannot write as fast as the ranks print (its stdout is a pipe
+# read late): orcad stops reading the ranks' pipes (back-pressure, here
+# after 64 KiB with oob_usock_send_queue_limit). Ranks that print and exit
+# while it does (ranks 1 to 3: less than a pipe holds, so they exit at
+# once) must still have all their output shown once orcarun catches up,
+# however long that takes.
+output_kept_while_orcarun_lags() {
+    setup
+    orcarun_env ORCA_TEST_MARKER="$M" timeout -k 5 60 "$ORCARUN" --mca oob_usock_send_queue_limit 64k \
+        -n 4 --oversubscribe --tag-output sh -c '
+            if [ "$ORCA_RANK" = 0 ]; then head -c 5000000 /dev/zero | tr "\0" x | fold -w 100
+            else sleep 0.5; head -c 50000 /dev/zero | tr "\0" x | fold -w 100; fi' \
+        2>"$T/err" </dev/null | { sleep 2; cat; } >"$T/out"
+    status=${PIPESTATUS[0]}
+    expect_status 0
+    expect_no_stderr
+    local got
+    got=$(sum_per_rank "$T/out" x) || { show_output; fail "$got"; }
+    [ "$got" = "[0] 5000000
+[1] 50000
+[2] 50000
+[3] 50000" ] || { show_output; fail "bytes per rank:
+$got"; }
+    done_case
+}
+
+# The same through the routing tree: radix 2 over 4 nodes, the ranks of
+# daemons 3 and 4 print through daemon 1, whose queue to orcarun fills.
+# Known to fail (so not run unless named): the oob relay drops a message
+# whose next hop's queue is full (Oob::on_message, framework/oob/
+# oob_base.cc, "cannot relay a message"), which loses output and even
+# exit records (orcarun then waits for ever: the hang guard ends it).
+relayed_output_kept_while_orcarun_lags() {
+    setup
+    orcarun_env ORCA_TEST_MARKER="$M" timeout -k 5 30 "$ORCARUN" --mca oob_usock_send_queue_limit 64k \
+        --mca plm_local_num_nodes 4 --mca routed radix --mca routed_radix_radix 2 -n 4 --oversubscribe --map-by node \
+        --tag-output sh -c 'i=0; while [ $i -lt 100000 ]; do echo "$ORCA_RANK $i"; i=$((i + 1)); done' \
+        2>"$T/err" </dev/null | { sleep 2; cat; } >"$T/out"
+    status=${PIPESTATUS[0]}
+    expect_status 0
+    local why
+    why=$(check_numbered_lines "$T/out" 4 100000) || { show_output; fail "$why"; }
+    done_case
+}
+
+stdout_and_stderr_apart() {
+    setup
+    orc --mca plm_local_num_nodes 2 -n 2 sh -c 'echo "out $ORCA_RANK"; echo "err $ORCA_RANK" >&2'
+    expect_status 0
+    expect_sorted_stdout "out 0
+out 1"
+    [ "$(sort "$T/err")" = "err 0
+err 1" ] || { show_output; fail "stderr is not exactly the ranks' stderr"; }
+    done_case
+}
+
+# A line without its newline yet (a prompt) is shown after
+# iof_base_partial_line_ms (100 ms), while the rank still waits.
+partial_line_is_shown() {
+    setup
+    start -n 1 sh -c 'printf "prompt> "; while [ ! -e "$0/go" ]; do sleep 0.05; done; echo done' "$T"
+    local i
+    for ((i = 0; i < 200; i++)); do
+        [ "$(cat "$T/out")" = "prompt> " ] && break
+        kill -0 "$ORCARUN_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    [ ! -e "$T/go" ] || fail "the rank was released early"
+    [ "$(cat "$T/out")" = "prompt> " ] || { show_output; fail "the partial line \"prompt> \" was not shown while the rank waited"; }
+    touch "$T/go"
+    finish 30
+    expect_status 0
+    expect_stdout "prompt> done"
+    expect_no_stderr
+    done_case
+}
+
+# 2 MiB without a newline: pieces of 64 KiB, none lost, nothing added.
+long_line_without_newline() {
+    setup
+    orc -n 1 sh -c 'head -c 2097152 /dev/zero | tr "\0" y'
+    expect_status 0
+    expect_no_stderr
+    head -c 2097152 /dev/zero | tr '\0' y >"$T/expected"
+    cmp -s "$T/out" "$T/expected" || { show_output; fail "stdout ($(wc -c <"$T/out") bytes) is not the 2097152 bytes the rank wrote"; }
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 6. Standard input
+
+stdin_goes_to_rank_0() {
+    setup
+    mkfifo "$T/in"
+    echo hello >"$T/in" &
+    orc_stdin "$T/in" -n 2 --oversubscribe cat
+    expect_status 0
+    expect_stdout "hello"
+    done_case
+}
+
+stdin_to_all() {
+    setup
+    mkfifo "$T/in"
+    echo hello >"$T/in" &
+    orc_stdin "$T/in" --mca plm_local_num_nodes 2 -n 4 --oversubscribe --stdin all cat
+    expect_status 0
+    expect_stdout "hello
+hello
+hello
+hello"
+    done_case
+}
+
+stdin_to_none() {
+    setup
+    mkfifo "$T/in"
+    echo hello >"$T/in" &
+    orc_stdin "$T/in" -n 2 --oversubscribe --stdin none cat
+    expect_status 0
+    expect_no_stdout
+    done_case
+}
+
+# 20 MB through a pipe reach rank 0 intact; and a rank two daemons down a
+# radix tree (--stdin 7 on 8 nodes, radix 2: orcarun -> 1 -> 3 -> 7).
+large_stdin_intact() {
+    setup
+    head -c 20000000 /dev/urandom >"$T/data" || fail "cannot write $T/data"
+    local sum; sum=$(md5sum <"$T/data")
+    mkfifo "$T/in"
+    cat "$T/data" >"$T/in" &
+    orc_stdin "$T/in" -n 2 --oversubscribe sh -c 'if [ "$ORCA_RANK" = 0 ]; then md5sum; fi'
+    expect_status 0
+    expect_stdout "$sum"
+    cat "$T/data" >"$T/in" &
+    orc_stdin "$T/in" --mca plm_local_num_nodes 8 --mca routed radix --mca routed_radix_radix 2 \
+        --mca plm_local_tree_spawn 1 -n 8 --oversubscribe --map-by node --stdin 7 \
+        sh -c 'if [ "$ORCA_RANK" = 7 ]; then md5sum; fi'
+    expect_status 0
+    expect_stdout "$sum"
+    done_case
+}
+
+# Flow control: two ranks on one daemon read stdin (--stdin all); one
+# reads at once, the other not before the test lets it. The bytes the
+# slow one has not taken are bounded (a window per reading rank, 1 MiB):
+# the producer, writing 20 chunks of 1 MiB, is held back long before its
+# end. Then the slow rank reads, and both get all of it.
+stdin_flow_control() {
+    setup
+    head -c 1048576 /dev/urandom >"$T/chunk" || fail "cannot write $T/chunk"
+    local sum; sum=$(for i in $(seq 20); do cat "$T/chunk"; done | md5sum)
+    mkfifo "$T/in"
+    env ORCA_TEST_MARKER="$M" sh -c 'for i in $(seq 20); do cat "$0/chunk"; echo "$i" >"$0/written"; done' "$T" >"$T/in" &
+    ORCARUN_STDIN="$T/in" start -n 2 --oversubscribe --stdin all sh -c '
+        if [ "$ORCA_RANK" = 0 ]; then md5sum
+        else touch "$0/up.1"; while [ ! -e "$0/go" ]; do sleep 0.05; done; md5sum; fi' "$T"
+    await_file "$T/up.1"
+    # Without flow control all 20 MiB are through in a fraction of this.
+    sleep 1
+    local written; written=$(cat "$T/written" 2>/dev/null || echo 0)
+    [ "$written" -lt 10 ] || fail "the producer wrote $written of 20 MiB while a reading rank took none: stdin is not flow-controlled"
+    touch "$T/go"
+    finish 60
+    expect_status 0
+    expect_stdout "$sum
+$sum"
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 7. Signals to orcarun
+
+# signal_case SIGNAL STATUS: SIGNAL to orcarun while ranks sleep: they are
+# ended by it, orcarun exits with 128 + SIGNAL, nothing is left.
+signal_case() {
+    local sig=$1 expected=$2 number
+    number=$(kill -l "$sig")
+    setup
+    start --mca plm_local_num_nodes 2 -n 2 --oversubscribe sh -c "$SLEEPER" "$T"
+    await_ranks 2
+    kill "-$sig" "$ORCARUN_PID"
+    finish 30
+    expect_status "$expected"
+    expect_match err "^orcarun: rank [01] on $HOST_RE#[12] was killed by signal $number "
+    done_case
+}
+
+sigint_ends_the_job() { signal_case INT 130; }
+sigterm_ends_the_job() { signal_case TERM 143; }
+
+# A rank that ignores SIGINT is SIGKILLed after orcarun_kill_grace.
+sigint_ignored_then_killed() {
+    setup
+    start --mca orcarun_kill_grace 1 -n 1 sh -c 'trap "" INT; touch "$0/up.$ORCA_RANK"; sleep 100' "$T"
+    await_ranks 1
+    kill -INT "$ORCARUN_PID"
+    finish 30
+    expect_status 137
+    expect_match err "^orcarun: rank 0 on $HOST_RE was killed by signal 9 "
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 8. Lost daemons, lost orcarun
+
+daemon_killed_mid_job() {
+    setup
+    start --mca plm_local_num_nodes 4 -n 4 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
+    await_ranks 4
+    local pid; pid=$(orcad_pid "$M" 3)
+    [ -n "$pid" ] || fail "no orcad of daemon 3 found"
+    kill -KILL "$pid"
+    finish 30
+    expect_failure
+    expect_text err "orcarun: the daemon on $HOST#3 (vpid 3) failed: "
+    done_case
+}
+
+# interior_case TREE_SPAWN: radix 2 over 7 nodes (1 -> 3, 4; 3 -> 7);
+# daemon 1, with its subtree below it, is SIGKILLed.
+interior_case() {
+    setup
+    start --mca plm_local_num_nodes 7 --mca routed radix --mca routed_radix_radix 2 --mca plm_local_tree_spawn "$1" \
+        -n 7 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
+    await_ranks 7
+    local pid; pid=$(orcad_pid "$M" 1)
+    [ -n "$pid" ] || fail "no orcad of daemon 1 found"
+    kill -KILL "$pid"
+    finish 30
+    expect_failure
+    expect_text err "orcarun: the daemon on $HOST#1 (vpid 1) failed: "
+    done_case
+}
+
+interior_daemon_killed() { interior_case 0; }
+interior_daemon_killed_tree_spawn() { interior_case 1; }
+
+# orcarun_killed_case TREE_SPAWN: orcarun SIGKILLed (it cannot clean up):
+# every orcad and rank goes within 10 s by itself. The ranks are shells
+# with a child, so that killing only each rank's own process is not enough.
+orcarun_killed_case() {
+    setup
+    start --mca plm_local_num_nodes 8 --mca routed radix --mca routed_radix_radix 2 --mca plm_local_tree_spawn "$1" \
+        -n 8 --oversubscribe --map-by node sh -c 'touch "$0/up.$ORCA_RANK"; sleep 100; true' "$T"
+    await_ranks 8
+    kill -KILL "$ORCARUN_PID"
+    finish 10
+    expect_status 137
+    done_case
+}
+
+orcarun_killed() { orcarun_killed_case 0; }
+orcarun_killed_tree_spawn() { orcarun_killed_case 1; }
+
+# starting_case TREE_SPAWN: SIGTERM to orcarun while daemons 3 and 4 (radix 2
+# over 4 nodes: below daemon 1) are still starting, their parent up. They
+# cannot hear the teardown (daemon 1 does not know them yet): whoever
+# started them must end them. Their daemon program here is a stand-in that
+# waits, and says when it gets SIGTERM.
+starting_case() {
+    setup
+    cat >"$T/slow-orcad" <<EOS
+#!/bin/sh
+# The first two to start (daemons 1 and 2) are orcad; the later ones wait.
+touch "$T/agent.\$\$"
+if [ "\$(ls "$T" | grep -c '^agent\.')" -ge 3 ]; then
+    trap 'touch "$T/term.\$\$"; exit 1' TERM
+    touch "$T/waiting.\$\$"
+    while :; do sleep 0.05; done
+fi
+exec "$ORCAD" "\$@"
+EOS
+    chmod +x "$T/slow-orcad"
+    start --mca plm_base_daemon "$T/slow-orcad" --mca plm_local_num_nodes 4 --mca routed radix \
+        --mca routed_radix_radix 2 --mca plm_local_tree_spawn "$1" -n 4 --oversubscribe true
+    local i
+    for ((i = 0; i < 400; i++)); do
+        [ "$(ls "$T" | grep -c '^waiting\.')" -ge 2 ] && break
+        sleep 0.05
+    done
+    [ "$(ls "$T" | grep -c '^waiting\.')" -eq 2 ] || { show_output; fail "daemons 3 and 4 did not start"; }
+    kill -TERM "$ORCARUN_PID"
+    finish 30
+    expect_status 143
+    local w
+    for w in "$T"/waiting.*; do
+        [ -e "$T/term.${w##*.}" ] || { show_output; fail "the starting daemon ${w##*.} was not sent SIGTERM"; }
+    done
+    done_case
+}
+
+sigterm_reaches_starting_daemons() { starting_case 0; }
+sigterm_reaches_starting_daemons_tree_spawn() { starting_case 1; }
+
+# Background children of a rank end with the job.
+background_children_end_with_the_job() {
+    setup
+    orc --mca plm_local_num_nodes 2 -n 2 --oversubscribe sh -c 'sleep 100 >/dev/null 2>&1 & echo "$ORCA_RANK started"'
+    expect_status 0
+    expect_sorted_stdout "0 started
+1 started"
+    done_case
+}
+
+# A daemon program that does not exist: the message says so, nothing is left.
+missing_daemon_program() {
+    setup
+    orc --mca plm_base_daemon "$T/no-orcad" --mca plm_local_num_nodes 2 -n 2 true
+    expect_failure
+    expect_match err "^orcarun: the daemon on $HOST_RE#[12] \(vpid [12]\) failed: its agent \(local\) exited with status 127 before the daemon reported"
+    expect_line err "cannot run $T/no-orcad: No such file or directory"
+    done_case
+}
+
+# Daemons that never report: orcarun_startup_timeout names them.
+startup_timeout() {
+    setup
+    printf '#!/bin/sh\nexec sleep 100\n' >"$T/mute-orcad"
+    chmod +x "$T/mute-orcad"
+    orc --mca plm_base_daemon "$T/mute-orcad" --mca orcarun_startup_timeout 1 --mca plm_local_num_nodes 2 -n 2 true
+    expect_failure
+    expect_line err "orcarun: only 0 of 2 daemons reported within orcarun_startup_timeout (1 s). Not up:"
+    expect_line err "  $HOST#1 (daemon 1)"
+    expect_line err "  $HOST#2 (daemon 2)"
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 9. --timeout
+
+timeout_ends_the_job() {
+    setup
+    orc --timeout 1 -n 2 --oversubscribe sleep 100
+    expect_failure
+    expect_line err "orcarun: the job did not finish within --timeout 1 s; its ranks are being"
+    expect_no_stdout
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 10. --timing, --version, --help
+
+timing_phases() {
+    setup
+    orc --timing -n 1 true
+    expect_status 0
+    expect_line err "timing (ms since orcarun started):"
+    local phase
+    for phase in "agents started" "first daemon up" "all daemons up" "command started" "command ended" "teardown done"; do
+        expect_match err "^  $phase +[0-9]+\.[0-9]\$"
+    done
+    [ "$(grep -c '^  ' "$T/err")" -eq 6 ] || { show_output; fail "expected six phase lines"; }
+    # The phases come in order.
+    awk '/^  / { if ($NF + 0 < last) bad = 1; last = $NF + 0 } END { exit bad }' "$T/err" ||
+        { show_output; fail "the phases are not in order"; }
+    done_case
+}
+
+version_option() {
+    setup
+    local v
+    v=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$ORCA_TEST_BUILDDIR/config.h")
+    [ -n "$v" ] || fail "no PACKAGE_VERSION in $ORCA_TEST_BUILDDIR/config.h"
+    orc --version
+    expect_status 0
+    expect_stdout "orcarun (Orca) $v"
+    expect_no_stderr
+    done_case
+}
+
+help_option() {
+    setup
+    orc --help
+    expect_status 0
+    expect_line out "Usage: orcarun [options] CMD [ARGS...]"
+    local option
+    for option in --host --hostfile "-n, --np N" --map-by --oversubscribe --tag-output --stdin --timeout --timing \
+                  --report-routes --mca --tune; do
+        expect_match out "^  $option"
+    done
+    expect_no_stderr
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 11. Mistakes on the command line: a message, a failure, nothing started
+
+no_command() {
+    setup
+    orc -n 2
+    expect_failure
+    expect_text err "orcarun needs a command to run, for example:"
+    expect_line err "  orcarun -n 2 hostname"
+    done_case
+}
+
+zero_processes() {
+    setup
+    orc -n 0 true
+    expect_failure
+    expect_text err "the option -n cannot be used as given: 0 processes is no job"
+    done_case
+}
+
+more_processes_than_slots() {
+    setup
+    orc -n $((CORES + 1)) true
+    expect_failure
+    expect_text err "-n $((CORES + 1)) asks for more processes than the $CORES slots of the 1 host(s)."
+    expect_text err "--oversubscribe"
+    orc --mca plm_local_num_nodes 3 -n $((3 * (CORES / 3 > 0 ? CORES / 3 : 1) + 1)) true
+    expect_failure
+    expect_text err "--oversubscribe"
+    done_case
+}
+
+hostfile_syntax_error() {
+    setup
+    printf '# the hosts\nlocalhost slots=2\nnode[1- slots=2\n' >"$T/hosts"
+    orc --hostfile "$T/hosts" true
+    expect_failure
+    expect_text err "$T/hosts:3"
+    expect_text err "the '[' is never closed by a ']'"
+    printf 'localhost slots=x\n' >"$T/hosts"
+    orc --hostfile "$T/hosts" true
+    expect_failure
+    expect_text err "hostfile $T/hosts, line 1: slots=x is invalid"
+    done_case
+}
+
+unknown_plm_component() {
+    setup
+    orc --mca plm nosuch true
+    expect_failure
+    expect_text err "there is no component named 'nosuch'"
+    expect_line err "  Components of plm found: local, rsh"
+    done_case
+}
+
+local_plm_for_another_host() {
+    setup
+    orc --mca plm local --host nosuchhost true
+    expect_failure
+    expect_text err "orcarun: no plm component can start a daemon on nosuchhost:"
+    expect_line err "  plm/local: nosuchhost is not this host ($HOST); plm/local starts daemons here only"
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+
+CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_directory rank_environment_by_slot rank_environment_by_node
+       routes_direct routes_direct_tree_spawn routes_radix routes_radix_tree_spawn
+       failed_rank_exit_status missing_command_is_127 rank_killed_by_signal
+       many_lines_whole_and_in_order output_of_ranks_that_exit_at_once output_kept_while_orcarun_lags
+       stdout_and_stderr_apart partial_line_is_shown long_line_without_newline
+       stdin_goes_to_rank_0 stdin_to_all stdin_to_none large_stdin_intact stdin_flow_control
+       sigint_ends_the_job sigterm_ends_the_job sigint_ignored_then_killed
+       daemon_killed_mid_job interior_daemon_killed interior_daemon_killed_tree_spawn
+       orcarun_killed orcarun_killed_tree_spawn sigterm_reaches_starting_daemons
+       sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
+       missing_daemon_program startup_timeout
+       timeout_ends_the_job timing_phases version_option help_option
+       no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
+       local_plm_for_another_host)
+
+# Cases that fail for a bug outside orcarun and orcad; run only when named.
+KNOWN_BUGS=(relayed_output_kept_while_orcarun_lags)
+
+# Arguments, if any, name the cases to run (by hand: bash orcarun_test.sh CASE...).
+if [ $# -eq 0 ]; then
+    for c in "${CASES[@]}"; do run_case "Orcarun.$c" "$c"; done
+    for c in "${KNOWN_BUGS[@]}"; do
+        skip_case "Orcarun.$c" "a known bug of the oob relay (it drops what a full queue refuses); run it by name"
+    done
+else
+    for c in "$@"; do run_case "Orcarun.$c" "$c"; done
+fi
+finish_cases
