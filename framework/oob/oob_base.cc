@@ -111,6 +111,7 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   auto watch = net::AddressWatch::start(loop, std::chrono::milliseconds(50), [raw] { raw->inventory_cache_.reset(); });
   if (watch) oob->address_watch_ = std::move(watch.value());
   oob->waiting_timer_ = std::make_unique<Timer>(loop, [raw] { raw->deliver_waiting(); });
+  oob->relay_timer_ = std::make_unique<Timer>(loop, [raw] { raw->flush_relays(); });
   oob->uri_ = self.to_string() + ";host=" + oob->host_identity_;
   for (const auto& m : oob->modules_) oob->uri_ += std::string(";") + m.module->contact(m.module->self);
   return oob;
@@ -134,13 +135,19 @@ Status Oob::add_peer(ProcessName peer, const std::string& uri) {
   return Message("oob", "unreachable-peer", {{"peer", peer.to_string()}, {"answers", answers}});
 }
 
+Message Oob::send_refusal(ProcessName peer, orca_mca_rc rc, const orca_mca_reason& why) {
+  if (rc == ORCA_MCA_DECLINED) return Message("oob", "peer-busy", {{"peer", peer.to_string()}, {"why", why.text}});
+  return Message("oob", "send-failed", {{"peer", peer.to_string()}, {"why", why.text}});
+}
+
 Status Oob::send_module(ProcessName peer, std::uint32_t module_tag, std::span<const std::uint8_t> bytes) {
   auto it = routes_.find(peer);
   if (it == routes_.end()) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
   orca_mca_reason why{};
   const orca_oob_module* m = it->second->module;
-  if (m->send(m->self, peer.to_c(), module_tag, bytes.data(), bytes.size(), &why) != ORCA_MCA_OK) {
-    return Message("oob", "send-failed", {{"peer", peer.to_string()}, {"why", why.text}});
+  if (const orca_mca_rc rc = m->send(m->self, peer.to_c(), module_tag, bytes.data(), bytes.size(), &why);
+      rc != ORCA_MCA_OK) {
+    return send_refusal(peer, rc, why);
   }
   return {};
 }
@@ -184,7 +191,7 @@ Status Oob::send(ProcessName peer, std::uint32_t tag, std::shared_ptr<const std:
   const orca_mca_rc rc = m->send_shared(m->self, peer.to_c(), tag, data, length, owner.release(),
                                         [](void* o) { delete static_cast<std::shared_ptr<const std::vector<std::uint8_t>>*>(o); },
                                         &why);
-  if (rc != ORCA_MCA_OK) return Message("oob", "send-failed", {{"peer", peer.to_string()}, {"why", why.text}});
+  if (rc != ORCA_MCA_OK) return send_refusal(peer, rc, why);
   return {};
 }
 
@@ -233,11 +240,47 @@ void Oob::on_message(ProcessName from, std::uint32_t module_tag, std::span<const
   std::optional<ProcessName> next;
   if (knows(final)) next = final;
   else if (router_) next = router_(final);
-  Status st = next && knows(*next) ? send_module(*next, module_tag, bytes)
-                                   : Status(Message("oob", "no-route", {{"peer", final.to_string()}, {"why", "no next hop"}}));
-  if (!st) {
+  if (!next || !knows(*next)) {
     log(0, "cannot relay a message from " + origin.to_string() + " to " + final.to_string() + " (tag " +
-               std::to_string(tag) + "): " + st.error().summary());
+               std::to_string(tag) + "): no next hop");
+    return;
+  }
+  relay(Relayed{*next, module_tag, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
+}
+
+// A relay never drops a message for back-pressure: it waits, in order,
+// behind the ones that already wait (a relay that dropped would lose a
+// rank's output, or the exit record a launcher waits for).
+void Oob::relay(Relayed message) {
+  if (relay_backlog_.empty()) {
+    Status st = send_module(message.next, message.module_tag, message.bytes);
+    if (st) return;
+    if (st.error().topic() != "peer-busy") {
+      log(0, "cannot relay a message to " + message.next.to_string() + ": " + st.error().summary());
+      return;
+    }
+  }
+  if (relay_backlog_bytes_ + message.bytes.size() > kMaxWaitingBytes) {
+    log(0, "dropped a relayed message to " + message.next.to_string() + ": " + std::to_string(relay_backlog_bytes_) +
+               " bytes already wait for back-pressure to ease");
+    return;
+  }
+  relay_backlog_bytes_ += message.bytes.size();
+  relay_backlog_.push_back(std::move(message));
+  if (!relay_timer_->pending()) relay_timer_->start(std::chrono::milliseconds(2));
+}
+
+void Oob::flush_relays() {
+  while (!relay_backlog_.empty()) {
+    Relayed& m = relay_backlog_.front();
+    Status st = send_module(m.next, m.module_tag, m.bytes);
+    if (!st && st.error().topic() == "peer-busy") {
+      relay_timer_->start(std::chrono::milliseconds(2));
+      return;
+    }
+    if (!st) log(0, "cannot relay a message to " + m.next.to_string() + ": " + st.error().summary());
+    relay_backlog_bytes_ -= m.bytes.size();
+    relay_backlog_.pop_front();
   }
 }
 

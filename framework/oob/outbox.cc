@@ -7,11 +7,19 @@ namespace orca::oob {
 // full peer queue is not polled in a busy loop.
 static constexpr std::chrono::milliseconds kRetry{2};
 
-Outbox::Outbox(EventLoop& loop, Oob& oob, std::function<void()> on_drained)
-    : oob_(oob), on_drained_(std::move(on_drained)), retry_(loop, [this] { flush(); }) {}
+Outbox::Outbox(EventLoop& loop, Oob& oob, std::function<void()> on_drained, ErrorHandler on_error)
+    : oob_(oob), on_drained_(std::move(on_drained)), on_error_(std::move(on_error)), retry_(loop, [this] { flush(); }) {}
+
+bool Outbox::try_send(ProcessName to, std::uint32_t tag, const std::vector<std::uint8_t>& bytes) {
+  Status st = oob_.send(to, tag, bytes);
+  if (st) return true;
+  if (st.error().topic() == "peer-busy") return false;
+  if (on_error_) on_error_(to, tag, st.error());
+  return true;  // dropped: it will never go
+}
 
 void Outbox::post(ProcessName to, std::uint32_t tag, std::vector<std::uint8_t> bytes) {
-  if (queue_.empty() && oob_.send(to, tag, bytes)) return;
+  if (queue_.empty() && try_send(to, tag, bytes)) return;
   queue_.push_back(Item{to, tag, std::move(bytes)});
   if (!retry_.pending()) retry_.start(kRetry);
 }
@@ -19,7 +27,7 @@ void Outbox::post(ProcessName to, std::uint32_t tag, std::vector<std::uint8_t> b
 void Outbox::flush() {
   while (!queue_.empty()) {
     const Item& item = queue_.front();
-    if (!oob_.send(item.to, item.tag, item.bytes)) {
+    if (!try_send(item.to, item.tag, item.bytes)) {
       retry_.start(kRetry);
       return;
     }

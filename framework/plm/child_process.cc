@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/close_range.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -30,17 +32,27 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
 
 // In the child: only async-signal-safe calls from here to exec.
 [[noreturn]] void exec_child(const SpawnSpec& spec, char* const* argv, char** envp, int in_fd, int out_fd, int err_fd,
-                             int report_fd) {
+                             int report_fd, pid_t parent) {
   if (spec.own_process_group) ::setpgid(0, 0);
-  if (spec.parent_death_signal != 0) ::prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
+  if (spec.parent_death_signal != 0) {
+    ::prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
+    // The parent may have died before prctl: then no signal will come.
+    if (::getppid() != parent) ::_exit(127);
+  }
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int s = 1; s < NSIG; ++s) ::sigaction(s, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Nothing the launcher holds open leaks into the program: every other
+  // descriptor closes at exec (the report pipe too, which signals success).
+  ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
   // dup2 clears close-on-exec on the copies; the originals close at exec.
-  if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) {
+  // A pipe end that already is the target (the parent had fd 0 closed)
+  // only needs its close-on-exec cleared.
+  auto wire = [](int from, int to) { return from == to ? ::fcntl(to, F_SETFD, 0) : ::dup2(from, to); };
+  if (wire(in_fd, 0) < 0 || wire(out_fd, 1) < 0 || wire(err_fd, 2) < 0) {
     int err = errno;
     (void)!::write(report_fd, &err, sizeof err);
     ::_exit(127);
@@ -81,11 +93,12 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
   if (!spec.merge_errors && !make_pipe(err_read, err_write)) return spawn_error(program, "pipe", errno);
   if (!make_pipe(report_read, report_write)) return spawn_error(program, "pipe", errno);
 
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return spawn_error(program, "fork", errno);
   if (pid == 0) {
     exec_child(spec, argv.data(), envp.data(), in_read.get(), out_write.get(),
-               spec.merge_errors ? out_write.get() : err_write.get(), report_write.get());
+               spec.merge_errors ? out_write.get() : err_write.get(), report_write.get(), parent);
   }
   // Also in the parent: the child's group exists before anyone signals it.
   if (spec.own_process_group) ::setpgid(pid, pid);

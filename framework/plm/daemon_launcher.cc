@@ -112,12 +112,18 @@ bool DaemonLauncher::read_output(Agent& a) {
   for (;;) {
     const ssize_t n = ::read(a.child.output.get(), buf, sizeof buf);
     if (n > 0) {
-      a.tail.append(buf, static_cast<size_t>(n));
+      // ssh ends its own messages with "\r\n": the '\r' is line-end
+      // noise, not text to quote.
+      std::string chunk(buf, static_cast<size_t>(n));
+      for (size_t r; (r = chunk.find("\r\n")) != std::string::npos;) chunk.erase(r, 1);
+      a.tail.append(chunk);
       if (a.tail.size() > kTailBytes) a.tail.erase(0, a.tail.size() - kTailBytes);
-      a.line.append(buf, static_cast<size_t>(n));
+      a.line.append(chunk);
       size_t nl;
       while ((nl = a.line.find('\n')) != std::string::npos) {
-        if (hooks_.on_output) hooks_.on_output(a.vpid, a.line.substr(0, nl));
+        std::string line = a.line.substr(0, nl);
+        if (!line.empty() && line.back() == '\r') line.pop_back();  // a "\r\n" split across reads
+        if (hooks_.on_output) hooks_.on_output(a.vpid, line);
         a.line.erase(0, nl + 1);
       }
       if (a.line.size() > kTailBytes) {
@@ -143,11 +149,19 @@ void DaemonLauncher::ended(std::uint32_t vpid, int wait_status) {
   std::unique_ptr<Agent> a = std::move(it->second);
   agents_.erase(it);
   if (a->in_flight) --in_flight_;
-  std::string tail = a->tail;
-  // Our own callbacks may be on the stack: free the agent after them.
+  // A last line without '\n' (the agent exited while its daemon still
+  // held the pipe) is still passed on.
+  if (!a->line.empty() && hooks_.on_output) hooks_.on_output(vpid, a->line);
+  std::string tail = std::move(a->tail);
+  if (!tail.empty() && tail.back() == '\r') tail.pop_back();
+  // Our own callbacks may be on the stack: free the agent after them, its
+  // watches off so that nothing calls back into this launcher meanwhile.
+  if (a->input_watch) a->input_watch->disable();
+  if (a->output_watch) a->output_watch->disable();
   loop_.defer([gone = std::shared_ptr<Agent>(std::move(a))] {});
-  if (hooks_.on_exit) hooks_.on_exit(vpid, wait_status, tail);
+  // Before the hook: a hook may end the job and destroy this launcher.
   start_next();
+  if (hooks_.on_exit) hooks_.on_exit(vpid, wait_status, tail);
 }
 
 void DaemonLauncher::daemon_up(std::uint32_t vpid) {

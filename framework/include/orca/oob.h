@@ -83,8 +83,10 @@ typedef struct orca_oob_module {
     /* Learns a peer from its full contact URI. DECLINED: this module
      * cannot reach it (no part of its own, or not on this host). */
     orca_mca_rc (*add_peer)(void *self, orca_process_name peer, const char *uri, orca_mca_reason *why);
-    /* Queues a message (the bytes are copied). FAILED with a reason on a
-     * full queue (back-pressure) or an oversize message. */
+    /* Queues a message (the bytes are copied). DECLINED with a reason on a
+     * full queue (back-pressure: the caller may retry later); FAILED with a
+     * reason on anything that a retry would not cure (an oversize message).
+     * The same for send_shared. */
     orca_mca_rc (*send)(void *self, orca_process_name peer, uint32_t tag, const uint8_t *data, size_t length,
                         orca_mca_reason *why);
     /* Like send, without a copy; may be NULL (send is used then). The
@@ -188,7 +190,7 @@ class ORCA_EXPORT Oob {
   bool knows(ProcessName peer) const { return routes_.count(peer) != 0; }
   /* Queues a message (the bytes are copied): directly to a known peer,
    * else through the router's next hop. Errors: a tag out of range, no
-   * route, back-pressure (retry later), too large. */
+   * route, back-pressure (topic peer-busy: retry later; the Outbox does), too large. */
   Status send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes);
   /* The same without a copy for a known peer: the buffer is shared until
    * written and acknowledged, so one buffer can go to many peers. It must
@@ -237,6 +239,10 @@ class ORCA_EXPORT Oob {
   void on_message(ProcessName from, std::uint32_t module_tag, std::span<const std::uint8_t> bytes);
   void dispatch(ProcessName from, std::uint32_t tag, std::span<const std::uint8_t> bytes);
   void deliver_waiting();
+  struct Relayed;
+  void relay(Relayed message);
+  void flush_relays();
+  static Message send_refusal(ProcessName peer, orca_mca_rc rc, const orca_mca_reason& why);
   void log(int level, const std::string& text) const;
 
   Runtime& runtime_;
@@ -254,6 +260,14 @@ class ORCA_EXPORT Oob {
   size_t next_lost_token_ = 1;
   Router router_;
   std::deque<Waiting> waiting_;
+  struct Relayed {
+    ProcessName next;
+    std::uint32_t module_tag;
+    std::vector<std::uint8_t> bytes;
+  };
+  std::deque<Relayed> relay_backlog_;  // relays waiting out back-pressure, in order
+  size_t relay_backlog_bytes_ = 0;
+  std::unique_ptr<Timer> relay_timer_;
   size_t waiting_bytes_ = 0;
   std::unique_ptr<Timer> waiting_timer_;
   std::optional<net::InterfaceInventory> inventory_cache_;

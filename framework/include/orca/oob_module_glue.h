@@ -52,7 +52,10 @@ class OobModuleGlue {
     std::string text = st.error().arg("why");
     if (text.empty()) text = st.error().summary();
     std::snprintf(why->text, sizeof why->text, "%s", text.c_str());
-    return st.error().topic() == "declined" ? ORCA_MCA_DECLINED : ORCA_MCA_FAILED;
+    // Back-pressure is the one refusal a retry cures: the caller must be
+    // able to tell it from the rest.
+    const std::string& topic = st.error().topic();
+    return topic == "declined" || topic == "send-queue-full" ? ORCA_MCA_DECLINED : ORCA_MCA_FAILED;
   }
 
  private:

@@ -6,6 +6,9 @@
  * the rank that wrote it) puts them here instead. post() sends at once
  * when nothing waits, otherwise queues behind what waits; a refused
  * message is retried on a short timer, and the ones behind it wait for it.
+ * Only back-pressure (Oob::send's peer-busy) is waited out: a message a
+ * retry cannot cure (no route, a bad tag, too large) is dropped and handed
+ * to `on_error`, and the ones behind it go on.
  * `waiting()` lets the producer stop reading (pipes) while the outbox is
  * not empty, so memory stays bounded by what one read produces.
  */
@@ -25,8 +28,10 @@ namespace orca::oob {
 
 class ORCA_EXPORT Outbox {
  public:
-  /* `on_drained` runs when the queue becomes empty again (may be empty). */
-  Outbox(EventLoop& loop, Oob& oob, std::function<void()> on_drained = {});
+  using ErrorHandler = std::function<void(ProcessName to, std::uint32_t tag, const Message& why)>;
+  /* `on_drained` runs when the queue becomes empty again; `on_error` for
+   * a dropped message (default: nothing; either may be empty). */
+  Outbox(EventLoop& loop, Oob& oob, std::function<void()> on_drained = {}, ErrorHandler on_error = {});
   void post(ProcessName to, std::uint32_t tag, std::vector<std::uint8_t> bytes);
   size_t waiting() const noexcept { return queue_.size(); }
 
@@ -37,8 +42,11 @@ class ORCA_EXPORT Outbox {
     std::vector<std::uint8_t> bytes;
   };
   void flush();
+  /* Sends one; false when it must wait (back-pressure). */
+  bool try_send(ProcessName to, std::uint32_t tag, const std::vector<std::uint8_t>& bytes);
   Oob& oob_;
   std::function<void()> on_drained_;
+  ErrorHandler on_error_;
   std::deque<Item> queue_;
   Timer retry_;
 };

@@ -124,7 +124,8 @@ ORCA_EXPORT Result<std::vector<std::string>> daemon_command(const ChosenModule& 
  * At most max_concurrent launches are in flight (started and not yet
  * confirmed by daemon_up() or ended); the rest wait in order.
  * on_exit reports every agent that ended, with the wait status and its
- * output tail, whether or not its daemon was up.
+ * output tail, whether or not its daemon was up; it is the last thing the
+ * launcher does in that call, so the hook may destroy the launcher.
  */
 class ORCA_EXPORT DaemonLauncher {
  public:

@@ -76,9 +76,12 @@ Status DaemonSession::start() {
   if (!oob) return oob.error();
   oob_ = oob.value();
   rt.report_settings(std::cerr);
-  outbox_ = std::make_unique<oob::Outbox>(process_.loop(), *oob_, [this] {
-    for (auto& [rank, r] : ranks_) r->resume_output();
-  });
+  outbox_ = std::make_unique<oob::Outbox>(
+      process_.loop(), *oob_, [this] { for (auto& [rank, r] : ranks_) r->resume_output(); },
+      [this](ProcessName to, std::uint32_t tag, const Message& why) {
+        process_.runtime().log("plm", "dropped a message for " + to.to_string() + " (tag " + std::to_string(tag) +
+                                          "): " + why.summary());
+      });
   if (Status st = oob_->add_peer(name(bootstrap_.parent), bootstrap_.parent_uri); !st) return st;
   oob_->set_router(routed::make_router(*tree_, name(bootstrap_.vpid)));
 

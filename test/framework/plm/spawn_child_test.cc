@@ -313,7 +313,7 @@ TEST(SpawnChild, AMissingDirectoryIsReportedAndTheChildExits127) {
 // 0 when the parent's stdin is closed), dup2(fd, fd) does nothing and
 // leaves close-on-exec set, so the program starts with no stdin and the
 // bootstrap never reaches it.
-TEST(SpawnChild, DISABLED_StdinWorksWhenTheParentsOwnStdinIsClosed) {
+TEST(SpawnChild, StdinWorksWhenTheParentsOwnStdinIsClosed) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const pid_t helper = ::fork();

@@ -441,10 +441,9 @@ $got"; }
 
 # The same through the routing tree: radix 2 over 4 nodes, the ranks of
 # daemons 3 and 4 print through daemon 1, whose queue to orcarun fills.
-# Known to fail (so not run unless named): the oob relay drops a message
-# whose next hop's queue is full (Oob::on_message, framework/oob/
-# oob_base.cc, "cannot relay a message"), which loses output and even
-# exit records (orcarun then waits for ever: the hang guard ends it).
+# A relay whose next hop's queue is full must wait, not drop: a dropped
+# message loses output and even exit records (orcarun would then wait for
+# ever: the hang guard ends it).
 relayed_output_kept_while_orcarun_lags() {
     setup
     orcarun_env ORCA_TEST_MARKER="$M" timeout -k 5 30 "$ORCARUN" --mca oob_usock_send_queue_limit 64k \
@@ -878,17 +877,11 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        missing_daemon_program startup_timeout
        timeout_ends_the_job timing_phases version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
-       local_plm_for_another_host)
-
-# Cases that fail for a bug outside orcarun and orcad; run only when named.
-KNOWN_BUGS=(relayed_output_kept_while_orcarun_lags)
+       local_plm_for_another_host relayed_output_kept_while_orcarun_lags)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_test.sh CASE...).
 if [ $# -eq 0 ]; then
     for c in "${CASES[@]}"; do run_case "Orcarun.$c" "$c"; done
-    for c in "${KNOWN_BUGS[@]}"; do
-        skip_case "Orcarun.$c" "a known bug of the oob relay (it drops what a full queue refuses); run it by name"
-    done
 else
     for c in "$@"; do run_case "Orcarun.$c" "$c"; done
 fi

@@ -1,0 +1,626 @@
+#!/bin/bash
+# run-launch-bench.sh: how long orcarun takes to launch a job, against Open
+# MPI 4.1 (mpirun.openmpi) and MPICH Hydra (mpiexec.hydra), in the same run,
+# on the same simulated hosts, through the same rsh-style agent.
+#
+# Hosts are network namespaces (contrib/netcluster): h1 runs the launcher,
+# h2..hK+1 one daemon each (orcad, orted, hydra_pmi_proxy). All three
+# launchers reach a host through test/bench/netns-rsh-agent, called like
+# ssh as `AGENT HOST COMMAND...` (it runs `ip netns exec PREFIX-HOST sh -c
+# COMMAND`, stdin passed through). Sections:
+#   1. simulated nodes, plm/local, no namespaces: orcarun alone, N daemons
+#      on this host (--mca plm_local_num_nodes N -n N hostname)
+#   2. launch: wall time of `LAUNCHER ... -n K hostname`, one rank per host,
+#      median of --repeat runs (after one warm-up round), the launchers
+#      taking turns within each round
+#   3. flat vs tree spawn at K = --tree-size with an agent that sleeps
+#      --delay seconds per call (like an ssh handshake)
+#   4. peak RSS of each daemon (VmHWM sampled from /proc during a `sleep`
+#      job) and of each launcher (GNU time's maximum resident set)
+#   5. start-up phases: orcarun --timing (median over section 2's runs),
+#      and, with strace, each orcad's own phases from time-stamped system
+#      calls (a one-off traced run: strace slows the traced calls a little)
+# Output: tables, and one "FIGURE name value unit" line per figure.
+# Every launcher call runs under `timeout`; the script removes the
+# namespaces it made on exit (also on failure, INT and TERM).
+# Without root or network namespaces it runs section 1 and prints a SKIP
+# line for the rest (exit 0).
+#
+# A benchmark: it prints figures and fails only when a launcher cannot
+# launch at all (a run that fails is reported, and left out of the median).
+set -euo pipefail
+shopt -s inherit_errexit
+export LC_ALL=C
+
+me=${0##*/}
+
+usage() {
+    cat <<USAGE
+Usage: $me --builddir DIR [OPTIONS]
+  --builddir DIR        the build tree (orcarun, orcad, components)
+  --srcdir DIR          the source tree (contrib/netcluster, framework/help,
+                        test/bench); default: two levels above this script
+  --sizes "K..."        hosts per job, one rank each (default "8 32 64")
+  --repeat N            timed runs per size and launcher (default 5)
+  --local-sizes "N..."  simulated nodes with plm/local (default "16 64 256 1024")
+  --local-repeat N      runs per simulated size (default 3)
+  --tree-size K         hosts of the flat/tree comparison (default 64)
+  --tree-radix R        routed_radix_radix of its tree (default 8)
+  --tree-repeat N       runs per variant (default 3)
+  --delay SECONDS       agent latency per call in that comparison (default 0.1)
+  --rss-seconds S       how long the RSS job sleeps (default 2)
+  --ompi-if IF          add --mca oob_tcp_if_include IF to Open MPI (default: none)
+  --no-uts              hosts keep this machine's host name (no UTS namespaces;
+                        Open MPI then fails at random, Hydra needs -localhost)
+  --wrappers            run orcarun/orcad through the libtool wrappers
+                        (default: the real programs in .libs, LD_LIBRARY_PATH set)
+  --limit SECONDS       timeout of each launcher call (default 60)
+  --only LIST           comma-separated sections to run: local,launch,tree,rss,startup
+USAGE
+}
+
+die() { echo "$me: $*" >&2; exit 1; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+builddir=
+srcdir=$(cd "$here/../.." && pwd)
+sizes="8 32 64"
+repeat=5
+local_sizes="16 64 256 1024"
+local_repeat=3
+tree_size=64
+tree_radix=8
+tree_repeat=3
+delay=0.1
+rss_seconds=2
+ompi_if=
+uts=1
+wrappers=0
+limit=60
+only=local,launch,tree,rss,startup
+while [ $# -gt 0 ]; do
+    case $1 in
+        --builddir) builddir=$2; shift 2 ;;
+        --srcdir) srcdir=$2; shift 2 ;;
+        --sizes) sizes=$2; shift 2 ;;
+        --repeat) repeat=$2; shift 2 ;;
+        --local-sizes) local_sizes=$2; shift 2 ;;
+        --local-repeat) local_repeat=$2; shift 2 ;;
+        --tree-size) tree_size=$2; shift 2 ;;
+        --tree-radix) tree_radix=$2; shift 2 ;;
+        --tree-repeat) tree_repeat=$2; shift 2 ;;
+        --delay) delay=$2; shift 2 ;;
+        --rss-seconds) rss_seconds=$2; shift 2 ;;
+        --ompi-if) ompi_if=$2; shift 2 ;;
+        --wrappers) wrappers=1; shift ;;
+        --no-uts) uts=0; shift ;;
+        --limit) limit=$2; shift 2 ;;
+        --only) only=$2; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown option $1" ;;
+    esac
+done
+[ -n "$builddir" ] || { usage >&2; die "give the build tree with --builddir"; }
+builddir=$(cd "$builddir" && pwd)
+srcdir=$(cd "$srcdir" && pwd)
+for v in $sizes $local_sizes "$repeat" "$local_repeat" "$tree_size" "$tree_radix" "$tree_repeat" "$limit" "$rss_seconds"; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || die "expected a whole number >= 1, not '$v'"
+done
+[[ $delay =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--delay takes seconds, e.g. 0.1"
+want() { [[ ,$only, == *,$1,* ]]; }
+
+# --- programs ---------------------------------------------------------------
+netcluster="$srcdir/contrib/netcluster/netcluster"
+agent="$srcdir/test/bench/netns-rsh-agent"
+probe="$srcdir/test/bench/orcad_startup_probe.sh"
+[ -x "$netcluster" ] || die "no $netcluster"
+[ -x "$agent" ] || die "no $agent"
+if [ $wrappers = 0 ] && [ -x "$builddir/framework/tools/orcarun/.libs/orcarun" ] &&
+    [ -x "$builddir/framework/tools/orcad/.libs/orcad" ]; then
+    orcarun="$builddir/framework/tools/orcarun/.libs/orcarun"
+    orcad="$builddir/framework/tools/orcad/.libs/orcad"
+    programs="the real programs in .libs (LD_LIBRARY_PATH=$builddir/framework/.libs)"
+else
+    orcarun="$builddir/framework/tools/orcarun/orcarun"
+    orcad="$builddir/framework/tools/orcad/orcad"
+    programs="the libtool wrappers"
+fi
+[ -x "$orcarun" ] || die "no $orcarun (build it first)"
+[ -x "$orcad" ] || die "no $orcad (build it first)"
+components=$(find "$builddir/components" -type d -name .libs | sort | tr '\n' ':')
+components=${components%:}
+# Orca's settings come from the build tree only: no param files.
+orca_env=(env "LD_LIBRARY_PATH=$builddir/framework/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    "ORCA_MCA_mca_base_component_path=$components"
+    "ORCA_MCA_mca_base_help_path=${ORCA_MCA_mca_base_help_path:-$srcdir/framework/help}"
+    ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none)
+ompi=$(command -v mpirun.openmpi || true)
+hydra=$(command -v mpiexec.hydra || true)
+gnu_time=
+[ -x /usr/bin/time ] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null && gnu_time=/usr/bin/time
+have_strace=0
+command -v strace >/dev/null && strace -f --seccomp-bpf -o /dev/null -e trace=execve true 2>/dev/null && have_strace=1
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/orca-launch.XXXXXX")
+prefix=
+cleanup() {
+    [ -e "$work/rss.stop" ] || touch "$work/rss.stop" 2>/dev/null || true
+    if [ -n "$prefix" ]; then "$netcluster" destroy "$prefix" >/dev/null 2>&1 || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# And should this shell die without running its EXIT trap (SIGKILL from a
+# timeout, or a signal that ends it at once), a watcher that ignores the
+# usual signals removes the cluster (its prefix is in $work/prefix) and
+# $work once this shell is gone.
+: >"$work/prefix"
+(
+    trap '' INT TERM HUP
+    while kill -0 $$ 2>/dev/null; do sleep 0.5; done
+    p=$(cat "$work/prefix" 2>/dev/null || true)
+    if [ -n "$p" ]; then "$netcluster" destroy "$p" || true; fi
+    rm -rf "$work"
+) >/dev/null 2>&1 </dev/null &
+
+# --- helpers ----------------------------------------------------------------
+figure() { echo "FIGURE $1 $2 $3"; }
+# median: of the numbers on stdin, one a line ("-" when none).
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "-"; exit }
+    if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+maxof() { sort -g | tail -1; }
+# ratio A B: A/B to 2 places, "-" unless both are numbers.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f\n", a / b; else print "-" }'; }
+hosts_list() { local i out=; for ((i = 2; i <= $1 + 1; i++)); do out+=${out:+,}h$i; done; echo "$out"; }
+
+# timed HOST OUT ERR CMD...: CMD under `timeout $limit`, on simulated host
+# HOST (namespace PREFIX-HOST, with its own host name HOST as the agent
+# gives every host; here if HOST is ""), stdin /dev/null; prints "RC MS":
+# its exit status and wall time, read right around the command.
+timed() {
+    local host=$1 out=$2 err=$3; shift 3
+    local run=(bash -c 's=$EPOCHREALTIME; timeout -k 5 "$0" "$@" >"$TIMED_OUT" 2>"$TIMED_ERR" </dev/null; rc=$?
+e=$EPOCHREALTIME; echo "$rc $s $e"' "$limit" "$@")
+    local r
+    if [ -n "$host" ] && [ "$uts" = 1 ]; then
+        r=$(TIMED_OUT=$out TIMED_ERR=$err TIMED_HOST=$host ip netns exec "$prefix-$host" unshare --uts \
+            bash -c 'echo "$TIMED_HOST" >/proc/sys/kernel/hostname && exec "$@"' timed "${run[@]}")
+    elif [ -n "$host" ]; then
+        r=$(TIMED_OUT=$out TIMED_ERR=$err ip netns exec "$prefix-$host" "${run[@]}")
+    else
+        r=$(TIMED_OUT=$out TIMED_ERR=$err "${run[@]}")
+    fi
+    echo "$r" >"$out.when"
+    awk '{ printf "%d %.1f\n", $1, ($3 - $2) * 1000 }' <<<"$r"
+}
+
+# Launcher command lines (the command to run follows). K hosts h2..hK+1.
+orca_cmd() { # K MCA-ARGS...
+    local k=$1; shift
+    echo "${orca_env[@]}" "$orcarun" --timing --mca plm_rsh_agent "$agent" --mca plm_base_daemon "$orcad" "$@" \
+        --host "$(hosts_list "$k")" -n "$k"
+}
+hydra_cmd() { # K ARGS...
+    local k=$1; shift
+    local lh=()
+    # Without host names of their own, the proxies cannot resolve mpiexec's.
+    [ "$uts" = 1 ] || lh=(-localhost h1)
+    echo "$hydra" -launcher rsh -launcher-exec "$agent" "${lh[@]}" "$@" -hosts "$(hosts_list "$k")" -n "$k"
+}
+ompi_cmd() { # K ARGS...
+    local k=$1; shift
+    local ifs=()
+    [ -z "$ompi_if" ] || ifs=(--mca oob_tcp_if_include "$ompi_if")
+    echo "$ompi" --allow-run-as-root --mca plm_rsh_agent "$agent" "${ifs[@]}" "$@" --host "$(hosts_list "$k")" -n "$k"
+}
+# (The words above hold no spaces, so `read -a` splits them back.)
+words() { read -r -a "$1" <<<"$2"; }
+
+# run_one HOST LABEL EXPECT-LINES CMD...: one timed run; prints its ms, or
+# "fail" (stdout/stderr kept in $work/fail.LABEL.*, the label added to
+# $work/failures: this runs in command substitutions, no variable survives).
+: >"$work/failures"
+run_one() {
+    local host=$1 label=$2 expect=$3; shift 3
+    local out="$work/out" err="$work/err" rc ms lines
+    read -r rc ms < <(timed "$host" "$out" "$err" "$@")
+    lines=$(wc -l <"$out")
+    if [ "$rc" = 0 ] && [ "$lines" = "$expect" ]; then
+        echo "$ms"
+    else
+        local n
+        n=$(grep -cxF -- "$label" "$work/failures" || true)
+        echo "$label" >>"$work/failures"
+        cp "$out" "$work/fail.$label.$n.out"; cp "$err" "$work/fail.$label.$n.err"
+        {
+            echo "run failed: $label: exit status $rc, $lines lines of output (expected $expect), ${ms} ms"
+            echo "  command: $*"
+            tail -n 15 "$err" | sed 's/^/  | /'
+        } >&2
+        echo fail
+    fi
+}
+
+# phases FILE: orcarun's --timing lines as "name ms" (name with _ for spaces).
+phase_names="agents_started first_daemon_up all_daemons_up command_started command_ended teardown_done"
+phases() {
+    awk -v names=" $phase_names " '/^  [a-z]/ && $NF ~ /^[0-9.]+$/ {
+        v = $NF; $NF = ""; n = $0; gsub(/^ +| +$/, "", n); gsub(/ +/, "_", n)
+        if (index(names, " " n " ")) print n, v }' "$1"
+}
+
+banner() { echo; echo "== $*"; }
+
+echo "Launch benchmark: orcarun (Orca, $programs)"
+echo "  Open MPI: ${ompi:-not installed}$( [ -n "$ompi" ] && "$ompi" --version 2>/dev/null | head -1 | sed 's/^/ -- /')"
+echo "  Hydra:    ${hydra:-not installed}$( [ -n "$hydra" ] && "$hydra" --version 2>/dev/null | sed -n 's/^ *Version: *\(.*\)/ -- MPICH Hydra \1/p' | head -1)"
+echo "  machine:  $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- 1. simulated nodes (plm/local) ----------------------------------------
+if want local; then
+    banner "1. simulated nodes: orcarun --mca plm_local_num_nodes N -n N hostname (plm/local, routed/radix default), median of $local_repeat"
+    echo "  (cpu: user+system time of orcarun and everything it waited for, i.e. all orcads and ranks, per daemon)"
+    printf '%6s %10s %12s %10s %10s %14s\n' N "wall ms" "per daemon" "agents ms" "all up ms" "cpu/daemon ms"
+    for n in $local_sizes; do
+        cmd=("${orca_env[@]}" "$orcarun" --timing --mca plm_base_daemon "$orcad" --mca plm_local_num_nodes "$n"
+            -n "$n" hostname)
+        : >"$work/local.ms"; : >"$work/local.agents"; : >"$work/local.up"; : >"$work/local.cpu"
+        tm=()
+        [ -z "$gnu_time" ] || tm=("$gnu_time" -f '%U %S' -o "$work/cpu")
+        for ((r = 1; r <= local_repeat; r++)); do
+            ms=$(run_one "" "local-$n" "$n" "${tm[@]}" "${cmd[@]}")
+            [ "$ms" = fail ] && continue
+            echo "$ms" >>"$work/local.ms"
+            [ -s "$work/cpu" ] && tail -1 "$work/cpu" | awk -v n="$n" '{ printf "%.2f\n", ($1 + $2) * 1000 / n }' >>"$work/local.cpu"
+            phases "$work/err" | awk '$1 == "agents_started" { print $2 }' >>"$work/local.agents"
+            phases "$work/err" | awk '$1 == "all_daemons_up" { print $2 }' >>"$work/local.up"
+        done
+        m=$(median <"$work/local.ms")
+        per=$(awk -v m="$m" -v n="$n" 'BEGIN { if (m + 0 > 0) printf "%.2f", m / n; else print "-" }')
+        cpu=$(median <"$work/local.cpu")
+        printf '%6s %10s %12s %10s %10s %14s\n' "$n" "$m" "$per" "$(median <"$work/local.agents")" "$(median <"$work/local.up")" "$cpu"
+        figure "local_n${n}_orcarun" "$m" ms
+        figure "local_n${n}_per_daemon" "$per" ms
+        figure "local_n${n}_cpu_per_daemon" "$cpu" ms
+    done
+    echo "  invocation: ${cmd[*]:${#orca_env[@]}}"
+fi
+
+# --- namespaces -------------------------------------------------------------
+need_ns=0
+for s in launch tree rss startup; do want $s && need_ns=1; done
+[ $need_ns = 1 ] || exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo; echo "SKIP: launch benchmark on simulated hosts: needs root (network namespaces); try: sudo make bench-launch"
+    exit 0
+fi
+if ! "$netcluster" probe; then
+    echo; echo "SKIP: launch benchmark on simulated hosts: this machine cannot create network namespaces"
+    exit 0
+fi
+if [ "$uts" = 1 ] && ! unshare --uts true 2>/dev/null; then
+    uts=0
+    echo "note: cannot make UTS namespaces (unshare --uts): every host keeps this machine's host name"
+fi
+[ -n "$hydra" ] || echo "note: mpiexec.hydra is not installed; its columns stay empty"
+[ -n "$ompi" ] || echo "note: mpirun.openmpi is not installed; its columns stay empty"
+
+kmax=$tree_size
+for k in $sizes; do [ "$k" -gt "$kmax" ] && kmax=$k; done
+[ "$kmax" -le 249 ] || die "at most 249 daemon hosts (netcluster makes 250 hosts at most)"
+# "lb" and 5 digits of the pid; the next number if another run has that one.
+for ((i = 0; i < 100; i++)); do
+    prefix=$(printf 'lb%05d' $((($$ + i) % 100000)))
+    ip netns list | grep -q "^$prefix-" || break
+done
+echo "$prefix" >"$work/prefix"
+t=$EPOCHREALTIME
+"$netcluster" create "$prefix" --hosts $((kmax + 1)) >&2
+echo "  cluster:  $prefix, $((kmax + 1)) namespaces (h1 launcher, h2..h$((kmax + 1)) daemons) made in $(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+export NETNS_AGENT_PREFIX=$prefix NETNS_AGENT_UTS=$uts
+unset NETNS_AGENT_DELAY NETNS_AGENT_LOG
+h1=h1
+
+launchers=(orca)
+[ -n "$hydra" ] && launchers+=(hydra)
+[ -n "$ompi" ] && launchers+=(ompi)
+cmd_of() { # LAUNCHER K [EXTRA...] : the command words into array `cmd`
+    local l=$1 k=$2; shift 2
+    case $l in
+        orca) words cmd "$(orca_cmd "$k" "$@")" ;;
+        hydra) words cmd "$(hydra_cmd "$k" "$@")" ;;
+        ompi) words cmd "$(ompi_cmd "$k" "$@")" ;;
+    esac
+}
+
+# Each launcher must put one rank on each of the K hosts: the ranks print
+# their host's address (10.200.0.<i>), which must be K different ones, none h1's.
+ksmall=${sizes%% *}
+banner "check: each launcher runs one rank on each of $ksmall hosts"
+for l in "${launchers[@]}"; do
+    cmd_of "$l" "$ksmall"
+    rc_ms=$(timed "$h1" "$work/out" "$work/err" "${cmd[@]}" ip -4 -o addr show dev eth0)
+    got=$(grep -oE 'inet 10\.200\.0\.[0-9]+' "$work/out" | sort -u | grep -vc 'inet 10\.200\.0\.1$' || true)
+    if [ "${rc_ms%% *}" = 0 ] && [ "$got" = "$ksmall" ] && [ "$(wc -l <"$work/out")" = "$ksmall" ]; then
+        echo "  $l: ok (${rc_ms#* } ms)"
+    else
+        echo "  $l: FAILED (exit ${rc_ms%% *}, $got distinct daemon hosts):"
+        sed 's/^/  | /' "$work/out" "$work/err" | tail -20
+        die "$l cannot launch on the simulated hosts; the invocation was: ${cmd[*]}"
+    fi
+done
+
+# --- 2. launch time -----------------------------------------------------------
+if want launch; then
+    banner "2. launch: wall ms of LAUNCHER ... -n K hostname, one rank per host, median of $repeat (plus 1 warm-up round)"
+    for k in $sizes; do
+        for l in "${launchers[@]}"; do : >"$work/launch.$l.$k"; done
+        for p in $phase_names; do : >"$work/phase.$k.$p"; done
+        for ((r = 0; r <= repeat; r++)); do
+            # The launchers take turns, the first one changing every round.
+            for ((j = 0; j < ${#launchers[@]}; j++)); do
+                l=${launchers[$(((j + r) % ${#launchers[@]}))]}
+                cmd_of "$l" "$k"
+                ms=$(run_one "$h1" "launch-$l-$k" "$k" "${cmd[@]}" hostname)
+                [ "$r" = 0 ] && continue # warm-up
+                echo "$ms" >>"$work/launch.$l.$k"
+                if [ "$l" = orca ] && [ "$ms" != fail ]; then
+                    phases "$work/err" | while read -r p v; do echo "$v" >>"$work/phase.$k.$p"; done
+                fi
+            done
+        done
+    done
+    printf '%5s %11s %11s %11s %12s %14s\n' K "orcarun ms" "hydra ms" "openmpi ms" "orca/hydra" "orca/openmpi"
+    for k in $sizes; do
+        declare -A med=()
+        for l in orca hydra ompi; do
+            if [ -s "$work/launch.$l.$k" ]; then
+                med[$l]=$(grep -v fail "$work/launch.$l.$k" | median)
+                nf=$(grep -c fail "$work/launch.$l.$k" || true)
+                [ "$nf" = 0 ] || med[$l]="${med[$l]}(${nf}F)"
+            else
+                med[$l]=-
+            fi
+        done
+        rh=$(ratio "${med[orca]%%(*}" "${med[hydra]%%(*}")
+        ro=$(ratio "${med[orca]%%(*}" "${med[ompi]%%(*}")
+        printf '%5s %11s %11s %11s %12s %14s\n' "$k" "${med[orca]}" "${med[hydra]}" "${med[ompi]}" "$rh" "$ro"
+        figure "launch_k${k}_orcarun" "${med[orca]%%(*}" ms
+        figure "launch_k${k}_hydra" "${med[hydra]%%(*}" ms
+        figure "launch_k${k}_openmpi" "${med[ompi]%%(*}" ms
+        figure "launch_k${k}_ratio_orca_hydra" "$rh" ratio
+        figure "launch_k${k}_ratio_orca_openmpi" "$ro" ratio
+        unset med
+    done
+    echo "  (nF: n runs failed and are left out; ratios below 1 mean orcarun is faster)"
+    echo "  min / max of the runs:"
+    for k in $sizes; do
+        line="    K=$k"
+        for l in "${launchers[@]}"; do
+            line+="  $l $(grep -v fail "$work/launch.$l.$k" | sort -g | head -1)..$(grep -v fail "$work/launch.$l.$k" | maxof)"
+        done
+        echo "$line"
+    done
+    echo "  invocations (K=$ksmall shown; -hosts/--host lists h2..hK+1; run on h1 under timeout $limit):"
+    for l in "${launchers[@]}"; do cmd_of "$l" "$ksmall"; echo "    $l: ${cmd[*]} hostname" | sed "s|${orca_env[*]} ||"; done
+fi
+
+# --- 3. flat vs tree spawn -------------------------------------------------
+if want tree; then
+    k=$tree_size
+    banner "3. flat vs tree spawn, K=$k, the agent sleeping $delay s per call, median of $tree_repeat"
+    variants=("orca-flat|orca|--mca plm_rsh_tree_spawn 0"
+        "orca-tree-r$tree_radix|orca|--mca plm_rsh_tree_spawn 1 --mca routed_radix_radix $tree_radix"
+        "orca-flat-cap8|orca|--mca plm_rsh_tree_spawn 0 --mca plm_rsh_num_concurrent 8"
+        "orca-tree-r$tree_radix-cap8|orca|--mca plm_rsh_tree_spawn 1 --mca routed_radix_radix $tree_radix --mca plm_rsh_num_concurrent 8")
+    [ -n "$hydra" ] && variants+=("hydra-flat|hydra|")
+    [ -n "$ompi" ] && variants+=("openmpi-default|ompi|" "openmpi-radix$tree_radix|ompi|--mca routed_radix $tree_radix"
+        "openmpi-flat|ompi|--mca plm_rsh_no_tree_spawn 1")
+    printf '%-22s %10s %12s   %s\n' variant "wall ms" "all up ms" "options"
+    for v in "${variants[@]}"; do
+        IFS='|' read -r name l extra <<<"$v"
+        read -r -a ex <<<"$extra"
+        cmd_of "$l" "$k" "${ex[@]}"
+        : >"$work/tree.ms"; : >"$work/tree.up"
+        for ((r = 1; r <= tree_repeat; r++)); do
+            ms=$(run_one "$h1" "tree-$name" "$k" env NETNS_AGENT_DELAY="$delay" "${cmd[@]}" hostname)
+            [ "$ms" = fail ] && continue
+            echo "$ms" >>"$work/tree.ms"
+            [ "$l" = orca ] && phases "$work/err" | awk '$1 == "all_daemons_up" { print $2 }' >>"$work/tree.up"
+        done
+        m=$(median <"$work/tree.ms")
+        up=$(median <"$work/tree.up")
+        printf '%-22s %10s %12s   %s\n' "$name" "$m" "$up" "${extra:-(defaults)}"
+        figure "tree_k${k}_${name//-/_}" "$m" ms
+    done
+    echo "  (Open MPI 4.1's default is tree spawn over routed_radix 64: with K<=64 every orted is mpirun's child, i.e. flat;"
+    echo "   plm_rsh_num_concurrent defaults: orcarun 128, Open MPI 128; Hydra starts every proxy at once)"
+fi
+
+# --- 4. peak RSS ---------------------------------------------------------------
+# rss_sampler OUT COMM: until $work/rss.stop exists, every 50 ms, the
+# VmHWM, VmRSS and RssAnon (kB, the largest seen) of every process named
+# COMM in this cluster's namespaces; writes "pid hwm rss anon" per process.
+declare -A ours=()
+for ((i = 1; i <= kmax + 1; i++)); do
+    ino=$(stat -L -c %i "/run/netns/$prefix-h$i" 2>/dev/null) && ours["net:[$ino]"]=1
+done
+rss_sampler() {
+    local out=$1 comm=$2 p k v n
+    declare -A hwm=() rss=() anon=() known=()
+    while [ ! -e "$work/rss.stop" ] && kill -0 $$ 2>/dev/null; do
+        for p in $(pgrep -x "$comm" 2>/dev/null || true); do
+            if [ -z "${known[$p]:-}" ]; then
+                n=$(readlink "/proc/$p/ns/net" 2>/dev/null) || continue
+                if [ -n "${ours[$n]:-}" ]; then known[$p]=1; else known[$p]=0; fi
+            fi
+            [ "${known[$p]}" = 1 ] || continue
+            while read -r k v _; do
+                case $k in
+                    VmHWM:) [ "$v" -gt "${hwm[$p]:-0}" ] && hwm[$p]=$v ;;
+                    VmRSS:) [ "$v" -gt "${rss[$p]:-0}" ] && rss[$p]=$v ;;
+                    RssAnon:) [ "$v" -gt "${anon[$p]:-0}" ] && anon[$p]=$v ;;
+                esac
+            done 2>/dev/null <"/proc/$p/status" || true
+        done
+        sleep 0.05
+    done
+    for p in "${!hwm[@]}"; do echo "$p ${hwm[$p]} ${rss[$p]:-0} ${anon[$p]:-0}"; done >"$out"
+}
+if want rss; then
+    k=${sizes##* }
+    banner "4. peak RSS, K=$k, command 'sleep $rss_seconds' (daemons: VmHWM sampled from /proc every 50 ms; launcher: GNU time %M)"
+    echo "  (HWM: peak resident set, shared library pages included; anon: peak RssAnon, the daemon's private memory)"
+    printf '%-8s %-16s %8s %12s %12s %13s %14s\n' launcher daemon seen "max HWM MiB" "med HWM MiB" "med anon MiB" "launcher MiB"
+    for l in "${launchers[@]}"; do
+        case $l in orca) comm=orcad ;; hydra) comm=hydra_pmi_proxy ;; ompi) comm=orted ;; esac
+        cmd_of "$l" "$k"
+        rm -f "$work/rss.stop" "$work/maxrss"
+        rss_sampler "$work/rss.$l" "$comm" &
+        sampler=$!
+        tm=()
+        [ -z "$gnu_time" ] || tm=("$gnu_time" -f %M -o "$work/maxrss")
+        ms=$(run_one "$h1" "rss-$l" 0 "${tm[@]}" "${cmd[@]}" sleep "$rss_seconds")
+        touch "$work/rss.stop"
+        wait "$sampler" || true
+        seen=$(wc -l <"$work/rss.$l")
+        mib() { awk '{ printf "%.1f\n", $1 / 1024 }'; }
+        hmax=$(awk '{ print $2 }' "$work/rss.$l" | maxof | mib)
+        hmed=$(awk '{ print $2 }' "$work/rss.$l" | median | mib)
+        amed=$(awk '{ print $4 }' "$work/rss.$l" | median | mib)
+        lr=-
+        [ -s "$work/maxrss" ] && lr=$(tail -1 "$work/maxrss" | mib)
+        printf '%-8s %-16s %8s %12s %12s %13s %14s\n' "$l" "$comm" "$seen/$k" "$hmax" "$hmed" "$amed" "$lr"
+        [ "$ms" = fail ] && echo "  (the $l run failed: its figures are not meaningful)"
+        figure "rss_${comm}_max_hwm" "$hmax" MiB
+        figure "rss_${comm}_median_hwm" "$hmed" MiB
+        figure "rss_${comm}_median_anon" "$amed" MiB
+        case $l in orca) ln=orcarun ;; hydra) ln=mpiexec_hydra ;; ompi) ln=mpirun_openmpi ;; esac
+        figure "rss_${ln}_max" "$lr" MiB
+    done
+fi
+
+# --- 5. start-up phases --------------------------------------------------------
+if want startup; then
+    banner "5. start-up phases"
+    if want launch; then
+        echo "orcarun --timing, ms since orcarun started, median of section 2's runs:"
+        printf '%-18s' phase; for k in $sizes; do printf '%10s' "K=$k"; done; echo
+        for p in $phase_names; do
+            printf '%-18s' "${p//_/ }"
+            for k in $sizes; do
+                v=$(median <"$work/phase.$k.$p")
+                printf '%10s' "$v"
+                figure "timing_k${k}_${p}" "$v" ms >>"$work/figures.timing"
+            done
+            echo
+        done
+        cat "$work/figures.timing"
+    fi
+    # Exec to main without strace: `PROGRAM --help` returns as soon as main
+    # runs; /bin/true is the cost of fork, exec and exit alone.
+    exec_cost() {
+        local i s e
+        for ((i = 0; i < 21; i++)); do
+            s=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; e=$EPOCHREALTIME
+            awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f\n", (e - s) * 1000 }'
+        done | median
+    }
+    t_true=$(exec_cost /bin/true)
+    t_orcad=$(exec_cost "${orca_env[@]}" "$orcad" --help)
+    t_env=$(exec_cost "${orca_env[@]}" /bin/true)
+    echo
+    echo "exec -> main without strace (median of 21): 'orcad --help' $t_orcad ms, the same env + /bin/true $t_env ms"
+    echo "  (/bin/true alone $t_true ms): orcad's dynamic linking and static initialisation cost about $(awk -v a="$t_orcad" -v b="$t_env" 'BEGIN { printf "%.1f", a - b }') ms"
+    figure orcad_exec_to_main_untraced "$(awk -v a="$t_orcad" -v b="$t_env" 'BEGIN { printf "%.2f", a - b }')" ms
+    if [ $have_strace = 1 ] && [ -x "$probe" ]; then
+        # probe_report DIR T0 AGENTLOG: each orcad's phases from its trace.
+        probe_report() {
+            local dir=$1 t0=$2 log=$3 f host call
+            for f in "$dir"/orcad.*; do
+                host=${f##*/orcad.}
+                call=
+                [ -n "$log" ] && call=$(awk -v h="$host" '$2 == h { print $1; exit }' "$log")
+                awk -v call="${call:-0}" -v t0="$t0" '
+                    NR == 1 { pid = $1 }
+                    $1 != pid { next }
+                    !exec && $3 ~ /^execve\(/ { exec = $2 }
+                    !main && $3 ~ /^poll\(\[\{fd=0,/ { main = $2 }
+                    !comp && $3 ~ /^getdents64\(/ { comp = $2 }
+                    !inv && $3 ~ /^socket\(AF_NETLINK/ { inv = $2 }
+                    inv && !oob && $3 ~ /^socket\(AF_(UNIX|INET|INET6),/ { oob = $2 }
+                    !conn && $3 ~ /^connect\(/ && $0 !~ /nscd/ { conn = $2 }
+                    conn && !rank && $3 ~ /^(clone|clone3|vfork)\(/ { rank = $2 }
+                    END {
+                        if (!exec || !main || !comp || !inv || !oob || !conn) { print "incomplete"; exit }
+                        printf "%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n",
+                            call ? (exec - call) * 1000 : -1, (main - exec) * 1000, (comp - main) * 1000,
+                            (inv - comp) * 1000, (oob - inv) * 1000, (conn - oob) * 1000,
+                            rank ? (rank - conn) * 1000 : -1, (conn - exec) * 1000,
+                            call ? (call - t0) * 1000 : -1, (exec - t0) * 1000, (conn - t0) * 1000
+                    }' "$f"
+            done
+        }
+        # print_probe FILE LABEL
+        print_probe() {
+            local f=$1 label=$2 i
+            local names=("agent call -> exec" "exec -> main" "main -> component scan" "component load"
+                "inventory + crypto set-up" "oob open" "1st message -> rank" "exec -> 1st message"
+                "agent called at" "orcad exec'd at" "1st message at")
+            local keys=(agent_to_exec exec_to_main bootstrap_settings component_load inventory oob_open
+                wireup_to_rank exec_to_first_message agent_called_at exec_at first_message_at)
+            echo "  $label: $(grep -vc incomplete "$f") daemons traced$(grep -q incomplete "$f" && echo ", $(grep -c incomplete "$f") incomplete traces")"
+            printf '    %-26s %9s %9s %9s\n' phase median min max
+            for i in "${!names[@]}"; do
+                local col=$((i + 1)) vals
+                vals=$(grep -v incomplete "$f" | awk -v c=$col '$c >= 0 { print $c }')
+                [ -n "$vals" ] || continue
+                printf '    %-26s %9s %9s %9s\n' "${names[$i]}" "$(median <<<"$vals")" \
+                    "$(sort -g <<<"$vals" | head -1)" "$(maxof <<<"$vals")"
+                figure "orcad_${3}_${keys[$i]}" "$(median <<<"$vals")" ms >>"$work/figures.probe"
+            done
+        }
+        echo
+        echo "orcad's own phases from time-stamped system calls (strace -f --seccomp-bpf, ~30 traced calls per daemon;"
+        echo "test/bench/orcad_startup_probe.sh as plm_base_daemon). Markers: execve; main = orcad's poll for its"
+        echo "bootstrap on fd 0; component scan = first getdents64 of a component directory (before it: waiting for"
+        echo "and decoding the bootstrap and settings); inventory = first netlink socket (component load before it);"
+        echo "oob open = first listening socket (the reachable inventory, netlink dumps and sysfs reads, and the"
+        echo "crypto set-up before it); 1st message = connect to the parent; rank = the fork of the rank (after"
+        echo "wire-up and the launch command). Times 'at' are ms since orcarun started."
+        : >"$work/figures.probe"
+        # Unloaded: one daemon, plm/local (no agent), three runs.
+        : >"$work/probe1.txt"
+        for ((r = 1; r <= 3; r++)); do
+            d="$work/probe1.$r"; mkdir -p "$d"
+            cmd=("${orca_env[@]}" "$orcarun" --timing --mca plm_base_daemon "$probe" -n 1 true)
+            ms=$(run_one "" probe-local 0 \
+                env ORCAD_PROBE_DAEMON="$orcad" ORCAD_PROBE_DIR="$d" "${cmd[@]}")
+            t0=$(awk '{ print $2 }' "$work/out.when")
+            probe_report "$d" "$t0" "" >>"$work/probe1.txt"
+        done
+        print_probe "$work/probe1.txt" "one daemon alone (plm/local, -n 1, 3 runs; no agent)" local1
+        # Loaded: K daemons in the namespaces through the agent (its calls logged).
+        k=${sizes##* }
+        d="$work/probeK"; mkdir -p "$d"
+        cmd_of orca "$k"
+        for i in "${!cmd[@]}"; do [ "${cmd[$i]}" = "$orcad" ] && cmd[i]=$probe; done
+        ms=$(run_one "$h1" probe-ns "$k" env ORCAD_PROBE_DAEMON="$orcad" ORCAD_PROBE_DIR="$d" \
+            NETNS_AGENT_LOG="$d/agent.log" "${cmd[@]}" hostname)
+        t0=$(awk '{ print $2 }' "$work/out.when")
+        probe_report "$d" "$t0" "$d/agent.log" >"$work/probeK.txt"
+        print_probe "$work/probeK.txt" "K=$k daemons on namespace hosts (one traced run, wall $ms ms; agent calls logged)" k$k
+        echo "    that run's orcarun --timing:"
+        sed -n 's/^  /      /p' "$work/err" | grep -E 'agents|daemon|command|teardown' || true
+        cat "$work/figures.probe"
+        echo "  Not visible without instrumenting orcad: within 'main -> component scan', waiting for the bootstrap"
+        echo "  vs decoding it; after the 1st message, the welcome and report round trip vs waiting for the others."
+    else
+        echo "  (strace with --seccomp-bpf not available: orcad's own phases are not measured; --timing only)"
+    fi
+fi
+
+failed=$(wc -l <"$work/failures")
+echo
+echo "runs that failed: $failed$( [ "$failed" = 0 ] || sort "$work/failures" | uniq -c | awk '{ printf " %s:%s", $2, $1 }')"
+figure launch_bench_failed_runs "$failed" runs
