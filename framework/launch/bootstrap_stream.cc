@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -31,6 +32,12 @@ Status read_exactly(int fd, std::uint8_t* out, size_t n, int limit_ms) {
 }
 
 }  // namespace
+
+std::uint64_t monotonic_microseconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000u + static_cast<std::uint64_t>(ts.tv_nsec) / 1000u;
+}
 
 Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& bootstrap) {
   auto body = encode(bootstrap);

@@ -32,6 +32,10 @@ class Writer {
   void boolean(const char*, const bool& v) { out_.push_back(v ? 1 : 0); }
   void u32(const char*, const std::uint32_t& v) { put32(v); }
   void i32(const char*, const std::int32_t& v) { put32(static_cast<std::uint32_t>(v)); }
+  void u64(const char*, const std::uint64_t& v) {
+    put32(static_cast<std::uint32_t>(v >> 32));
+    put32(static_cast<std::uint32_t>(v));
+  }
   void stream(const char*, const Stream& v) { out_.push_back(static_cast<std::uint8_t>(v)); }
   void text(const char* field, const std::string& v, std::uint32_t bound = kMaxText) {
     if (!length(field, v.size(), bound)) return;
@@ -88,6 +92,12 @@ class Reader {
   }
   void u32(const char* field, std::uint32_t& v) {
     if (need(field, 4)) v = get32();
+  }
+  void u64(const char* field, std::uint64_t& v) {
+    std::uint32_t hi = 0, lo = 0;
+    u32(field, hi);
+    u32(field, lo);
+    v = std::uint64_t{hi} << 32 | lo;
   }
   void i32(const char* field, std::int32_t& v) {
     std::uint32_t u = 0;
@@ -191,6 +201,7 @@ void fields(IO& io, M& m) {
     io.texts("hosts", m.hosts);
     io.texts("daemon_command", m.daemon_command);
     io.u32("flags", m.flags);
+    io.u64("launched_at_us", m.launched_at_us);
   } else if constexpr (std::is_same_v<T, DaemonReport>) {
     io.u32("vpid", m.vpid);
     io.text("hostname", m.hostname, 1024);
@@ -198,6 +209,7 @@ void fields(IO& io, M& m) {
     io.text("contact_uri", m.contact_uri);
     io.text("route", m.route);
     io.texts("notes", m.notes);
+    io.list("startup_us", m.startup_us, [](auto& sub, auto& v) { sub.u32("startup_us", v); });
   } else if constexpr (std::is_same_v<T, LaunchCommand>) {
     io.texts("argv", m.argv);
     io.texts("environment", m.environment);

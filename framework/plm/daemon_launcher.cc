@@ -73,22 +73,11 @@ void DaemonLauncher::start(Launch launch) {
   ++in_flight_;
   const std::uint32_t vpid = launch.vpid;
 
-  a->input_watch = std::make_unique<IoWatch>(loop_, a->child.input.get(), IoWatch::kWrite, [this, a](short) {
-    while (a->written < a->unwritten.size()) {
-      const ssize_t n = ::write(a->child.input.get(), a->unwritten.data() + a->written, a->unwritten.size() - a->written);
-      if (n > 0) {
-        a->written += static_cast<size_t>(n);
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EAGAIN) return;
-      break;  // the agent closed its stdin: its exit will say why
-    }
-    a->input_watch->disable();
-    a->unwritten.clear();
-    a->unwritten.shrink_to_fit();
-  });
-  a->input_watch->enable();
+  // The bootstrap goes now, while the agent starts: a pipe takes 64 KiB
+  // at once, so a daemon waits for the rest only with huge settings.
+  a->input_watch = std::make_unique<IoWatch>(loop_, a->child.input.get(), IoWatch::kWrite,
+                                             [a](short) { write_bootstrap(*a); });
+  if (!write_bootstrap(*a)) a->input_watch->enable();
 
   a->output_watch = std::make_unique<IoWatch>(loop_, a->child.output.get(), IoWatch::kRead, [this, a](short) {
     if (read_output(*a) && a->exited) ended(a->vpid, a->wait_status);
@@ -104,6 +93,23 @@ void DaemonLauncher::start(Launch launch) {
     ended(a->vpid, status);
   });
   agents_.emplace(vpid, std::move(agent));
+}
+
+bool DaemonLauncher::write_bootstrap(Agent& a) {
+  while (a.written < a.unwritten.size()) {
+    const ssize_t n = ::write(a.child.input.get(), a.unwritten.data() + a.written, a.unwritten.size() - a.written);
+    if (n > 0) {
+      a.written += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return false;
+    break;  // the agent closed its stdin: its exit will say why
+  }
+  if (a.input_watch) a.input_watch->disable();
+  a.unwritten.clear();
+  a.unwritten.shrink_to_fit();
+  return true;
 }
 
 bool DaemonLauncher::read_output(Agent& a) {

@@ -403,6 +403,39 @@ if want launch; then
     done
     echo "  invocations (K=$ksmall shown; -hosts/--host lists h2..hK+1; run on h1 under timeout $limit):"
     for l in "${launchers[@]}"; do cmd_of "$l" "$ksmall"; echo "    $l: ${cmd[*]} hostname" | sed "s|${orca_env[*]} ||"; done
+    # CPU: this machine's CPUs run every simulated host, so the CPU a launch
+    # costs bounds its wall time once there are more hosts than CPUs. One
+    # more run each under GNU time: user + system time of the launcher and
+    # everything it waited for (agents, daemons, ranks).
+    if [ -n "$gnu_time" ]; then
+        echo "  CPU of one more run each (user+sys ms, 10 ms resolution, of the launcher and all it waited for: agents,"
+        echo "  daemons, ranks; $(nproc) CPUs here run every simulated host; 'agent alone': K calls of AGENT hI true):"
+        printf '%5s %18s %18s %18s %18s\n' K "orcarun" "hydra" "openmpi" "agent alone"
+        for k in $sizes; do
+            declare -A c=()
+            for l in "${launchers[@]}"; do
+                cmd_of "$l" "$k"
+                rm -f "$work/cpu"
+                ms=$(run_one "$h1" "cpu-$l-$k" "$k" "$gnu_time" -f '%U %S' -o "$work/cpu" "${cmd[@]}" hostname)
+                c[$l]=-
+                [ "$ms" != fail ] && [ -s "$work/cpu" ] && c[$l]=$(tail -1 "$work/cpu" | awk '{ printf "%.0f", ($1 + $2) * 1000 }')
+                case $l in orca) ln=orcarun ;; ompi) ln=openmpi ;; *) ln=$l ;; esac
+                figure "cpu_k${k}_$ln" "${c[$l]}" ms
+            done
+            # The agent alone: K calls of `AGENT hI true`, one after another.
+            rm -f "$work/cpu"
+            ms=$(run_one "$h1" "cpu-agent-$k" 0 "$gnu_time" -f '%U %S' -o "$work/cpu" \
+                bash -c 'for ((i = 2; i <= $1 + 1; i++)); do "$0" "h$i" true; done' "$agent" "$k")
+            ag=-
+            [ -s "$work/cpu" ] && ag=$(tail -1 "$work/cpu" | awk '{ printf "%.0f", ($1 + $2) * 1000 }')
+            figure "cpu_k${k}_agent_alone" "$ag" ms
+            per() { awk -v v="$1" -v k="$k" 'BEGIN { if (v + 0 > 0) printf "%s (%.1f/host)", v, v / k; else print "-" }'; }
+            printf '%5s %18s %18s %18s %18s\n' "$k" "$(per "${c[orca]:--}")" "$(per "${c[hydra]:--}")" "$(per "${c[ompi]:--}")" "$(per "$ag")"
+            unset c
+        done >"$work/cpu.table"
+        grep -v '^FIGURE' "$work/cpu.table"
+        grep '^FIGURE' "$work/cpu.table"
+    fi
 fi
 
 # --- 3. flat vs tree spawn -------------------------------------------------

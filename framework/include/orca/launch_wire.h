@@ -63,6 +63,8 @@ struct Bootstrap {
   std::vector<std::string> hosts;           // hosts[v - 1]: where daemon v runs
   std::vector<std::string> daemon_command;  // the words that run orcad (the same on every host)
   std::uint32_t flags = 0;                  // kBootstrap* below
+  std::uint64_t launched_at_us = 0;         // the parent's monotonic_microseconds() when it made this
+                                            // bootstrap (just before the agent starts, or queues)
 };
 
 /* Bootstrap::flags */
@@ -76,7 +78,18 @@ struct DaemonReport {
   std::string contact_uri;
   std::string route;             // "tcp: 10.0.0.2:40112 -> 10.0.0.1:5000"
   std::vector<std::string> notes;  // interface summary, refusals, topology
+  /* Microseconds of each start-up phase (kStartupPhases order), for --timing. */
+  std::vector<std::uint32_t> startup_us;
 };
+
+/* The phases of an orcad's start-up, in the order of DaemonReport::startup_us:
+ * from the agent's start to main (the agent's own cost included; only
+ * meaningful when parent and daemon share a clock, else 0), reading the
+ * bootstrap, settings and component load, opening the frameworks, opening
+ * the oob (interface inventory, listeners), and the first message to the
+ * parent answered. */
+inline constexpr const char* kStartupPhases[] = {"agent to main", "bootstrap", "settings and components",
+                                                 "frameworks", "oob open", "parent answered"};
 
 struct RankPlacement {
   std::uint32_t rank = 0;
@@ -150,6 +163,9 @@ inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitR
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
 inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun
+
+/* CLOCK_MONOTONIC in microseconds: Bootstrap::launched_at_us. */
+ORCA_EXPORT std::uint64_t monotonic_microseconds();
 
 /* The bootstrap as it travels on a daemon's standard input: a 4-byte
  * big-endian length, then the encoded message. */

@@ -172,6 +172,7 @@ class ORCA_EXPORT DaemonLauncher {
   void start(Launch launch);
   void ended(std::uint32_t vpid, int wait_status);
   bool read_output(Agent& agent);  // true at EOF
+  static bool write_bootstrap(Agent& agent);  // true once it is all written (or cannot be)
 
   EventLoop& loop_;
   std::uint32_t max_concurrent_;

@@ -2,12 +2,16 @@
 #include "daemon_session.h"
 
 #include <orca/frameworks.h>
+#include <orca/host_topology.h>
 #include <orca/iof.h>
 #include <orca/launcher_vars.h>
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <iostream>
 
 namespace orca::orcad {
@@ -16,8 +20,8 @@ namespace orca::orcad {
 // they are killed (their daemons then see their stdin close and go too).
 static constexpr std::chrono::milliseconds kEndLimit{5000};
 
-DaemonSession::DaemonSession(Process& process, launch::Bootstrap bootstrap)
-    : process_(process), bootstrap_(std::move(bootstrap)) {
+DaemonSession::DaemonSession(Process& process, launch::Bootstrap bootstrap, StartupClock clock)
+    : process_(process), bootstrap_(std::move(bootstrap)), clock_(clock) {
   char name[256] = {};
   ::gethostname(name, sizeof name - 1);
   hostname_ = name;
@@ -72,9 +76,11 @@ Status DaemonSession::start() {
     plm_ = chosen.value();
   }
 
+  frameworks_opened_ = StartupClock::Clock::now();
   auto oob = process_.open_oob(name(bootstrap_.vpid), bootstrap_.secret);
   if (!oob) return oob.error();
   oob_ = oob.value();
+  oob_opened_ = StartupClock::Clock::now();
   rt.report_settings(std::cerr);
   outbox_ = std::make_unique<oob::Outbox>(
       process_.loop(), *oob_, [this] { for (auto& [rank, r] : ranks_) r->resume_output(); },
@@ -142,6 +148,7 @@ void DaemonSession::spawn_children() {
     b.vpid = child;
     b.parent = bootstrap_.vpid;
     b.parent_uri = oob_->contact_uri();
+    b.launched_at_us = launch::monotonic_microseconds();
     auto frame = launch::bootstrap_frame(b);
     auto argv = plm::daemon_command(*plm_, host_of(child), bootstrap_.daemon_command);
     if (!frame || !argv) {
@@ -171,6 +178,29 @@ void DaemonSession::on_welcome() {
   launch::DaemonReport report{.vpid = bootstrap_.vpid, .hostname = hostname_, .contact_uri = oob_->contact_uri(),
                               .route = oob_->route(name(bootstrap_.parent))};
   if (auto uri = oob::ContactUri::parse(oob_->contact_uri()); uri) report.host_identity = uri->host_identity;
+  if ((bootstrap_.flags & launch::kBootstrapReportTopology) != 0) {
+    auto summary = net::topology_summary();
+    if (summary) report.notes = std::move(summary.value());
+    else report.notes.push_back("no topology: " + summary.error().summary());
+  }
+  const auto now = StartupClock::Clock::now();
+  auto us = [](auto from, auto to) {
+    const auto d = std::chrono::duration_cast<std::chrono::microseconds>(to - from).count();
+    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(d, 0, UINT32_MAX));
+  };
+  // Agent to main: the parent's clock at launch against ours at main; the
+  // same clock only on the same machine (a namespace host), else 0.
+  std::uint32_t agent_to_main = 0;
+  const auto now_us = static_cast<std::int64_t>(launch::monotonic_microseconds());
+  const std::int64_t main_us = now_us - std::chrono::duration_cast<std::chrono::microseconds>(now - clock_.main).count();
+  const std::int64_t spawn = main_us - static_cast<std::int64_t>(bootstrap_.launched_at_us);
+  if (bootstrap_.launched_at_us != 0 && spawn >= 0 && spawn < 600LL * 1000000) agent_to_main = static_cast<std::uint32_t>(spawn);
+  report.startup_us = {agent_to_main,
+                       us(clock_.main, clock_.bootstrap_read),
+                       us(clock_.bootstrap_read, clock_.process_created),
+                       us(clock_.process_created, frameworks_opened_),
+                       us(frameworks_opened_, oob_opened_),
+                       us(oob_opened_, now)};
   up(launch::kTagReport, report);
 }
 

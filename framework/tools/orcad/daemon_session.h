@@ -28,9 +28,18 @@
 
 namespace orca::orcad {
 
+/* When orcad's first phases ended (main sees them; the session adds the
+ * rest and reports them all to orcarun for --timing). */
+struct StartupClock {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point main;              // main() entered
+  Clock::time_point bootstrap_read;    // the bootstrap decoded
+  Clock::time_point process_created;   // settings applied, components loaded
+};
+
 class DaemonSession {
  public:
-  DaemonSession(Process& process, launch::Bootstrap bootstrap);
+  DaemonSession(Process& process, launch::Bootstrap bootstrap, StartupClock clock);
   ~DaemonSession();
   /* Runs until the end; returns the exit status of orcad. */
   int run();
@@ -55,6 +64,8 @@ class DaemonSession {
 
   Process& process_;
   launch::Bootstrap bootstrap_;
+  StartupClock clock_;
+  StartupClock::Clock::time_point frameworks_opened_, oob_opened_;
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
   std::unique_ptr<oob::Outbox> outbox_;

@@ -27,6 +27,8 @@ const char* const kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  orca::orcad::StartupClock clock;
+  clock.main = orca::orcad::StartupClock::Clock::now();
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::cout << kUsage;
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
               << kUsage;
     return 1;
   }
+  clock.bootstrap_read = orca::orcad::StartupClock::Clock::now();
   auto settings = orca::mca::decode_settings(bootstrap->settings);
   if (!settings) {
     std::cerr << "orcad: the settings from the launcher are malformed: " << settings.error().summary() << "\n";
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
   }
   auto process = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, argc, argv, environ, std::move(settings.value()));
   if (!process) return 1;
-  orca::orcad::DaemonSession session(*process.value(), std::move(bootstrap.value()));
+  clock.process_created = orca::orcad::StartupClock::Clock::now();
+  orca::orcad::DaemonSession session(*process.value(), std::move(bootstrap.value()), clock);
   return session.run();
 }

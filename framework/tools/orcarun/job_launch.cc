@@ -130,7 +130,9 @@ Status JobLaunch::open() {
   hooks.on_exit = [this](std::uint32_t vpid, int status, const std::string& tail) { on_agent_exit(vpid, status, tail); };
   hooks.on_output = [this](std::uint32_t vpid, const std::string& line) {
     if (printer_) printer_->end_open_line(iof::Stream::Stderr);
-    write_all(2, "[orcad " + printable(daemon_[vpid].host) + "] " + printable(line) + "\n");
+    // A line a daemon relays from its own children already names its host.
+    const bool named = line.rfind("[orcad ", 0) == 0;
+    write_all(2, (named ? std::string() : "[orcad " + printable(daemon_[vpid].host) + "] ") + printable(line) + "\n");
   };
   hooks.on_failed_start = [this](std::uint32_t vpid, const Message& why) {
     daemon_failed(vpid, "cannot start the agent for " + describe(vpid) + ": " + why.arg("call") + " failed: " + why.arg("why"));
@@ -157,6 +159,7 @@ void JobLaunch::launch_daemon(std::uint32_t vpid) {
                       .daemon_command = plan_.daemon_command,
                       .flags = (plan_.tree_spawn ? launch::kBootstrapTreeSpawn : 0u) |
                                (options_.report_topology ? launch::kBootstrapReportTopology : 0u)};
+  b.launched_at_us = launch::monotonic_microseconds();
   b.hosts.reserve(daemons());
   for (const auto& n : plan_.nodes) b.hosts.push_back(n.name);
   auto frame = launch::bootstrap_frame(b);
@@ -240,6 +243,7 @@ void JobLaunch::on_report(std::span<const std::uint8_t> bytes) {
 
 void JobLaunch::all_up() {
   t_all_up_ = Clock::now();
+  t_agents_ = launcher_->last_start();  // the last agent orcarun itself started
   startup_timer_.reset();
   progress_timer_.reset();
   if (progress_shown_) {
@@ -364,6 +368,11 @@ void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
     begin_teardown();
     return;
   }
+  // Daemons orcarun started below it lost their parent: end them now
+  // rather than when their own connection attempts give up.
+  for (std::uint32_t v : plan_.tree->subtree(vpid)) {
+    if (v != vpid && daemon_[v].launched) launcher_->signal(v, SIGTERM);
+  }
   // The ranks of that daemon's subtree are gone with it.
   for (std::uint32_t v : plan_.tree->subtree(vpid)) {
     daemon_[v].gone = true;
@@ -404,6 +413,8 @@ void JobLaunch::signal_ranks(int signo) {
 void JobLaunch::on_signal(int signo) {
   ++signals_seen_;
   if (phase_ == Phase::WireUp) {
+    show(Message("orcarun", "interrupted-wire-up",
+                 {{"signal", ::strsignal(signo)}, {"up", std::to_string(up_count_)}, {"daemons", std::to_string(daemons())}}));
     failed_ = true;
     exit_status_ = 128 + signo;
     begin_teardown();
@@ -512,6 +523,25 @@ void JobLaunch::print_timing() {
   text += "  command started   " + milliseconds_since(t_start_, t_command_) + "\n";
   text += "  command ended     " + milliseconds_since(t_start_, t_ended_) + "\n";
   text += "  teardown done     " + milliseconds_since(t_start_, t_down_) + "\n";
+  // Each daemon's own start-up, median and slowest over the daemons.
+  const size_t phases = std::size(launch::kStartupPhases);
+  std::vector<std::vector<std::uint32_t>> per_phase(phases);
+  for (std::uint32_t v = 1; v <= daemons(); ++v) {
+    const auto& s = daemon_[v].report.startup_us;
+    if (!daemon_[v].up || s.size() != phases) continue;
+    for (size_t i = 0; i < phases; ++i) per_phase[i].push_back(s[i]);
+  }
+  if (!per_phase[0].empty()) {
+    text += "orcad start-up (ms, median / slowest of " + std::to_string(per_phase[0].size()) + " daemons):\n";
+    for (size_t i = 0; i < phases; ++i) {
+      auto& values = per_phase[i];
+      std::sort(values.begin(), values.end());
+      char line[160];
+      std::snprintf(line, sizeof line, "  %-24s %8.1f / %8.1f\n", launch::kStartupPhases[i],
+                    values[values.size() / 2] / 1000.0, values.back() / 1000.0);
+      text += line;
+    }
+  }
   write_all(2, text);
 }
 

@@ -24,6 +24,7 @@ std::vector<WireMessage> samples() {
   b.hosts = {"h1", "h2", "h3"};
   b.daemon_command = {"/opt/orca/bin/orcad"};
   b.flags = kBootstrapTreeSpawn | kBootstrapReportTopology;
+  b.launched_at_us = 0x0123456789abcdefULL;
   DaemonReport r;
   r.vpid = 3;
   r.hostname = "h3";
@@ -31,6 +32,7 @@ std::vector<WireMessage> samples() {
   r.contact_uri = "7.3;host=x";
   r.route = "tcp: 10.0.0.3:40112 -> 10.0.0.1:5000";
   r.notes = {"eth0 10.0.0.3/24 veth", "", std::string("nul\0inside", 10)};
+  r.startup_us = {1200, 80, 5100, 900, 2100, 400};
   LaunchCommand l;
   l.argv = {"sh", "-c", "echo 'a b'; exit 3"};
   l.environment = {"X=1", "EMPTY="};
@@ -83,7 +85,8 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(cmd.argv[2], "echo 'a b'; exit 3");
   ASSERT_EQ(cmd.placements.size(), 3u);
   EXPECT_EQ(cmd.placements[2].daemon, 2u);
-  const auto& report = std::get<DaemonReport>(decode(encode(samples()[1]).value()).value());
+  const WireMessage report_message = decode(encode(samples()[1]).value()).value();
+  const auto& report = std::get<DaemonReport>(report_message);
   EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));
   EXPECT_EQ(cmd.directory, "/home/user/run 1");
   EXPECT_EQ(cmd.stdin_target, kStdinAll);
@@ -91,6 +94,8 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   const auto& boot = std::get<Bootstrap>(boot_message);
   EXPECT_EQ(boot.hosts, (std::vector<std::string>{"h1", "h2", "h3"}));
   EXPECT_EQ(boot.flags, kBootstrapTreeSpawn | kBootstrapReportTopology);
+  EXPECT_EQ(boot.launched_at_us, 0x0123456789abcdefULL);
+  EXPECT_EQ(report.startup_us, (std::vector<std::uint32_t>{1200, 80, 5100, 900, 2100, 400}));
   const WireMessage chunk = decode(encode(samples()[3]).value()).value();
   EXPECT_TRUE(std::get<OutputChunk>(chunk).partial);
   const WireMessage failure = decode(encode(samples()[9]).value()).value();

@@ -805,7 +805,7 @@ no_command() {
     setup
     orc -n 2
     expect_failure
-    expect_text err "orcarun needs a command to run, for example:"
+    expect_text err "orcarun: a command to run is needed, for example:"
     expect_line err "  orcarun -n 2 hostname"
     done_case
 }
