@@ -266,7 +266,7 @@ single_host_without_link() {
     expect_ok job $rc
     expect_stdout job "$name
 $name"
-    expect_err job '^routes \(1 daemons, routed/[a-z]+, plm/local\):$'
+    expect_err job '^routes \(1 daemon, routed/[a-z]+, plm/local\):$'
     expect_route job 1 "$name" orcarun '^(usock: local -> @orca/|tcp: (127\.0\.0\.1|\[::1\]):[0-9]+ -> (127\.0\.0\.1|\[::1\]):)'
     ! grep -q '192\.168\.122\.1' <<<"$(route_line job 1)" || fail "the daemon went over virbr0: $(route_line job 1)"
     expect_clean "$p" h1

@@ -498,7 +498,7 @@ void JobLaunch::show_progress() {
 }
 
 void JobLaunch::print_routes() {
-  std::string text = "routes (" + std::to_string(daemons()) + " daemons, routed/" + plan_.routed_component + ", plm/" +
+  std::string text = "routes (" + std::to_string(daemons()) + (daemons() == 1 ? " daemon" : " daemons") + ", routed/" + plan_.routed_component + ", plm/" +
                      plan_.plm.component + (plan_.tree_spawn ? ", tree spawn" : "") + "):\n";
   for (std::uint32_t v = 1; v <= daemons(); ++v) {
     const auto& r = daemon_[v].report;

@@ -864,6 +864,24 @@ local_plm_for_another_host() {
 
 # ---------------------------------------------------------------------------------
 
+# Wire-up slower than 2 s (an agent that sleeps 3 s): on a terminal,
+# stderr shows one updating line naming the daemons still awaited; in a
+# file, nothing of it. script(1) gives orcarun a terminal.
+progress_line_on_a_terminal() {
+    setup
+    command -v script >/dev/null || skip "script(1) is not installed"
+    local agent="sh -c 'sleep 3; shift; exec \"\$@\"' agent"
+    printf '%s\n' "$agent" >"$T/agent"
+    ORCA_TEST_MARKER="$M" orcarun_env timeout -k 5 60 script -qfec \
+        "$ORCARUN --mca plm rsh --mca plm_rsh_agent \"\$(cat $T/agent)\" --host localhost true" "$T/tty" \
+        >/dev/null </dev/null || fail "orcarun on a terminal failed: $(cat -v "$T/tty")"
+    grep -qa 'daemons up 0/1; waiting for localhost' "$T/tty" || fail "no progress line on the terminal: $(cat -v "$T/tty")"
+    orc --mca plm rsh --mca plm_rsh_agent "$agent" --host localhost true
+    [ "$status" -eq 0 ] || { show_output; fail "orcarun failed with $status"; }
+    if grep -q 'daemons up' "$T/err"; then show_output; fail "a progress line in a file"; fi
+    done_case
+}
+
 CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_directory rank_environment_by_slot rank_environment_by_node
        routes_direct routes_direct_tree_spawn routes_radix routes_radix_tree_spawn
        failed_rank_exit_status missing_command_is_127 rank_killed_by_signal
@@ -877,7 +895,8 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        missing_daemon_program startup_timeout
        timeout_ends_the_job timing_phases version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
-       local_plm_for_another_host relayed_output_kept_while_orcarun_lags)
+       local_plm_for_another_host relayed_output_kept_while_orcarun_lags
+       progress_line_on_a_terminal)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_test.sh CASE...).
 if [ $# -eq 0 ]; then
