@@ -7,7 +7,11 @@
 # h2..hK+1 one daemon each (orcad, orted, hydra_pmi_proxy). All three
 # launchers reach a host through test/bench/netns-rsh-agent, called like
 # ssh as `AGENT HOST COMMAND...` (it runs `ip netns exec PREFIX-HOST sh -c
-# COMMAND`, stdin passed through). Sections:
+# COMMAND`, stdin passed through). Each host, h1 too, also gets a UTS
+# namespace with its own host name, as real hosts have: with the one host
+# name the namespaces share, Open MPI fails at random ("ORTE does not know
+# how to route a message") and Hydra's proxies cannot resolve mpiexec's
+# host (--no-uts shows it; Hydra then needs -localhost h1). Sections:
 #   1. simulated nodes, plm/local, no namespaces: orcarun alone, N daemons
 #      on this host (--mca plm_local_num_nodes N -n N hostname)
 #   2. launch: wall time of `LAUNCHER ... -n K hostname`, one rank per host,
@@ -435,6 +439,8 @@ if want launch; then
         done >"$work/cpu.table"
         grep -v '^FIGURE' "$work/cpu.table"
         grep '^FIGURE' "$work/cpu.table"
+        echo "  (a process no ancestor waits for is not counted: Open MPI's orteds are left out once mpirun stops"
+        echo "   waiting for their agents, so its figure can be short of the real cost)"
     fi
 fi
 
