@@ -2,13 +2,18 @@
 // the link type and sysfs.
 #include <orca/interfaces.h>
 #include <orca/netlink.h>
+#include <orca/unique_fd.h>
 
 #include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <charconv>
 #include <fstream>
 #include <map>
@@ -47,11 +52,24 @@ bool sysfs_exists(const std::string& ifname, const char* leaf) {
   return ::stat(sysfs_path(ifname, leaf).c_str(), &st) == 0;
 }
 
+// A plain read: sysfs answers EINVAL for the speed of a virtual link, and
+// a stream turns that into an exception it then swallows, on every link
+// of every scan (a daemon's start-up scans twice).
 std::optional<long long> sysfs_number(const std::string& ifname, const char* leaf) {
-  std::ifstream in(sysfs_path(ifname, leaf));
-  long long v = 0;
-  if (in >> v) return v;
-  return std::nullopt;
+  const UniqueFd fd(::open(sysfs_path(ifname, leaf).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  char buf[32];
+  ssize_t n;
+  do {
+    n = ::read(fd.get(), buf, sizeof buf - 1);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) return std::nullopt;
+  buf[n] = '\0';
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(buf, &end, 10);
+  if (end == buf || errno != 0) return std::nullopt;
+  return v;
 }
 
 // Adds what sysfs knows, but only when sysfs shows this namespace: after a

@@ -4,7 +4,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
-#include <openssl/rand.h>
+#include <orca/oob_random.h>
 
 #include <cstring>
 #include <memory>
@@ -48,9 +48,7 @@ bool macs_equal(const std::uint8_t* a, const std::uint8_t* b) { return CRYPTO_me
 // authentication, so the handshake must not go on without one.
 Result<std::vector<std::uint8_t>> nonce() {
   std::vector<std::uint8_t> n(kNonce);
-  if (RAND_bytes(n.data(), static_cast<int>(n.size())) != 1) {
-    return failure("libcrypto could not produce random bytes (RAND_bytes failed)");
-  }
+  if (std::string why; !random_bytes(n, &why)) return failure("no random bytes for a nonce (" + why + ")");
   return n;
 }
 

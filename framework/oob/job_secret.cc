@@ -1,7 +1,7 @@
 // The job secret: how it reaches a process without a command line.
 #include <orca/oob.h>
 
-#include <openssl/rand.h>
+#include <orca/oob_random.h>
 
 #include <cerrno>
 #include <charconv>
@@ -66,7 +66,7 @@ Result<std::vector<std::uint8_t>> job_secret_from_environment() {
 
 std::string new_job_secret_hex() {
   std::uint8_t bytes[32];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
+  if (std::string why; !random_bytes(bytes, &why)) throw std::runtime_error(why);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   for (std::uint8_t b : bytes) {

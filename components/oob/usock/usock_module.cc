@@ -1,7 +1,7 @@
 // oob/usock module.
 #include "usock_module.h"
 
-#include <openssl/rand.h>
+#include <orca/oob_random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -37,9 +37,8 @@ Status UsockModule::start(const orca_oob_host& host) {
   // A random part keeps a restarted process from colliding with a name
   // the kernel still holds.
   std::uint8_t nonce[6];
-  if (RAND_bytes(nonce, sizeof nonce) != 1) {
-    return Message("oob", "socket-failed",
-                   {{"call", "RAND_bytes"}, {"what", "a unique unix socket name"}, {"why", "libcrypto has no random bytes"}});
+  if (std::string why; !random_bytes(nonce, &why)) {
+    return Message("oob", "socket-failed", {{"call", "getrandom"}, {"what", "a unique unix socket name"}, {"why", why}});
   }
   char hex[13];
   for (int i = 0; i < 6; ++i) std::snprintf(hex + 2 * i, 3, "%02x", nonce[i]);
