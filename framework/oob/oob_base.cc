@@ -92,9 +92,14 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
                              &Oob::c_select_local};
   // An invalid interface list (both set, an entry matching nothing) is the
   // user's error: report it here, in full, before any module starts.
+  // One scan serves every check and every module starting now: it is
+  // moments old (a daemon's start-up otherwise scanned once per use).
+  bool first = true;
   for (const std::string& prefix : net::interface_selecting_prefixes(runtime.registry())) {
-    if (auto sel = oob->selection(prefix, true); !sel) return sel.error();
+    if (auto sel = oob->selection(prefix, first); !sel) return sel.error();
+    first = false;
   }
+  oob->starting_ = true;
   // Every module must start: one that cannot is the user's error to fix,
   // not one to run without.
   std::string failures;
@@ -108,6 +113,7 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
     }
     oob->modules_.push_back(Module{name, module});
   }
+  oob->starting_ = false;
   if (!failures.empty() || oob->modules_.empty()) {
     return Message("oob", "no-module-started", {{"failures", failures.empty() ? "\n  (none selected)" : failures}});
   }
@@ -382,7 +388,7 @@ orca_mca_rc Oob::c_select_local(void* host, const char* variable_prefix, orca_re
                                  orca_mca_reason* why) {
   auto* self = static_cast<Oob*>(host);
   try {
-    auto sel = self->selection(variable_prefix != nullptr ? variable_prefix : "", true);
+    auto sel = self->selection(variable_prefix != nullptr ? variable_prefix : "", !self->starting_);
     if (!sel) {
       std::snprintf(why->text, sizeof why->text, "%s", self->runtime_.help().render(sel.error()).c_str());
       return ORCA_MCA_FAILED;

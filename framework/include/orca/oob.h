@@ -271,6 +271,7 @@ class ORCA_EXPORT Oob {
   size_t waiting_bytes_ = 0;
   std::unique_ptr<Timer> waiting_timer_;
   std::optional<net::InterfaceInventory> inventory_cache_;
+  bool starting_ = false;  // modules are starting in open(): select_local uses the scan open() just made
   std::string selection_error_;  // why the last ranking failed, for the peer-lost message
   std::unique_ptr<net::AddressWatch> address_watch_;
   std::string uri_;
