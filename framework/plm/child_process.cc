@@ -72,6 +72,20 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
   ::_exit(127);
 }
 
+// The child as the caller gets it: the parent's pipe ends, nonblocking.
+SpawnedChild parent_ends(pid_t pid, UniqueFd input, UniqueFd output, UniqueFd errors, std::string exec_error) {
+  SpawnedChild child;
+  child.pid = pid;
+  child.input = std::move(input);
+  child.output = std::move(output);
+  child.errors = std::move(errors);
+  child.exec_error = std::move(exec_error);
+  for (const UniqueFd* fd : {&child.input, &child.output, &child.errors}) {
+    if (fd->valid()) set_nonblocking(fd->get());
+  }
+  return child;
+}
+
 // argv0 as execvp would find it in the PATH of `environment`; empty when
 // it is not there (the fork path then reports exec's own error).
 std::string resolve(const std::string& argv0, const std::vector<std::string>& environment) {
@@ -158,17 +172,7 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
     // Not found, or refused at exec (a directory, no permission, a bad
     // chdir): the fork path below gives a child that exits 127 with the
     // reason, as the contract says.
-    if (pid) {
-      SpawnedChild child;
-      child.pid = *pid;
-      child.input = std::move(in_write);
-      child.output = std::move(out_read);
-      child.errors = std::move(err_read);
-      for (const UniqueFd* fd : {&child.input, &child.output, &child.errors}) {
-        if (fd->valid()) set_nonblocking(fd->get());
-      }
-      return child;
-    }
+    if (pid) return parent_ends(*pid, std::move(in_write), std::move(out_read), std::move(err_read), {});
   }
 
   if (!make_pipe(report_read, report_write)) return spawn_error(program, "pipe", errno);
@@ -186,21 +190,13 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
   out_write.reset();
   err_write.reset();
 
-  SpawnedChild child;
-  child.pid = pid;
   int err = 0;
   ssize_t n;
   do {
     n = ::read(report_read.get(), &err, sizeof err);
   } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof err)) child.exec_error = std::strerror(err);
-  child.input = std::move(in_write);
-  child.output = std::move(out_read);
-  child.errors = std::move(err_read);
-  for (const UniqueFd* fd : {&child.input, &child.output, &child.errors}) {
-    if (fd->valid()) set_nonblocking(fd->get());
-  }
-  return child;
+  return parent_ends(pid, std::move(in_write), std::move(out_read), std::move(err_read),
+                     n == static_cast<ssize_t>(sizeof err) ? std::strerror(err) : std::string());
 }
 
 std::vector<std::string> current_environment() {

@@ -532,7 +532,8 @@ void JobLaunch::print_timing() {
     for (size_t i = 0; i < phases; ++i) per_phase[i].push_back(s[i]);
   }
   if (!per_phase[0].empty()) {
-    text += "orcad start-up (ms, median / slowest of " + std::to_string(per_phase[0].size()) + " daemons):\n";
+    const size_t n = per_phase[0].size();
+    text += "orcad start-up (ms, median / slowest of " + std::to_string(n) + (n == 1 ? " daemon" : " daemons") + "):\n";
     for (size_t i = 0; i < phases; ++i) {
       auto& values = per_phase[i];
       std::sort(values.begin(), values.end());

@@ -1,6 +1,7 @@
 #!/bin/bash
 # orca_info end to end, against the build tree.
 . "$(dirname "$0")/../../lib/testcase.sh"
+. "$(dirname "$0")/../../lib/tool_output.sh"
 
 # `make check` sets these (AM_TESTS_ENVIRONMENT in test/Makefile.inc).
 if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_COMPONENT_DIR:-}" ] ||
@@ -42,20 +43,7 @@ info() {
     "$ORCA_INFO" "$@" >"$T/out" 2>"$T/err" || status=$?
 }
 
-show_output() {
-    echo "--- exit status: $status" >&2
-    echo "--- stdout:" >&2
-    cat "$T/out" >&2
-    echo "--- stderr:" >&2
-    cat "$T/err" >&2
-}
 
-expect_status() {
-    if [ "$status" -ne "$1" ]; then
-        show_output
-        fail "expected exit status $1, got $status"
-    fi
-}
 
 expect_failure() {
     if [ "$status" -eq 0 ]; then
@@ -64,21 +52,7 @@ expect_failure() {
     fi
 }
 
-# expect_line out|err LINE: that exact line is in stdout/stderr.
-expect_line() {
-    if ! grep -qxF -- "$2" "$T/$1"; then
-        show_output
-        fail "no line \"$2\" in std$1"
-    fi
-}
 
-# expect_text out|err TEXT: TEXT is somewhere in stdout/stderr.
-expect_text() {
-    if ! grep -qF -- "$2" "$T/$1"; then
-        show_output
-        fail "\"$2\" not in std$1"
-    fi
-}
 
 # reject_text out|err TEXT: TEXT is nowhere in stdout/stderr.
 reject_text() {

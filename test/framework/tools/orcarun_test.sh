@@ -8,6 +8,7 @@
 # outputs and exit statuses, and that no orcad, rank or helper of the case
 # is left once it is over.
 . "$(dirname "$0")/../../lib/testcase.sh"
+. "$(dirname "$0")/../../lib/tool_output.sh"
 
 # `make check` sets these (AM_TESTS_ENVIRONMENT in test/Makefile.inc).
 if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ]; then
@@ -91,20 +92,7 @@ finish() {
     orcarun_wait "${1:-60}" || status=$?
 }
 
-show_output() {
-    echo "--- exit status: ${status:-?}" >&2
-    echo "--- stdout (first 40 lines, 300 bytes each):" >&2
-    head -n 40 "$T/out" 2>/dev/null | cut -c1-300 >&2
-    echo "--- stderr (first 60 lines):" >&2
-    head -n 60 "$T/err" 2>/dev/null | cut -c1-300 >&2
-}
 
-expect_status() {
-    if [ "$status" -ne "$1" ]; then
-        show_output
-        fail "expected exit status $1, got $status"
-    fi
-}
 
 # expect_failure: a non-zero status of orcarun's own, not a signal's or
 # the hang guard's (124 and above).
@@ -147,21 +135,7 @@ expect_no_stderr() {
     fi
 }
 
-# expect_line out|err LINE: that exact line is there.
-expect_line() {
-    if ! grep -qxF -- "$2" "$T/$1"; then
-        show_output
-        fail "no line \"$2\" in std$1"
-    fi
-}
 
-# expect_text out|err TEXT: TEXT is somewhere there.
-expect_text() {
-    if ! grep -qF -- "$2" "$T/$1"; then
-        show_output
-        fail "\"$2\" not in std$1"
-    fi
-}
 
 # expect_match out|err REGEX: a line matches the extended REGEX.
 expect_match() {
@@ -765,10 +739,16 @@ timing_phases() {
     for phase in "agents started" "first daemon up" "all daemons up" "command started" "command ended" "teardown done"; do
         expect_match err "^  $phase +[0-9]+\.[0-9]\$"
     done
-    [ "$(grep -c '^  ' "$T/err")" -eq 6 ] || { show_output; fail "expected six phase lines"; }
+    sed -n '/^timing (ms/,/^orcad start-up/p' "$T/err" | grep '^  ' >"$T/phases"
+    [ "$(wc -l <"$T/phases")" -eq 6 ] || { show_output; fail "expected six phase lines"; }
     # The phases come in order.
-    awk '/^  / { if ($NF + 0 < last) bad = 1; last = $NF + 0 } END { exit bad }' "$T/err" ||
+    awk '{ if ($NF + 0 < last) bad = 1; last = $NF + 0 } END { exit bad }' "$T/phases" ||
         { show_output; fail "the phases are not in order"; }
+    # Then the daemon's own start-up, phase by phase (median / slowest).
+    expect_line err "orcad start-up (ms, median / slowest of 1 daemon):"
+    for phase in "agent to main" "bootstrap" "settings and components" "frameworks" "oob open" "parent answered"; do
+        expect_match err "^  $phase +[0-9]+\.[0-9] / +[0-9]+\.[0-9]\$"
+    done
     done_case
 }
 
