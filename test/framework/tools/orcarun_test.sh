@@ -862,6 +862,19 @@ progress_line_on_a_terminal() {
     done_case
 }
 
+# --report-topology: every daemon's hwloc summary, before the command runs.
+report_topology() {
+    setup
+    orc --mca plm_local_num_nodes 2 -n 2 --report-topology true
+    expect_status 0
+    local h
+    h=$(hostname)
+    expect_line err "topology of $h#1 (daemon 1):"
+    expect_line err "topology of $h#2 (daemon 2):"
+    expect_match err '^  [0-9]+ packages?, [0-9]+ cores?, [0-9]+ PUs?, [0-9]+ NUMA nodes?$'
+    done_case
+}
+
 CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_directory rank_environment_by_slot rank_environment_by_node
        routes_direct routes_direct_tree_spawn routes_radix routes_radix_tree_spawn
        failed_rank_exit_status missing_command_is_127 rank_killed_by_signal
@@ -876,7 +889,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        timeout_ends_the_job timing_phases version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
        local_plm_for_another_host relayed_output_kept_while_orcarun_lags
-       progress_line_on_a_terminal)
+       progress_line_on_a_terminal report_topology)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_test.sh CASE...).
 if [ $# -eq 0 ]; then
