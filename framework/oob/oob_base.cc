@@ -75,6 +75,11 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   if (!broken.empty()) return Message("oob", "component-failed", {{"failures", broken}});
 
   std::unique_ptr<Oob> oob(new Oob(runtime, loop, self, std::move(secret)));
+  // Lost-peer reports reach the handlers from the loop, never from inside
+  // the send that found the peer gone: a handler that sends (to report the
+  // loss, say) must not re-enter itself. A view of the loop: its deferred
+  // calls die with this Oob.
+  oob->deferred_ = std::make_unique<EventLoop>(loop.base());
   if (fw.value()->verbosity() >= 10) runtime.log("oob", "open-files limit: " + std::to_string(descriptors));
   oob->host_identity_ = identity->to_string();
   oob->reach_framework_ = reach.value();
@@ -359,16 +364,19 @@ void Oob::c_peer_lost(void* host, orca_process_name peer, const char* why) {
   auto* self = static_cast<Oob*>(host);
   std::string reason = why;
   if (!self->selection_error_.empty()) reason += " (ranking failed: " + self->selection_error_ + ")";
-  // A handler may cancel itself or add others: walk a copy of the tokens.
-  std::vector<size_t> tokens;
-  for (const auto& [token, handler] : self->lost_handlers_) tokens.push_back(token);
-  for (size_t token : tokens) {
-    auto it = self->lost_handlers_.find(token);
-    if (it != self->lost_handlers_.end()) {
-      LostHandler h = it->second;
-      h(ProcessName::from_c(peer), reason);
+  const ProcessName name = ProcessName::from_c(peer);
+  self->deferred_->defer([self, name, reason] {
+    // A handler may cancel itself or add others: walk a copy of the tokens.
+    std::vector<size_t> tokens;
+    for (const auto& [token, handler] : self->lost_handlers_) tokens.push_back(token);
+    for (size_t token : tokens) {
+      auto it = self->lost_handlers_.find(token);
+      if (it != self->lost_handlers_.end()) {
+        LostHandler h = it->second;
+        h(name, reason);
+      }
     }
-  }
+  });
 }
 
 void Oob::c_log(void* host, int level, const char* text) { static_cast<Oob*>(host)->log(level, text); }

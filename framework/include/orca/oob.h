@@ -158,8 +158,9 @@ struct ORCA_EXPORT ContactUri {
  *
  * Lost peers: every handler registered with on_peer_lost() hears of a
  * known peer that could not be reached or whose connection died and could
- * not be re-established (see framework/oob/README.md for the bound).
- * Everything runs on the event loop's thread.
+ * not be re-established (see framework/oob/README.md for the bound), from
+ * the loop after the call that found it out (never from inside a send, so
+ * a handler may send). Everything runs on the event loop's thread.
  */
 class ORCA_EXPORT Oob {
  public:
@@ -270,6 +271,7 @@ class ORCA_EXPORT Oob {
   std::unique_ptr<Timer> relay_timer_;
   size_t waiting_bytes_ = 0;
   std::unique_ptr<Timer> waiting_timer_;
+  std::unique_ptr<EventLoop> deferred_;  // a view of the loop for lost-peer reports (see open)
   std::optional<net::InterfaceInventory> inventory_cache_;
   bool starting_ = false;  // modules are starting in open(): select_local uses the scan open() just made
   std::string selection_error_;  // why the last ranking failed, for the peer-lost message

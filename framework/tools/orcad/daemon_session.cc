@@ -256,6 +256,10 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
       }
     };
     hooks.exited = [this](const launch::ExitRecord& record) {
+      if (parent_gone_) {
+        maybe_finish();
+        return;
+      }
       launch::ExitRecord r = record;
       if (!r.started) {
         r.wait_status = 127 << 8;
@@ -294,7 +298,16 @@ void DaemonSession::report_failure(std::uint32_t vpid, const std::string& messag
 }
 
 void DaemonSession::parent_gone(const std::string& why) {
+  // Once: sending the report below may itself find the parent lost, and
+  // the oob says so from inside the send.
+  if (parent_gone_) return;
+  parent_gone_ = true;
+  ending_ = true;
   process_.runtime().log("plm", "the parent of this daemon is gone (" + why + "); killing its ranks and exiting");
+  // If orcarun can still hear us (only the agent's session died), the
+  // cause is this daemon's end, not its ranks' SIGKILL: say so first, and
+  // send no exit records that would read as the ranks failing.
+  report_failure(bootstrap_.vpid, "this daemon's parent is gone (" + why + "); it killed its ranks and exited");
   end_at_once();
 }
 

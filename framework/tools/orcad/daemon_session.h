@@ -79,6 +79,7 @@ class DaemonSession {
   std::chrono::milliseconds partial_delay_{200};
   bool welcomed_ = false;
   bool ending_ = false;
+  bool parent_gone_ = false;  // ranks killed because the parent is gone: their exits are not news
   int exit_status_ = 0;
 };
 
