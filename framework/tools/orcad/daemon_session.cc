@@ -1,10 +1,8 @@
 // DaemonSession: orcad's wire-up, ranks, relaying and end.
 #include "daemon_session.h"
 
-#include <orca/frameworks.h>
 #include <orca/host_topology.h>
 #include <orca/iof.h>
-#include <orca/launcher_vars.h>
 
 #include <signal.h>
 #include <time.h>
@@ -46,12 +44,10 @@ void DaemonSession::up(std::uint32_t tag, const launch::WireMessage& message) {
 
 Status DaemonSession::start() {
   Runtime& rt = process_.runtime();
-  // Every framework's variables are declared, opened or not: the settings
-  // orcarun forwards name them all, and none may read as unknown here.
-  for (const auto* decl : known_frameworks()) {
-    if (auto fw = rt.add_framework(*decl); !fw) return fw.error();
-  }
-  if (Status st = launch::declare_launcher_variables(rt.registry()); !st) return st;
+  // Only the frameworks this daemon uses are declared, and settings that
+  // nothing here claims are not reported: orcarun checked every setting
+  // it forwards already, and 64 daemons repeating its warnings would only
+  // bury them.
   auto iof_fw = rt.add_framework(iof::kFramework);
   if (!iof_fw) return iof_fw.error();
   if (auto d = iof::partial_line_delay(rt.registry()); d) partial_delay_ = d.value();
@@ -81,7 +77,6 @@ Status DaemonSession::start() {
   if (!oob) return oob.error();
   oob_ = oob.value();
   oob_opened_ = StartupClock::Clock::now();
-  rt.report_settings(std::cerr);
   outbox_ = std::make_unique<oob::Outbox>(
       process_.loop(), *oob_, [this] { for (auto& [rank, r] : ranks_) r->resume_output(); },
       [this](ProcessName to, std::uint32_t tag, const Message& why) {

@@ -875,6 +875,16 @@ report_topology() {
     done_case
 }
 
+# A setting nothing claims is orcarun's warning, once, not every daemon's.
+unknown_setting_warned_once() {
+    setup
+    orc --mca plm_local_num_nodes 4 --mca nosuch_var 3 -n 4 true
+    expect_status 0
+    [ "$(grep -c 'no MCA variable is named "nosuch_var"' "$T/err")" -eq 1 ] ||
+        { show_output; fail "the unknown setting was not warned about exactly once"; }
+    done_case
+}
+
 CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_directory rank_environment_by_slot rank_environment_by_node
        routes_direct routes_direct_tree_spawn routes_radix routes_radix_tree_spawn
        failed_rank_exit_status missing_command_is_127 rank_killed_by_signal
@@ -889,7 +899,8 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        timeout_ends_the_job timing_phases version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
        local_plm_for_another_host relayed_output_kept_while_orcarun_lags
-       progress_line_on_a_terminal report_topology)
+       progress_line_on_a_terminal report_topology
+       unknown_setting_warned_once)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_test.sh CASE...).
 if [ $# -eq 0 ]; then
