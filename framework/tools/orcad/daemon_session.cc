@@ -117,9 +117,7 @@ Status DaemonSession::start() {
   });
 
   // Hello first: it opens the connection to the parent.
-  launch::DaemonReport hello{.vpid = bootstrap_.vpid, .hostname = hostname_, .contact_uri = oob_->contact_uri()};
-  if (auto uri = oob::ContactUri::parse(oob_->contact_uri()); uri) hello.host_identity = uri->host_identity;
-  auto bytes = launch::encode(hello);
+  auto bytes = launch::encode(who_we_are());
   if (!bytes) return bytes.error();
   outbox_->post(name(bootstrap_.parent), launch::kTagHello, std::move(bytes.value()));
 
@@ -167,12 +165,17 @@ void DaemonSession::on_hello(ProcessName from, std::span<const std::uint8_t> byt
   if (launcher_) launcher_->daemon_up(from.vpid);
 }
 
+launch::DaemonReport DaemonSession::who_we_are() const {
+  launch::DaemonReport r{.vpid = bootstrap_.vpid, .hostname = hostname_, .contact_uri = oob_->contact_uri()};
+  if (auto uri = oob::ContactUri::parse(oob_->contact_uri()); uri) r.host_identity = uri->host_identity;
+  return r;
+}
+
 void DaemonSession::on_welcome() {
   if (welcomed_) return;
   welcomed_ = true;
-  launch::DaemonReport report{.vpid = bootstrap_.vpid, .hostname = hostname_, .contact_uri = oob_->contact_uri(),
-                              .route = oob_->route(name(bootstrap_.parent))};
-  if (auto uri = oob::ContactUri::parse(oob_->contact_uri()); uri) report.host_identity = uri->host_identity;
+  launch::DaemonReport report = who_we_are();
+  report.route = oob_->route(name(bootstrap_.parent));
   if ((bootstrap_.flags & launch::kBootstrapReportTopology) != 0) {
     auto summary = net::topology_summary();
     if (summary) report.notes = std::move(summary.value());

@@ -48,6 +48,8 @@ class DaemonSession {
   Status start();
   void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_welcome();
+  /* The hello: name, host and contact URI (the report adds the rest). */
+  launch::DaemonReport who_we_are() const;
   void on_control(std::span<const std::uint8_t> bytes);
   void on_stdin(std::span<const std::uint8_t> bytes);
   void launch_ranks(const launch::LaunchCommand& command);
