@@ -8,6 +8,7 @@
 #include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -197,6 +198,15 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
   } while (n < 0 && errno == EINTR);
   return parent_ends(pid, std::move(in_write), std::move(out_read), std::move(err_read),
                      n == static_cast<ssize_t>(sizeof err) ? std::strerror(err) : std::string());
+}
+
+std::string describe_wait_status(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    const int s = WTERMSIG(wait_status);
+    const char* name = ::strsignal(s);
+    return "was killed by signal " + std::to_string(s) + (name ? std::string(" (") + name + ")" : std::string());
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
 }
 
 std::vector<std::string> current_environment() {

@@ -50,6 +50,10 @@ struct SpawnedChild {
  * failed (the call and errno named). */
 ORCA_EXPORT Result<SpawnedChild> spawn_child(const SpawnSpec& spec);
 
+/* How a process ended, for messages: "exited with status 3", "was killed
+ * by signal 9 (Killed)". `wait_status` as waitpid gave it. */
+ORCA_EXPORT std::string describe_wait_status(int wait_status);
+
 /* This process's environment as NAME=VALUE strings. */
 ORCA_EXPORT std::vector<std::string> current_environment();
 /* Sets NAME=VALUE in `env`, replacing an entry of the same name. */

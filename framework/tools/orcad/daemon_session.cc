@@ -283,9 +283,8 @@ void DaemonSession::on_stdin(std::span<const std::uint8_t> bytes) {
 
 void DaemonSession::child_agent_ended(std::uint32_t vpid, int status, const std::string& tail) {
   if (!ending_) {
-    std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
-                                        : "was killed by signal " + std::to_string(WTERMSIG(status));
-    report_failure(vpid, "the agent for " + host_of(vpid) + " (vpid " + std::to_string(vpid) + ") " + how +
+    report_failure(vpid, "the agent for " + host_of(vpid) + " (vpid " + std::to_string(vpid) + ") " +
+                             plm::describe_wait_status(status) +
                              (tail.empty() ? std::string(", printing nothing") : ", printing:\n" + tail));
   }
   maybe_finish();

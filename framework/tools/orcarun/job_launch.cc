@@ -1,6 +1,7 @@
 // JobLaunch: wire-up, the command, output, exits and teardown.
 #include "job_launch.h"
 
+#include <orca/child_process.h>
 #include <orca/mca_forward.h>
 #include <orca/oob.h>
 
@@ -35,15 +36,6 @@ void write_all(int fd, std::string_view text) {
     if (n <= 0) return;  // a closed stdout is the reader's choice
     text.remove_prefix(static_cast<size_t>(n));
   }
-}
-
-std::string how_ended(int wait_status) {
-  if (WIFSIGNALED(wait_status)) {
-    const int s = WTERMSIG(wait_status);
-    const char* name = ::strsignal(s);
-    return "was killed by signal " + std::to_string(s) + (name ? std::string(" (") + name + ")" : std::string());
-  }
-  return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
 }
 
 int exit_code_of(int wait_status) {
@@ -343,7 +335,7 @@ void JobLaunch::rank_ended(const launch::ExitRecord& record) {
     } else {
       fail_job(Message("orcarun", "rank-failed",
                        {{"rank", std::to_string(record.rank)}, {"host", printable(daemon_[vpid].host)},
-                        {"how", how_ended(record.wait_status)}, {"command", printable(options_.command[0])}}),
+                        {"how", plm::describe_wait_status(record.wait_status)}, {"command", printable(options_.command[0])}}),
                exit_code_of(record.wait_status));
     }
     if (ranks_left_ > 0) {
@@ -465,10 +457,10 @@ void JobLaunch::on_agent_exit(std::uint32_t vpid, int wait_status, const std::st
   if (phase_ != Phase::TearingDown && phase_ != Phase::Done && !d.gone) {
     const std::string printed = tail.empty() ? std::string("it printed nothing") : "it printed:\n" + tail;
     if (!d.up) {
-      daemon_failed(vpid, "its agent (" + printable(plan_.plm.component) + ") " + how_ended(wait_status) +
+      daemon_failed(vpid, "its agent (" + printable(plan_.plm.component) + ") " + plm::describe_wait_status(wait_status) +
                               " before the daemon reported; " + printed);
     } else {
-      daemon_failed(vpid, "its daemon ended early: the agent " + how_ended(wait_status) + "; " + printed);
+      daemon_failed(vpid, "its daemon ended early: the agent " + plm::describe_wait_status(wait_status) + "; " + printed);
     }
   }
   maybe_done();
