@@ -12,8 +12,6 @@ ORCA_PREFIX=${ORCA_PREFIX:-$ORCA_BUILD_DIR/prefix}
 ORCA_PACKAGES=(build-essential autoconf automake libtool pkg-config
                libevent-dev libhwloc-dev libssl-dev libgtest-dev libbenchmark-dev
                iproute2 nftables procps openssh-server openssh-client)
-# What `make bench-launch` compares against: the launchers users run today.
-ORCA_BENCH_PACKAGES=(openmpi-bin mpich)
 
 install_packages() {
     local missing=() wanted=("${ORCA_PACKAGES[@]}" "$@")
