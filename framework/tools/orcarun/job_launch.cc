@@ -360,6 +360,10 @@ void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
     begin_teardown();
     return;
   }
+  // The lost daemon itself may be alive but silent (stopped, or behind a
+  // black hole): its agent goes now, not at the end of the teardown. With
+  // ssh that closes the daemon's stdin, which ends it once it runs again.
+  launcher_->signal(vpid, SIGKILL);
   // Daemons orcarun started below it lost their parent: end them now
   // rather than when their own connection attempts give up.
   for (std::uint32_t v : plan_.tree->subtree(vpid)) {

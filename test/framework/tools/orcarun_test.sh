@@ -606,6 +606,21 @@ daemon_killed_mid_job() {
     done_case
 }
 
+# A daemon SIGSTOPped for longer than the heartbeat: alive but silent. The
+# job ends naming it, and the stopped daemon is not left behind.
+daemon_stopped() {
+    setup
+    start --mca plm_local_num_nodes 4 -n 4 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
+    await_ranks 4
+    local pid; pid=$(orcad_pid "$M" 2)
+    [ -n "$pid" ] || fail "no orcad of daemon 2 found"
+    kill -STOP "$pid"
+    finish 40
+    expect_failure
+    expect_text err "orcarun: the daemon on $HOST#2 (vpid 2) failed: "
+    done_case
+}
+
 # interior_case TREE_SPAWN: radix 2 over 7 nodes (1 -> 3, 4; 3 -> 7);
 # daemon 1, with its subtree below it, is SIGKILLed.
 interior_case() {
@@ -892,7 +907,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        stdout_and_stderr_apart partial_line_is_shown long_line_without_newline
        stdin_goes_to_rank_0 stdin_to_all stdin_to_none large_stdin_intact stdin_flow_control
        sigint_ends_the_job sigterm_ends_the_job sigint_ignored_then_killed
-       daemon_killed_mid_job interior_daemon_killed interior_daemon_killed_tree_spawn
+       daemon_killed_mid_job daemon_stopped interior_daemon_killed interior_daemon_killed_tree_spawn
        orcarun_killed orcarun_killed_tree_spawn sigterm_reaches_starting_daemons
        sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
        missing_daemon_program startup_timeout
