@@ -512,7 +512,10 @@ NFT
     # h3's orcad is gone with the job: orcarun ends a lost daemon's agent
     # (here the daemon itself) as soon as it declares it lost, rather than
     # at the end of the teardown.
-    kill -0 "$orcad3" 2>/dev/null && fail "h3's orcad (pid $orcad3) still runs after orcarun ended:
+    # SIGKILL is delivered asynchronously: give the kernel a moment.
+    local i
+    for ((i = 0; i < 50; i++)); do process_alive "$orcad3" || break; sleep 0.1; done
+    process_alive "$orcad3" && fail "h3's orcad (pid $orcad3) still runs after orcarun ended:
 $(orun_output job)"
     expect_no_stdout job
     expect_clean "$p" $(all_hosts 4)

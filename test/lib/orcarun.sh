@@ -115,3 +115,11 @@ orcad_pid() {
         if grep -q "@orca/[0-9]*\.$2/$pid/" /proc/net/unix 2>/dev/null; then echo "$pid"; fi
     done
 }
+
+# process_alive PID: PID exists and is not a zombie (dead, not yet reaped:
+# the init of some containers reaps orphans late).
+process_alive() {
+    local stat
+    stat=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+    [ -n "$stat" ] && [ "$stat" != Z ]
+}
