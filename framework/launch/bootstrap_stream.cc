@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace orca::launch {
@@ -54,8 +55,15 @@ Result<Bootstrap> read_bootstrap(int fd, int limit_ms) {
   if (Status st = read_exactly(fd, head, 4, limit_ms); !st) return st.error();
   const std::uint32_t n = std::uint32_t{head[0]} << 24 | std::uint32_t{head[1]} << 16 | std::uint32_t{head[2]} << 8 | head[3];
   if (n == 0 || n > kMaxBytes + 4 * kMaxText) return stdin_error("a length of " + std::to_string(n) + " bytes");
-  std::vector<std::uint8_t> body(n);
-  if (Status st = read_exactly(fd, body.data(), n, limit_ms); !st) return st.error();
+  // The buffer grows with the bytes that arrived, a step ahead at most (as
+  // the oob's frame reader does): a length that lies costs what was sent.
+  constexpr size_t kStep = 1u << 20;
+  std::vector<std::uint8_t> body;
+  while (body.size() < n) {
+    const size_t have = body.size();
+    body.resize(std::min<size_t>(n, have + kStep));
+    if (Status st = read_exactly(fd, body.data() + have, body.size() - have, limit_ms); !st) return st.error();
+  }
   auto m = decode(body);
   if (!m) return m.error();
   if (!std::holds_alternative<Bootstrap>(m.value())) {

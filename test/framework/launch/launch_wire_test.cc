@@ -124,6 +124,16 @@ TEST(LaunchWire, TheBootstrapFrameReadsBackFromAPipe) {
   EXPECT_NE(silent.error().arg("why").find("50 ms"), std::string::npos);
   ::close(fds[0]);
   ::close(fds[1]);
+  // A length that is within the bound but lies: 16 MiB claimed, 10 bytes
+  // sent. An error naming how much arrived, not a wait for the rest.
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::uint8_t claims[] = {0x01, 0x00, 0x00, 0x00, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  ASSERT_EQ(::write(fds[1], claims, sizeof claims), static_cast<ssize_t>(sizeof claims));
+  ::close(fds[1]);
+  auto short_body = read_bootstrap(fds[0], 1000);
+  ASSERT_FALSE(short_body.ok());
+  EXPECT_NE(short_body.error().arg("why").find("after 10 of"), std::string::npos) << short_body.error().summary();
+  ::close(fds[0]);
   // A lying length.
   ASSERT_EQ(::pipe(fds), 0);
   const std::uint8_t huge[] = {0xff, 0xff, 0xff, 0xff};
