@@ -25,10 +25,15 @@ Message bad_slots(std::string_view source, std::string_view host, std::string_vi
 }  // namespace
 
 Result<std::vector<HostSlots>> merge_duplicate_hosts(std::vector<HostSlots> hosts, std::string_view source) {
+  // A million hosts are allowed: the index points into `out` (reserved,
+  // so it never moves) instead of copying every name, and never rehashes.
   std::vector<HostSlots> out;
-  std::unordered_map<std::string, size_t> index;  // name -> position in out
+  out.reserve(hosts.size());
+  std::unordered_map<std::string_view, size_t> index;  // name in out -> its position
+  index.reserve(hosts.size());
   for (HostSlots& h : hosts) {
-    auto [it, inserted] = index.try_emplace(h.name, out.size());
+    const auto it = index.find(h.name);
+    const bool inserted = it == index.end();
     const std::uint64_t before = inserted ? 0 : out[it->second].slots;
     const std::uint64_t sum = before + h.slots;
     if (sum > kMaxSlotsPerHost) {
@@ -39,6 +44,7 @@ Result<std::vector<HostSlots>> merge_duplicate_hosts(std::vector<HostSlots> host
     }
     if (inserted) {
       out.push_back(std::move(h));
+      index.emplace(out.back().name, out.size() - 1);
       continue;
     }
     HostSlots& first = out[it->second];
@@ -53,6 +59,7 @@ Result<std::vector<HostSlots>> parse_host_option(std::string_view text) {
   if (list.empty()) return Message("launch", "hostlist-empty", {{"source", std::string(kHostOption)}});
   std::vector<HostSlots> hosts;
   std::vector<std::string> names;
+  HostlistBudget budget;  // for the hosts of the whole option, not of one item
   for (std::string_view item : split_hostlist_items(list)) {
     // Slots follow the last ':' (a host name has none).
     const size_t colon = item.rfind(':');
@@ -72,8 +79,7 @@ Result<std::vector<HostSlots>> parse_host_option(std::string_view text) {
       proto.slots_given = true;
     }
     names.clear();
-    // The limit counts the hosts of the whole option, not of one item.
-    if (Status st = expand_hostlist_item(name_part, kHostOption, names, kMaxHostNames - hosts.size()); !st) {
+    if (Status st = expand_hostlist_item(name_part, kHostOption, names, budget); !st) {
       return st.error();
     }
     for (std::string& n : names) {

@@ -77,6 +77,7 @@ Result<std::optional<unsigned>> parse_settings(std::string_view rest, const Line
 Result<std::vector<HostSlots>> parse_hostfile_text(std::string_view text, std::string_view file_name) {
   std::vector<HostSlots> hosts;
   std::vector<std::string> names;
+  HostlistBudget budget;  // for the whole file
   size_t line_no = 0;
   size_t start = 0;
   while (start <= text.size()) {
@@ -100,7 +101,7 @@ Result<std::vector<HostSlots>> parse_hostfile_text(std::string_view text, std::s
 
     const std::string source = "hostfile " + std::string(file_name) + ":" + std::to_string(line_no);
     names.clear();
-    if (Status st = expand_hostlist_into(host, source, names, kMaxHostNames - hosts.size()); !st) {
+    if (Status st = expand_hostlist_into(host, source, names, budget); !st) {
       return st.error();
     }
     for (std::string& n : names) {

@@ -30,8 +30,9 @@ Message syntax_error(std::string_view source, std::string_view part, std::string
                  {{"source", std::string(source)}, {"part", excerpt(part)}, {"why", std::move(why)}});
 }
 
-Message too_large(std::string_view source, std::string_view part, std::uint64_t count, std::size_t limit) {
-  return Message("launch", "hostlist-too-large",
+Message too_large(std::string_view source, std::string_view part, std::uint64_t count, std::size_t limit,
+                  const char* topic = "hostlist-too-large") {
+  return Message("launch", topic,
                  {{"source", std::string(source)},
                   {"part", excerpt(part)},
                   {"count", count_text(count)},
@@ -171,12 +172,12 @@ std::vector<std::string_view> split_hostlist_items(std::string_view text) {
 }
 
 Status expand_hostlist_item(std::string_view item, std::string_view source, std::vector<std::string>& out,
-                            std::size_t limit) {
+                            HostlistBudget& budget) {
   if (item.empty()) {
     return syntax_error(source, item, "an item is empty: two commas in a row, or a comma at the start or end");
   }
-  const std::size_t room = limit > out.size() ? limit - out.size() : 0;
-  auto parsed = parse_item(item, source, limit);
+  const std::size_t room = budget.names;
+  auto parsed = parse_item(item, source, kMaxHostNames);
   if (!parsed) return parsed.error();
   const std::vector<Segment>& segments = parsed.value();
 
@@ -193,12 +194,20 @@ Status expand_hostlist_item(std::string_view item, std::string_view source, std:
     names = mul_sat(names, in_group);
     length += group_width(s.ranges);
   }
-  if (names > room) return too_large(source, item, add_sat(out.size(), names), limit);
+  if (names > room) return too_large(source, item, add_sat(kMaxHostNames - room, names), kMaxHostNames);
   if (length > kMaxHostNameLength) {
     return syntax_error(source, item,
                         "its names are " + std::to_string(length) + " characters long; a host name has at most " +
                             std::to_string(kMaxHostNameLength));
   }
+  // Names times their length: what the expansion costs, before any of it.
+  const std::uint64_t chars = mul_sat(names, length);
+  if (chars > budget.chars) {
+    return too_large(source, item, add_sat(kMaxHostListChars - budget.chars, chars), kMaxHostListChars,
+                     "hostlist-too-long");
+  }
+  budget.names -= static_cast<std::size_t>(names);
+  budget.chars -= static_cast<std::size_t>(chars);
 
   // Every group's numbers as text, then every combination, the last group
   // varying fastest.
@@ -238,13 +247,15 @@ Status expand_hostlist_item(std::string_view item, std::string_view source, std:
 }
 
 Status expand_hostlist_into(std::string_view text, std::string_view source, std::vector<std::string>& out,
-                            std::size_t limit) {
+                            HostlistBudget& budget) {
   const std::string_view list = mca::trim(text);
   if (list.empty()) return Message("launch", "hostlist-empty", {{"source", std::string(source)}});
   const size_t before = out.size();
+  const HostlistBudget saved = budget;
   for (std::string_view item : split_hostlist_items(list)) {
-    if (Status st = expand_hostlist_item(item, source, out, limit); !st) {
+    if (Status st = expand_hostlist_item(item, source, out, budget); !st) {
       out.resize(before);
+      budget = saved;
       return st;
     }
   }
@@ -253,7 +264,8 @@ Status expand_hostlist_into(std::string_view text, std::string_view source, std:
 
 Result<std::vector<std::string>> expand_hostlist(std::string_view text, std::string_view source) {
   std::vector<std::string> out;
-  if (Status st = expand_hostlist_into(text, source, out, kMaxHostNames); !st) return st.error();
+  HostlistBudget budget;
+  if (Status st = expand_hostlist_into(text, source, out, budget); !st) return st.error();
   return out;
 }
 

@@ -24,6 +24,8 @@ std::optional<IpAddress> IpAddress::parse(std::string_view text, std::string* wh
     if (why != nullptr) *why = reason;
     return std::nullopt;
   };
+  // The C functions below stop at a NUL: "10.0.0.1\0junk" must not pass.
+  if (text.find('\0') != std::string_view::npos) return fail("a NUL byte in the address");
   std::string s(text);
   std::uint32_t scope = 0;
   if (size_t pct = s.find('%'); pct != std::string::npos) {
@@ -84,7 +86,7 @@ bool IpAddress::same_address(const IpAddress& other) const noexcept {
 }
 
 std::strong_ordering operator<=>(const IpAddress& a, const IpAddress& b) noexcept {
-  if (auto c = a.family_ <=> b.family_; c != 0) return c;
+  if (auto c = a.family_ <=> b.family_; std::is_neq(c)) return c;
   if (int c = std::memcmp(a.bytes_.data(), b.bytes_.data(), a.size()); c != 0) return c <=> 0;
   return a.scope_id_ <=> b.scope_id_;
 }

@@ -40,6 +40,11 @@ namespace orca::launch {
 inline constexpr std::size_t kMaxHostNames = 1'000'000;
 /* The longest host name (DNS: 253 characters). */
 inline constexpr std::size_t kMaxHostNameLength = 253;
+/* At most this many characters of host names from one list, one --host
+ * or one hostfile: a million names of 16 characters. Without it a short
+ * list of long names (a 240-character name with a range of a million)
+ * would cost gigabytes before anything could refuse it. */
+inline constexpr std::size_t kMaxHostListChars = std::size_t{16} << 20;
 /* The most digits of one number in a bracket group. */
 inline constexpr std::size_t kMaxRangeDigits = 9;
 /* The most slots of one host, after duplicates are added up. */
@@ -59,7 +64,8 @@ inline constexpr std::size_t kMaxHostfileSize = std::size_t{1} << 20;  // 1 MiB
  * unclosed, nested or unopened bracket, an empty group or range, a
  * reversed range (node[5-3]), a number of more than kMaxRangeDigits
  * digits, a name longer than kMaxHostNameLength, more than kMaxHostNames
- * names in all (launch/hostlist-too-large). */
+ * names in all (launch/hostlist-too-large), more than kMaxHostListChars
+ * characters of names in all (launch/hostlist-too-long). */
 ORCA_EXPORT Result<std::vector<std::string>> expand_hostlist(std::string_view text, std::string_view source);
 
 /* A host and how many processes it takes without oversubscription. */

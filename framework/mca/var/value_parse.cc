@@ -51,7 +51,8 @@ bool parse_u64(std::string_view text, std::uint64_t* out) {
   errno = 0;
   char* end = nullptr;
   unsigned long long v = std::strtoull(s.c_str(), &end, number_base(s));
-  if (errno == ERANGE || end == s.c_str() || *end != '\0') return false;
+  // The whole text, not up to an embedded NUL ("5\0junk" is not 5).
+  if (errno == ERANGE || end == s.c_str() || end != s.c_str() + s.size()) return false;
   *out = v;
   return true;
 }
@@ -62,7 +63,7 @@ Result<Value> parse_int(const VarSpec& spec, std::string_view text, const Source
   char* end = nullptr;
   const std::string_view unsigned_part = !s.empty() && (s[0] == '-' || s[0] == '+') ? std::string_view(s).substr(1) : s;
   long long v = std::strtoll(s.c_str(), &end, number_base(unsigned_part));
-  if (s.empty() || is_space(s[0]) || end == s.c_str() || *end != '\0')
+  if (s.empty() || is_space(s[0]) || end == s.c_str() || end != s.c_str() + s.size())
     return bad_value(spec, text, source, "not a whole number");
   if (errno == ERANGE) return bad_value(spec, text, source, "out of the 64-bit range");
   return Value(std::int64_t{v});
@@ -111,7 +112,7 @@ Result<Value> parse_unbounded(const VarSpec& spec, std::string_view text, const 
       errno = 0;
       char* end = nullptr;
       double v = std::strtod(s.c_str(), &end);
-      if (s.empty() || is_space(s[0]) || end == s.c_str() || *end != '\0')
+      if (s.empty() || is_space(s[0]) || end == s.c_str() || end != s.c_str() + s.size())
         return bad_value(spec, text, source, "not a number");
       if (!std::isfinite(v)) return bad_value(spec, text, source, "not finite");
       // ERANGE also flags tiny (subnormal) results, which are fine; only a

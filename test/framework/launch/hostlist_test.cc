@@ -91,6 +91,22 @@ TEST(ExpandHostlist, AtTheLimit) {
   EXPECT_EQ(n.back(), "n1000000");
 }
 
+// Found by test/fuzz/hostlist_fuzz (corpus regression-long-names-oom): a
+// 29-byte --host of a million 26-character names took 280 MB, a 250-byte
+// one of 246-character names 690 MB, all within the limit on names.
+TEST(ExpandHostlist, CharactersOfNamesAreBoundedBeforeExpanding) {
+  const std::string long_name(240, 'a');
+  auto r = expand_hostlist(long_name + "[0-999999]", "--host");
+  ASSERT_TRUE(FailedWith(r, "launch", "hostlist-too-long"));
+  EXPECT_EQ(r.error().arg("count"), "246000000");
+  EXPECT_EQ(r.error().arg("limit"), std::to_string(kMaxHostListChars));
+  // The bound is on the whole list, not on one item: two halves of a
+  // million 20-character names are 20 million characters.
+  const std::string half = std::string(14, 'b') + "[000000-499999]";
+  EXPECT_TRUE(expand_hostlist(half, "--host").ok());
+  EXPECT_TRUE(FailedWith(expand_hostlist(half + ",c" + half.substr(1), "--host"), "launch", "hostlist-too-long"));
+}
+
 // ---------------------------------------------------------------- malformed
 
 struct Bad {

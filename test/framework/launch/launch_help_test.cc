@@ -35,6 +35,7 @@ std::vector<Message> every_message() {
   out.push_back(error_of(expand_hostlist("", "--host")));
   out.push_back(error_of(expand_hostlist("n[5-3]", "SLURM_JOB_NODELIST")));
   out.push_back(error_of(expand_hostlist("n[1-10000000]", "--host")));
+  out.push_back(error_of(expand_hostlist(std::string(240, 'a') + "[0-999999]", "--host")));
   out.push_back(error_of(parse_host_option("h:0")));
   out.push_back(error_of(parse_hostfile_text("a b\n", "/x")));
   out.push_back(error_of(parse_hostfile_text("a max_slots=2\n", "/x")));
@@ -64,7 +65,7 @@ TEST(LaunchHelp, EveryMessageRendersCompletely) {
     EXPECT_TRUE(LacksText(text, "{"));
     EXPECT_TRUE(Contains(text, "orcarun: "));
   }
-  EXPECT_EQ(topics.size(), 16u) << "one message per topic";
+  EXPECT_EQ(topics.size(), 17u) << "one message per topic";
 }
 
 TEST(LaunchHelp, TooManyNamesTheOptionToSet) {

@@ -164,6 +164,19 @@ TEST(IpAddressParse, JunkIsRejectedWithAReason) {
   EXPECT_TRUE(Contains(parse_error("1::2::3"), "not an IPv6 address"));
 }
 
+// Regression (test/fuzz/interface_filter_fuzz, corpus
+// regression-nul-in-cidr): inet_pton stops at a NUL, and "10.0.0.0\0junk"
+// was accepted as 10.0.0.0, in oob_tcp_if_include and in contact URIs.
+TEST(IpAddressParse, EmbeddedNulIsRejected) {
+  for (const std::string& text : {std::string("10.0.0.0\0junk", 13), std::string("::1\0", 4),
+                                 std::string("fe80::1%lo\0x", 12)}) {
+    std::string why;
+    EXPECT_FALSE(IpAddress::parse(text, &why).has_value());
+    EXPECT_EQ(why, "a NUL byte in the address");
+  }
+  EXPECT_FALSE(IpPrefix::parse(std::string("10.0.0.0\0/8", 11)).has_value());
+}
+
 TEST(IpAddressParse, ReasonIsOptional) {
   EXPECT_FALSE(IpAddress::parse("junk").has_value());
   EXPECT_FALSE(IpAddress::parse("fe80::1%").has_value());

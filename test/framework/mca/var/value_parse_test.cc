@@ -114,6 +114,18 @@ TEST(ParseInt, RejectsJunkAndSurroundingSpace) {
   }
 }
 
+// Regression (test/fuzz/param_file_fuzz, corpus regression-nul-in-number):
+// the C parsers stop at a NUL, and "64\0junk" from a binary param file
+// was read as 64.
+TEST(ParseNumbers, EmbeddedNulIsJunk) {
+  const std::string text("64\0junk", 7);
+  EXPECT_EQ(why(VarType::Int, text), "not a whole number");
+  EXPECT_EQ(why(VarType::Unsigned, text), "not a non-negative whole number");
+  EXPECT_EQ(why(VarType::Size, text), "not a byte count");
+  EXPECT_EQ(why(VarType::Double, text), "not a number");
+  EXPECT_EQ(why(VarType::Size, std::string("1\0k", 3)), "not a byte count");
+}
+
 // Regression: strtoll with base 0 once read a leading 0 as octal.
 TEST(ParseInt, LeadingZeroIsStillDecimal) {
   Result<Value> ten = parse(VarType::Int, "010");

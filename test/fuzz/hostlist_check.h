@@ -1,0 +1,56 @@
+// Checks shared by the host list targets: what every accepted host name
+// and every parsed host must look like (orca/host_list.h).
+#ifndef ORCA_TEST_FUZZ_HOSTLIST_CHECK_H
+#define ORCA_TEST_FUZZ_HOSTLIST_CHECK_H
+
+#include <orca/host_list.h>
+
+#include "fuzz_input.h"
+
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+namespace orca::fuzz {
+
+inline bool host_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+         c == '_';
+}
+
+inline void check_host_name(const std::string& name) {
+  fuzz_require(!name.empty() && name.size() <= launch::kMaxHostNameLength, "a host name of a bad length");
+  for (char c : name) fuzz_require(host_char(c), "a host name with a character outside A-Z a-z 0-9 . - _");
+}
+
+inline void check_names(const std::vector<std::string>& names) {
+  fuzz_require(!names.empty() && names.size() <= launch::kMaxHostNames, "a list of a bad size");
+  std::size_t chars = 0;
+  for (const std::string& n : names) {
+    check_host_name(n);
+    chars += n.size();
+  }
+  fuzz_require(chars <= launch::kMaxHostListChars, "a list of more characters than kMaxHostListChars");
+}
+
+/* Merged hosts: each name once, slots within bounds. */
+inline void check_hosts(const std::vector<launch::HostSlots>& hosts) {
+  fuzz_require(!hosts.empty() && hosts.size() <= launch::kMaxHostNames, "a host list of a bad size");
+  // Views, not copies: a million hosts are allowed, and the check must
+  // not double what the code under test spends.
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(hosts.size());
+  std::size_t chars = 0;
+  for (const launch::HostSlots& h : hosts) {
+    check_host_name(h.name);
+    chars += h.name.size();
+    fuzz_require(seen.insert(h.name).second, "a host appears twice after merging");
+    fuzz_require(h.slots >= 1 && h.slots <= launch::kMaxSlotsPerHost, "slots out of bounds");
+  }
+  fuzz_require(chars <= launch::kMaxHostListChars, "hosts of more characters than kMaxHostListChars");
+}
+
+}  // namespace orca::fuzz
+
+#endif

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Writes the seed inputs of every fuzz target into test/fuzz/corpus/<name>/.
+
+The seeds are checked in; this script only says how the binary ones were
+made (frames, wire messages), so they can be made again after a format
+change. It writes seed-* files only and leaves regression-* inputs alone.
+
+Usage: test/fuzz/make-seeds.py   (from anywhere)
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+# --- oob frames (framework/oob/frame_codec.h)
+DATA, ACK, HEARTBEAT, HELLO, CHALLENGE, RESPONSE, ACCEPT, REFUSE, COMMIT = range(1, 10)
+
+
+def frame(ftype, payload=b"", tag=0, seq=0, ack=0, length=None):
+    n = len(payload) if length is None else length
+    return struct.pack(">BBHIQQI", ftype, 0, 0, tag, seq, ack, n) + payload
+
+
+def hello_payload(version=2):
+    return b"ORCA" + struct.pack(">H", version) + struct.pack(">II", 7, 3) + struct.pack(">II", 7, 0) + bytes(32) + struct.pack(">Q", 0)
+
+
+def frame_input(mode, cuts, stream):
+    return bytes([mode, len(cuts)]) + b"".join(struct.pack(">H", c) for c in cuts) + stream
+
+
+write("frame_codec", "one-data", frame_input(0, [], frame(DATA, b"hi", tag=5, seq=1)))
+write("frame_codec", "data-ack-heartbeat-cut",
+      frame_input(2, [1, 5, 30], frame(DATA, b"abc", tag=1, seq=1) + frame(DATA, b"de", tag=1, seq=2, ack=1) +
+                  frame(ACK, ack=2) + frame(HEARTBEAT, ack=2)))
+write("frame_codec", "handshake-then-data",
+      frame_input(1, [13], frame(HELLO, hello_payload()) + frame(COMMIT) + frame(DATA, b"x", tag=9, seq=1)))
+write("frame_codec", "direct-payload", frame_input(8 | 2, [7], frame(DATA, bytes(range(256)) * 2, tag=2, seq=1)))
+write("frame_codec", "lying-length", frame_input(6, [], frame(DATA, b"0123456789", seq=1, length=1 << 20)))
+write("frame_codec", "refuse", frame_input(1, [], frame(REFUSE, b"\x05not an Orca hello")))
+
+# --- handshake (test/fuzz/handshake_fuzz.cc): mode, then ops
+write("handshake", "server-honest", bytes([0, 0, 0, 0, 0]))
+write("handshake", "client-honest", bytes([1, 0, 0, 0]))
+write("handshake", "server-tampered-response", bytes([0, 0, 1, 3, 0x40, 0]))
+write("handshake", "client-retyped-challenge", bytes([1, 2, RESPONSE, 0]))
+raw_hello = frame(HELLO, hello_payload())
+write("handshake", "server-raw-hello", bytes([0, 3, len(raw_hello)]) + raw_hello + bytes([0, 0]))
+raw_old = frame(HELLO, hello_payload(version=1))
+write("handshake", "server-raw-old-version", bytes([0, 3, len(raw_old)]) + raw_old)
+write("handshake", "client-raw-refuse", bytes([1, 3, 40]) + frame(REFUSE, b"\x04bad key")[:40])
+
+# --- launcher wire messages (orca/launch_wire.h)
+def u32(v): return struct.pack(">I", v)
+def i32(v): return struct.pack(">i", v)
+def u64(v): return struct.pack(">Q", v)
+def text(s): return u32(len(s)) + (s.encode() if isinstance(s, str) else s)
+def texts(items): return u32(len(items)) + b"".join(text(s) for s in items)
+
+
+SETTINGS = "orca-settings 1\noob_tcp_if_include command-line 0 0 % eth0,10.0.0.0/8\n"
+bootstrap = (bytes([1]) + u32(12345) + u32(1) + u32(2) + u32(0) + text("12345.0;host=b-1-2;tcp=10.0.0.1/24/physical/5000") +
+             text(b"0123456789abcdef") + text(SETTINGS) + texts(["node1", "node2"]) + texts(["orcad"]) + u32(1) + u64(99))
+report = (bytes([2]) + u32(1) + text("node1") + text("b-1-2") + text("12345.1;host=b-1-2;tcp=10.0.0.2/24/veth/5001") +
+          text("tcp: 10.0.0.2:40112 -> 10.0.0.1:5000") + texts(["eth0 10.0.0.2/24"]) + u32(2) + u32(10) + u32(20))
+command = (bytes([3]) + texts(["hostname", "-s"]) + texts(["A=1"]) + u32(2) + u32(0) + u32(1) + u32(0) + u32(1) + u32(2) +
+           u32(0) + u32(2) + text("/tmp") + i32(-1))
+output = bytes([4]) + u32(3) + bytes([1, 0, 1]) + text(b"prompt> ")
+exit_record = bytes([5]) + u32(3) + i32(0x100) + bytes([1]) + text("")
+teardown = bytes([6]) + i32(15) + text("interrupted")
+signal = bytes([7]) + i32(2)
+stdin_data = bytes([8]) + bytes([1]) + text(b"")
+credit = bytes([9]) + u32(4096)
+failure = bytes([10]) + u32(2) + text("node2") + text("ssh: connect to host node2 port 22: No route to host")
+for name, m in [("bootstrap", bootstrap), ("daemon-report", report), ("launch-command", command), ("output", output),
+                ("exit-record", exit_record), ("teardown", teardown), ("signal", signal), ("stdin-eof", stdin_data),
+                ("credit", credit), ("daemon-failure", failure)]:
+    write("launch_wire", name, m)
+write("bootstrap_stream", "bootstrap", u32(len(bootstrap)) + bootstrap)
+write("bootstrap_stream", "not-a-bootstrap", u32(len(credit)) + credit)
+write("bootstrap_stream", "truncated", u32(len(bootstrap)) + bootstrap[:20])
+
+# --- forwarded settings (orca/mca_forward.h)
+write("mca_forward", "two", "orca-settings 1\noob_tcp_if_include command-line 0 0 % eth0,10.0.0.0/8\n"
+      "routed param-file 1 3 /etc/orca-mca-params.conf radix\n")
+write("mca_forward", "escapes", "orca-settings 1\nplm_rsh_agent environment 0 0 % ssh%20-x%09-q\n")
+write("mca_forward", "empty", "orca-settings 1\n")
+
+# --- text formats
+write("contact_uri", "tcp", "1.2;host=6f1c4b2e-0d3a-4c7e-9b1a-2f3e4d5c6b7a-4-4026531840;tcp=10.0.0.1/24/physical/5000")
+write("contact_uri", "usock-tcp", "12345.0;host=b-1-2;usock=@orca-12345-0;tcp=[fe80::1%1]/64/veth/5001")
+write("contact_uri", "no-host", "1.0;tcp=10.0.0.1/24/physical/5000")
+write("tcp_contact", "v4", "10.0.0.1/24/physical/5000")
+write("tcp_contact", "v6-scoped-tuntap", "[fd00::1]/64/veth/5001,[fe80::1%1]/64/tun/tap/5002")
+write("tcp_contact", "loopback", "127.0.0.1/8/loopback/1,[::1]/128/loopback/65535")
+write("param_file", "basic", "# site defaults\noob_tcp_if_include = eth0,10.0.0.0/8\nrouted = radix\n\n"
+      "oob_tcp_port_min_v4 = 5000\n")
+write("param_file", "quoted", 'plm_rsh_agent = " ssh -x # quiet "\nmca_base_verbose=0x10\niof_partial_delay = 1.5\n')
+write("param_file", "sizes-bools", "oob_tcp_max_msg_size = 64M\noob_base_verbose = yes\nlist = a, b ,c\n")
+write("interface_filter", "include-names", "\x00eth0,wlan0")
+write("interface_filter", "exclude-cidr", "\x0110.0.0.0/8,fe80::/10")
+write("interface_filter", "both", "\x02eth0\nlo")
+write("interface_filter", "exclude-lo", "\x01lo,127.0.0.1")
+write("hostfile", "basic", "# cluster\nnode[01-04] slots=8\nhead slots = 2\n\nnode01\n")
+write("hostfile", "max-slots", "node1 max_slots=4\n")
+write("hostfile", "comments", "a # first\nb,c[1-2] slots=1 # more\n")
+write("hostlist", "expand", "\x00rack[0-1]_blade[00-03],login")
+write("hostlist", "host-option", "\x01h1:4,node[1-3]:2,h2")
+write("hostlist", "tasks", "\x022(x3),5")
+write("hostlist", "slurm-pair", "\x03node[1-4]\n2(x3),5")
+write("hostlist", "padded", "\x00linux[0008-0011]")
+write("iof_lines", "lines-and-prompt", bytes([8, 0, 6]) + b"hello\n" + bytes([0, 8]) + b"prompt> " + bytes([1, 0, 3]) + b"yes\n"[:3] + bytes([2]))
+write("iof_lines", "long-line", bytes([4, 0, 20]) + b"a" * 20 + bytes([3, 1, 0, 4]) + b"x\ny\n" + bytes([1, 2]))
+write("iof_lines", "two-ranks", bytes([16, 3, 2, 2, 5]) + b"part " + bytes([0, 5]) + b"mine\n" + bytes([3, 2, 0, 4]) + b"end\n")
