@@ -99,7 +99,7 @@ std::string resolve(const std::string& argv0, const std::vector<std::string>& en
   while (start <= path.size()) {
     const size_t end = std::min(path.find(':', start), path.size());
     const std::string dir = end > start ? path.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + argv0;
+    std::string candidate = dir + "/" + argv0;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
   }

@@ -83,7 +83,7 @@ std::string default_daemon_path() {
   // orcad wrapper (which finds liborca) is framework/tools/orcad/orcad.
   if (dir.size() > 6 && dir.compare(dir.size() - 6, 6, "/.libs") == 0) {
     const std::string tools = dir.substr(0, dir.rfind('/', dir.size() - 7));
-    const std::string wrapper = tools + "/orcad/orcad";
+    std::string wrapper = tools + "/orcad/orcad";
     if (::access(wrapper.c_str(), X_OK) == 0) return wrapper;
     return dir + "/orcad";
   }

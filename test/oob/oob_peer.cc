@@ -25,6 +25,7 @@
 #include <orca/runtime.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <functional>
 #include <cstdio>
@@ -182,7 +183,10 @@ int main(int argc, char** argv) {
     // Write then rename, so a reader never sees half a URI.
     const std::string tmp = opt.uri_file + ".tmp";
     std::ofstream(tmp) << o.contact_uri() << "\n";
-    std::rename(tmp.c_str(), opt.uri_file.c_str());
+    if (std::rename(tmp.c_str(), opt.uri_file.c_str()) != 0) {
+      std::cerr << "oob_peer: cannot rename " << tmp << " to " << opt.uri_file << ": " << std::strerror(errno) << "\n";
+      return 1;
+    }
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(opt.timeout_ms);
   auto peers = opt.peers;

@@ -106,7 +106,7 @@ struct TcpModule::Dialing {
     }
     tune_stream(a.fd.get(), module.config_);
     const std::string label = local_text(a.fd.get()) + " -> " + peer_text(a.fd.get());
-    a.handshake = module.engine_->dial(std::move(a.fd), peer, label, [this, &module, i](Status st) {
+    a.handshake = module.engine_->dial(std::move(a.fd), peer, label, [this, &module, i](const Status& st) {
       if (st) {
         race->on_succeeded(i);
         module.log(10, "connected to " + peer.to_string() + " via " + candidates[i].remote.socket_text());

@@ -94,7 +94,7 @@ void UsockModule::want_connection(ProcessName peer) {
     return;
   }
   dialing_[peer] = nullptr;  // a placeholder: the outcome may come before dial() returns
-  auto attempt = engine_->dial(std::move(fd), peer, "local -> @" + it->second, [this, peer](Status st) {
+  auto attempt = engine_->dial(std::move(fd), peer, "local -> @" + it->second, [this, peer](const Status& st) {
     // Freed after this callback returns; the engine no longer needs it.
     auto done = dialing_.extract(peer);
     (void)done;

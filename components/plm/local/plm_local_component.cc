@@ -86,7 +86,7 @@ orca_mca_rc local_open(const orca_mca_context* context, void** state, orca_mca_r
   return orca::mca::guarded(why, [&] {
     auto s = std::make_unique<State>();
     const orca::mca::ContextReader reader(*context, "plm_local_");
-    for (orca::Status st : {reader.read("priority", s->priority_value), reader.read("num_nodes", s->num_nodes),
+    for (const orca::Status& st : {reader.read("priority", s->priority_value), reader.read("num_nodes", s->num_nodes),
                             reader.read("tree_spawn", s->tree_spawn)}) {
       if (!st) {
         std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());

@@ -12,7 +12,7 @@ namespace orca::mca {
 
 class ComponentContext {
  public:
-  ComponentContext(const Registry& registry, std::string framework, std::string component, int verbosity,
+  ComponentContext(const Registry& registry, const std::string& framework, const std::string& component, int verbosity,
                    orca_process_role role);
   ComponentContext(const ComponentContext&) = delete;
   ComponentContext& operator=(const ComponentContext&) = delete;

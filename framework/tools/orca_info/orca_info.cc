@@ -1,6 +1,7 @@
 // orca_info: shows what Orca would do, before a job runs: frameworks,
 // components and why any were not loaded, and every MCA variable with its
 // value and where that value came from.
+#include "tools/tool_main.h"
 #include "info_report.h"
 #include "network_report.h"
 
@@ -110,7 +111,7 @@ orca::Result<InfoArgs> parse_info_args(const std::vector<std::string>& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int orca_info_main(int argc, char** argv) {
   orca::Runtime runtime("orca_info", environ);
   auto fail = [&](const orca::Message& m) {
     runtime.help().show(m, std::cerr, true);
@@ -169,4 +170,8 @@ int main(int argc, char** argv) {
   }
   orca::info::print_components(runtime, args->report, std::cout);
   return EXIT_SUCCESS;
+}
+
+int main(int argc, char** argv) {
+  return orca::tools::guarded_main("orca_info", [&] { return orca_info_main(argc, argv); });
 }

@@ -2,6 +2,7 @@
 // (its name, the job secret, the settings, its parent's contact URI)
 // arrives on standard input, never on the command line, where every user
 // of the host could read the secret.
+#include "tools/tool_main.h"
 #include "daemon_session.h"
 
 #include <orca/launch_wire.h>
@@ -26,7 +27,7 @@ const char* const kUsage =
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int orcad_main(int argc, char** argv) {
   orca::orcad::StartupClock clock;
   clock.main = orca::orcad::StartupClock::Clock::now();
   for (int i = 1; i < argc; ++i) {
@@ -53,4 +54,8 @@ int main(int argc, char** argv) {
   clock.process_created = orca::orcad::StartupClock::Clock::now();
   orca::orcad::DaemonSession session(*process.value(), std::move(bootstrap.value()), clock);
   return session.run();
+}
+
+int main(int argc, char** argv) {
+  return orca::tools::guarded_main("orcad", [&] { return orcad_main(argc, argv); });
 }

@@ -1,6 +1,7 @@
 // orcarun: the launcher. Parses the command line, makes the plan (nodes,
 // ranks, plm module, routing tree) so that every mistake is reported
 // before anything starts, then runs the job (JobLaunch).
+#include "tools/tool_main.h"
 #include "job_launch.h"
 #include "job_nodes.h"
 #include "orcarun_options.h"
@@ -26,7 +27,7 @@ std::string component_name(const orca::mca::Framework& fw) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int orcarun_main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto options = orca::orcarun::parse_options(args);
@@ -89,4 +90,8 @@ int main(int argc, char** argv) {
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);
   return job.run();
+}
+
+int main(int argc, char** argv) {
+  return orca::tools::guarded_main("orcarun", [&] { return orcarun_main(argc, argv); });
 }

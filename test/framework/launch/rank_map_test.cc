@@ -15,7 +15,6 @@ namespace orca::launch {
 namespace {
 
 using Hosts = std::vector<HostSlots>;
-using test::Contains;
 using test::FailedWith;
 using test::Succeeded;
 

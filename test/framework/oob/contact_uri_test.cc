@@ -20,7 +20,6 @@
 namespace orca::oob {
 namespace {
 
-using orca::test::Contains;
 using orca::test::FailedWith;
 using orca::test::Succeeded;
 

@@ -251,7 +251,7 @@ class Relay {
     return ::testing::AssertionFailure() << "the server refused the connection";
   }
   auto outcome = std::make_shared<std::optional<Status>>();
-  attempts.push_back(a.engine->dial(std::move(fa), kB, label, [outcome](Status st) { *outcome = st; }));
+  attempts.push_back(a.engine->dial(std::move(fa), kB, label, [outcome](const Status& st) { *outcome = st; }));
   if (!loop.run_until([&] { return outcome->has_value() && b.engine->connected(kA); }, std::chrono::seconds(10))) {
     return ::testing::AssertionFailure() << "no connection within 10 s";
   }
@@ -270,7 +270,7 @@ TEST_F(EngineTest, HandshakeThenMessagesInOrder) {
   ASSERT_TRUE(b.engine->accept(std::move(fb), "b <- a", "a"));
   bool done = false;
   Status outcome = Message("test", "not-yet");
-  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](Status st) {
+  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](const Status& st) {
     done = true;
     outcome = st;
   });
@@ -295,7 +295,7 @@ TEST_F(EngineTest, RacedDialsLeaveBothEndsOnTheSameConnection) {
     for (int i = 0; i < kCandidates; ++i) {
       auto [fa, fb] = stream_pair();
       ASSERT_TRUE(b.engine->accept(std::move(fb), "b <- a#" + std::to_string(i), "a"));
-      attempts.push_back(a.engine->dial(std::move(fa), kB, "a#" + std::to_string(i) + " -> b", [&, i](Status st) {
+      attempts.push_back(a.engine->dial(std::move(fa), kB, "a#" + std::to_string(i) + " -> b", [&, i](const Status& st) {
         if (!st || winner >= 0) return;
         winner = i;
         for (int j = 0; j < kCandidates; ++j) {
@@ -395,7 +395,7 @@ TEST_F(EngineTest, AnIdlePeersClosedConnectionAsksForAnother) {
   auto [fa, fb] = stream_pair();
   ASSERT_TRUE(b->engine->accept(std::move(fb), "b <- a", "a"));
   bool done = false;
-  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](Status) { done = true; });
+  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](const Status&) { done = true; });
   ASSERT_TRUE(loop_.run_until([&] { return done && b->engine->connected(kA); }, 5s));
   ASSERT_TRUE(a.engine->send(kB, 1, Payload(std::vector<std::uint8_t>(8, 3))).ok());
   ASSERT_TRUE(loop_.run_until([&] { return a.engine->unacknowledged(kB) == 0; }, 5s));
@@ -409,7 +409,7 @@ TEST_F(EngineTest, AnIdlePeersClosedConnectionAsksForAnother) {
 TEST_F(EngineTest, ACancelledAttemptSaysWhy) {
   Side a(loop_, kA), b(loop_, kB);
   auto [fa, fb] = stream_pair();
-  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [](Status) {});
+  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [](const Status&) {});
   attempt->cancel("no connection within oob_tcp_connect_timeout (1000 ms)");
   EXPECT_EQ(a.log_count("closed: no connection within oob_tcp_connect_timeout"), 1u);
   EXPECT_EQ(a.log_count("another address won"), 0u);
@@ -528,7 +528,7 @@ TEST_F(EngineTest, ManyReconnectsWhileSendingLoseAndRepeatNothing) {
     }
     relay.down().hold();
     ASSERT_TRUE(b.engine->accept(relay.server_end(), "b <- " + name, "a"));
-    attempts.push_back(a.engine->dial(relay.client_end(), kB, name + " -> b", [](Status) {}));
+    attempts.push_back(a.engine->dial(relay.client_end(), kB, name + " -> b", [](const Status&) {}));
     ASSERT_TRUE(loop_.run_until([&] { return relay.down().buffered() > 0; }, 10s)) << "no CHALLENGE";
     held->up().release();
     ASSERT_TRUE(loop_.run_until([&] { return held->up().buffered() == 0 && !b.engine->connected(kA); }, 10s));
@@ -582,7 +582,7 @@ TEST_F(EngineTest, ManyReconnectsWhileSendingLoseAndRepeatNothing) {
  * arrive over the old connection, then the new handshake completes and a
  * resends all of them. */
 struct DuplicateRace {
-  DuplicateRace(EventLoop& loop, EngineConfig config) : a(loop, kA, config), b(loop, kB, config), first(loop), second(loop) {}
+  DuplicateRace(EventLoop& loop, const EngineConfig& config) : a(loop, kA, config), b(loop, kB, config), first(loop), second(loop) {}
   ::testing::AssertionResult run(EventLoop& loop, std::uint32_t count) {
     auto ok = establish(loop, a, b, first.client_end(), first.server_end(), attempts, "a#1 -> b");
     if (!ok) return ok;
@@ -598,7 +598,7 @@ struct DuplicateRace {
     // b takes the new HELLO; its CHALLENGE waits in the relay.
     second.down().hold();
     if (!b.engine->accept(second.server_end(), "b <- a#2", "a")) return ::testing::AssertionFailure() << "refused";
-    attempts.push_back(a.engine->dial(second.client_end(), kB, "a#2 -> b", [this](Status st) { dialed = st; }));
+    attempts.push_back(a.engine->dial(second.client_end(), kB, "a#2 -> b", [this](const Status& st) { dialed = st; }));
     if (!loop.run_until([&] { return second.down().buffered() > 0; }, std::chrono::seconds(10))) {
       return ::testing::AssertionFailure() << "no CHALLENGE";
     }
@@ -780,7 +780,7 @@ TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
     auto a = std::make_unique<Engine>(loop_, config, std::move(cb));
     std::vector<std::unique_ptr<Engine::Attempt>> attempts;
     auto dial = [&](UniqueFd fd, const std::string& label) {
-      attempts.push_back(a->dial(std::move(fd), kB, label, [seen](Status st) {
+      attempts.push_back(a->dial(std::move(fd), kB, label, [seen](const Status& st) {
         seen->late += seen->gone;
         if (st) {
           ++seen->established;

@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,7 @@ class Launcher : public ::testing::Test {
   size_t line_count(std::uint32_t vpid) const { return lines_.count(vpid) ? lines_.at(vpid).size() : 0; }
   /* The first line of `vpid` as a pid (agents here print $$ or $!). */
   pid_t pid_line(std::uint32_t vpid, size_t index = 0) const {
-    return static_cast<pid_t>(std::atoi(lines_.at(vpid).at(index).c_str()));
+    return static_cast<pid_t>(std::stoi(lines_.at(vpid).at(index)));
   }
 
   EventLoop loop_;
@@ -88,7 +89,7 @@ size_t live_children() {
   DIR* d = ::opendir("/proc");
   if (d == nullptr) return 0;
   while (dirent* e = ::readdir(d)) {
-    const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    const pid_t pid = static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10));
     if (pid <= 0) continue;
     std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
     std::string text;
@@ -97,7 +98,7 @@ size_t live_children() {
     if (close == std::string::npos) continue;
     char state = 0;
     long ppid = 0;
-    if (std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) continue;
+    if (!(std::istringstream(text.substr(close + 1)) >> state >> ppid)) continue;
     if (ppid == ::getpid() && state != 'Z') ++n;
   }
   ::closedir(d);
@@ -272,7 +273,7 @@ TEST_F(Launcher, AnAgentWhoseChildKeepsTheOutputOpenIsReportedWhenItExits) {
   launcher_->launch(agent(1, "sleep 100 & echo $!; exit 4"));
   ASSERT_TRUE(run_until([&] { return exited(1); })) << "the exit waited for the pipe to close";
   EXPECT_TRUE(WIFEXITED(exits_[1].status) && WEXITSTATUS(exits_[1].status) == 4);
-  const pid_t sleeper = static_cast<pid_t>(std::atoi(exits_[1].tail.c_str()));
+  const pid_t sleeper = static_cast<pid_t>(std::stoi(exits_[1].tail));
   ASSERT_GT(sleeper, 0) << exits_[1].tail;
   ::kill(sleeper, SIGKILL);
   EXPECT_TRUE(test::wait_dead(sleeper));

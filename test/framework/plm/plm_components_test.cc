@@ -28,7 +28,7 @@ const std::vector<std::string> kPlmDirs = {"components/plm/local/.libs", "compon
 
 /* One process with the plm framework open. */
 struct Plm {
-  explicit Plm(std::vector<std::string> settings = {}) : rt(kPlmDirs, settings) {
+  explicit Plm(const std::vector<std::string>& settings = {}) : rt(kPlmDirs, settings) {
     auto fw = rt.open(kFramework);
     EXPECT_TRUE(Succeeded(fw));
     if (fw) framework = fw.value();

@@ -25,7 +25,7 @@ using test::Succeeded;
  * its environment ("name=value", as ORCA_MCA_name). */
 class Process {
  public:
-  explicit Process(std::vector<std::string> settings) {
+  explicit Process(const std::vector<std::string>& settings) {
     const std::string b = build_dir();
     env_ = {"ORCA_MCA_mca_base_component_path=" + b + "/components/routed/direct/.libs:" + b +
                 "/components/routed/radix/.libs",

@@ -7,7 +7,7 @@
 namespace orca::orcarun {
 namespace {
 
-Result<Options> parse(std::vector<std::string> args) { return parse_options(args); }
+Result<Options> parse(const std::vector<std::string>& args) { return parse_options(args); }
 
 TEST(OrcarunOptions, OptionsThenTheCommandUntouched) {
   auto o = parse({"--host", "h1:2,node[1-3]", "-n", "4", "--map-by", "node", "--tag-output", "--timing",

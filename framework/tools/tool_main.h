@@ -1,0 +1,32 @@
+// The outermost frame of every Orca tool. Errors are values everywhere
+// below it; what still arrives here as an exception (out of memory, a
+// broken invariant) ends the tool with one line saying so and status 70,
+// rather than std::terminate's abort and core file on every node.
+#ifndef ORCA_TOOLS_TOOL_MAIN_H
+#define ORCA_TOOLS_TOOL_MAIN_H
+
+#include <cstdio>
+#include <exception>
+#include <new>
+
+namespace orca::tools {
+
+inline constexpr int kInternalErrorStatus = 70;  // EX_SOFTWARE
+
+template <typename Body>
+int guarded_main(const char* tool, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: out of memory; the job needs more than this host can give\n", tool);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: internal error: %s (please report it)\n", tool, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: internal error: an unknown exception (please report it)\n", tool);
+  }
+  return kInternalErrorStatus;
+}
+
+}  // namespace orca::tools
+
+#endif
