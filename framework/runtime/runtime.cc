@@ -10,7 +10,6 @@
 
 namespace orca {
 
-using mca::Setting;
 using mca::Source;
 using mca::SourceKind;
 using mca::VarSpec;
@@ -190,7 +189,12 @@ void Runtime::log(std::string_view channel, const std::string& text) const {
     sink_(channel, safe);
     return;
   }
-  std::cerr << "[" << program_ << ":" << getpid() << "] " << channel << ": " << safe << std::endl;
+  // One write for the whole line: stderr is unbuffered, so every << would
+  // be a write of its own, and a process killed between two of them (a
+  // lost daemon's agent is SIGKILLed) would leave a torn line behind.
+  const std::string line =
+      "[" + program_ + ":" + std::to_string(getpid()) + "] " + std::string(channel) + ": " + safe + "\n";
+  std::cerr.write(line.data(), static_cast<std::streamsize>(line.size())).flush();
 }
 
 }  // namespace orca

@@ -5,11 +5,12 @@ Each subcommand talks to one listener (ADDRESS PORT) from the namespace it
 runs in, with bounded loops only, and prints one-line results for the
 shell. Subcommands:
 
-  connect ADDRESS PORT --count N [--what none|byte|header] [--length L]
-          [--sources A,B,...] [--settle S] [--hold-file F] [--hold S]
+  connect ADDRESS PORT --count N [--what none|byte|header|hello-header|random]
+          [--length L] [--sources A,B,...] [--settle S] [--hold-file F] [--hold S]
       Opens N connections (round-robin over the source addresses, if
-      given), each sending nothing, one byte, or one 28-byte Data header
-      claiming L bytes. After --settle seconds it prints
+      given), each sending nothing, one byte, one 28-byte Data header
+      claiming L bytes, one HELLO header claiming L bytes, or 1 to 2048
+      random bytes. After --settle seconds it prints
       "READY opened=N open=M closed=K failed=F" (closed: the listener
       closed it; failed: never connected), then holds the sockets until
       --hold-file exists or --hold seconds pass, closes them and prints
@@ -22,6 +23,25 @@ shell. Subcommands:
       --version, version 2 unless a first HELLO is refused for its
       version (then 1, the old protocol, which has the same HELLO). Prints
       "HELLOS sent=N challenged=C refused=R other=O".
+
+  halfway ADDRESS PORT --to J.V [--count N] [--sources A,B,...] [--settle S]
+          [--hold-file F] [--hold S]
+      N clients that stop in the middle of the handshake, in turn: one
+      that sent a valid HELLO to J.V (from J.(1000+i), version 2) and,
+      once the CHALLENGE came, nothing more; one that sent half a HELLO
+      header; one that sent the header and half the HELLO. After --settle
+      seconds it prints "READY opened=N challenged=C open=M closed=K
+      failed=F", holds (as connect does), prints
+      "RELEASED closed_by_listener=K" (those the listener closed while
+      held) and ends.
+
+  wrongkey ADDRESS PORT --to J.V [--count N] [--sources A,B,...]
+      N full handshake attempts, one after another, with the right
+      protocol and a random key instead of the job secret: HELLO, the
+      CHALLENGE (its proof cannot be checked without the secret), a
+      RESPONSE computed with the wrong key. Prints "WRONGKEY tried=N
+      refused_badkey=R accepted=A other=O" (refused_badkey: a REFUSE
+      saying the key is wrong, then the close).
 
   stall ADDRESS PORT --as J.V --to J.V --length L --send B
         [--hold-file F] [--hold S]
@@ -45,6 +65,7 @@ import time
 
 DATA, ACK, HEARTBEAT, HELLO, CHALLENGE, RESPONSE, ACCEPT, REFUSE, COMMIT = range(1, 10)
 REFUSE_VERSION = 1
+REFUSE_BAD_KEY = 4
 HEADER = struct.Struct(">BBHIQQI")
 
 
@@ -83,10 +104,30 @@ def hello_payload(version, sender, receiver):
             os.urandom(32) + struct.pack(">Q", 0))
 
 
-def raise_nofile():
+def raise_nofile(need=0):
+    """The soft limit up to the hard one; both up to `need` (plus some for
+    the interpreter) if the hard one is lower and we may (root)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = need + 64 if need else 0
+    if hard != resource.RLIM_INFINITY and want > hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+            return
+        except (ValueError, OSError):
+            pass
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def new_socket(args, i):
+    """A nonblocking socket for connection i, bound to the next --sources
+    address if any."""
+    sources = [a for a in (getattr(args, "sources", None) or "").split(",") if a]
+    family = socket.AF_INET6 if ":" in args.address else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_STREAM)
+    if sources:
+        s.bind((sources[i % len(sources)], 0))
+    return s
 
 
 def hold(args):
@@ -106,7 +147,7 @@ def peer_closed(s):
 
 
 def cmd_connect(args):
-    raise_nofile()
+    raise_nofile(args.count)
     sources = [a for a in (args.sources or "").split(",") if a]
     family = socket.AF_INET6 if ":" in args.address else socket.AF_INET
     pending, connected, failed = [], [], 0
@@ -152,6 +193,8 @@ def finish_connects(pending, limit, args):
         what = b"\x01"
     elif args.what == "header":
         what = frame(DATA, seq=1, length=args.length)
+    elif args.what == "hello-header":
+        what = frame(HELLO, length=args.length)
     while pending and time.monotonic() < end:
         _, writable, _ = select.select([], pending, [], max(0.0, end - time.monotonic()))
         for s in writable:
@@ -159,6 +202,8 @@ def finish_connects(pending, limit, args):
             if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0:
                 s.close()
                 continue
+            if args.what == "random":
+                what = os.urandom(1 + int.from_bytes(os.urandom(2), "big") % 2048)
             if what:
                 try:
                     s.send(what)
@@ -226,6 +271,74 @@ def cmd_hellos(args):
     print("HELLOS sent=%(sent)d challenged=%(challenged)d refused=%(refused)d other=%(other)d" % counts, flush=True)
 
 
+def cmd_halfway(args):
+    raise_nofile(args.count)
+    receiver = name_of(args.to)
+    held, challenged, failed = [], 0, 0
+    for i in range(args.count):
+        s = new_socket(args, i)
+        s.settimeout(5)
+        hello = frame(HELLO, hello_payload(2, (receiver[0], 1000 + i), receiver))
+        try:
+            s.connect((args.address, args.port))
+            if i % 3 == 0:
+                s.sendall(hello)
+                kind, _ = read_frame(s)
+                if kind == CHALLENGE:
+                    challenged += 1
+            elif i % 3 == 1:
+                s.sendall(hello[:HEADER.size // 2])
+            else:
+                s.sendall(hello[:HEADER.size + (len(hello) - HEADER.size) // 2])
+        except OSError:
+            failed += 1
+            s.close()
+            continue
+        s.setblocking(False)  # peer_closed() must not wait
+        held.append(s)
+    time.sleep(args.settle)
+    closed = sum(1 for s in held if peer_closed(s))
+    print("READY opened=%d challenged=%d open=%d closed=%d failed=%d" %
+          (len(held), challenged, len(held) - closed, closed, failed), flush=True)
+    hold(args)
+    closed = sum(1 for s in held if peer_closed(s))
+    for s in held:
+        s.close()
+    print("RELEASED closed_by_listener=%d" % closed, flush=True)
+
+
+def cmd_wrongkey(args):
+    receiver = name_of(args.to)
+    counts = {"tried": 0, "refused_badkey": 0, "accepted": 0, "other": 0}
+    for i in range(args.count):
+        key = os.urandom(16)
+        s = new_socket(args, i)
+        s.settimeout(5)
+        counts["tried"] += 1
+        try:
+            s.connect((args.address, args.port))
+            hello = hello_payload(2, (receiver[0], 1000 + i), receiver)
+            s.sendall(frame(HELLO, hello))
+            kind, challenge = read_frame(s)
+            if kind != CHALLENGE or challenge is None:
+                counts["other"] += 1
+                continue
+            s.sendall(frame(RESPONSE, hmac.new(key, b"orca-client" + hello + challenge, hashlib.sha256).digest()))
+            kind, payload = read_frame(s)
+            if kind == REFUSE and payload and payload[0] == REFUSE_BAD_KEY and recv_exact(s, 1) is None:
+                counts["refused_badkey"] += 1
+            elif kind == ACCEPT:
+                counts["accepted"] += 1
+            else:
+                counts["other"] += 1
+        except OSError:
+            counts["other"] += 1
+        finally:
+            s.close()
+    print("WRONGKEY tried=%(tried)d refused_badkey=%(refused_badkey)d accepted=%(accepted)d other=%(other)d" % counts,
+          flush=True)
+
+
 def authenticate(args, version):
     """Returns (socket, None) once established, or (None, why)."""
     secret = bytes.fromhex(os.environ["ORCA_JOB_SECRET"])
@@ -269,7 +382,7 @@ def cmd_stall(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    for name in ("connect", "hellos", "stall"):
+    for name in ("connect", "hellos", "stall", "halfway", "wrongkey"):
         p = sub.add_parser(name)
         p.add_argument("address")
         p.add_argument("port", type=int)
@@ -277,7 +390,7 @@ def main():
         p.add_argument("--hold", type=float, default=30.0)
         if name == "connect":
             p.add_argument("--count", type=int, required=True)
-            p.add_argument("--what", choices=("none", "byte", "header"), default="byte")
+            p.add_argument("--what", choices=("none", "byte", "header", "hello-header", "random"), default="byte")
             p.add_argument("--length", type=int, default=0)
             p.add_argument("--sources")
             p.add_argument("--settle", type=float, default=1.0)
@@ -288,13 +401,19 @@ def main():
             p.add_argument("--first-vpid", type=int, default=1000)
             p.add_argument("--parallel", type=int, default=8)
             p.add_argument("--version", type=int, default=0)
+        elif name in ("halfway", "wrongkey"):
+            p.add_argument("--to", required=True)
+            p.add_argument("--count", type=int, default=1)
+            p.add_argument("--sources")
+            p.add_argument("--settle", type=float, default=1.0)
         else:
             p.add_argument("--as", dest="as_", required=True)
             p.add_argument("--to", required=True)
             p.add_argument("--length", type=int, required=True)
             p.add_argument("--send", type=int, default=0)
     args = ap.parse_args()
-    {"connect": cmd_connect, "hellos": cmd_hellos, "stall": cmd_stall}[args.command](args)
+    {"connect": cmd_connect, "hellos": cmd_hellos, "stall": cmd_stall, "halfway": cmd_halfway,
+     "wrongkey": cmd_wrongkey}[args.command](args)
 
 
 if __name__ == "__main__":

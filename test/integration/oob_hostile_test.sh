@@ -137,8 +137,8 @@ unauthenticated_data_headers_cost_nothing() {
     alive 1.2
     attack_release hdr
     figure "rss_before_kb=$rss0 rss_held_kb=$rss1 rss_growth_kb=$((rss1 - rss0)) cpu_ms=$((cpu1 - cpu0))" \
-        "connections=$(field "$line" opened) closed_by_listener=$(field "$line" closed) (bound: growth < 16384 kB, all 16 closed)"
-    [ $((rss1 - rss0)) -lt 16384 ] || fail "16 unauthenticated 64 MiB headers grew the listener's RSS by $((rss1 - rss0)) kB"
+        "connections=$(field "$line" opened) closed_by_listener=$(field "$line" closed) (bound: growth < $(rss_bound_kb 16384) kB, all 16 closed)"
+    [ $((rss1 - rss0)) -lt "$(rss_bound_kb 16384)" ] || fail "16 unauthenticated 64 MiB headers grew the listener's RSS by $((rss1 - rss0)) kB"
     [ "$(field "$line" opened)" = 16 ] || fail "not all 16 attackers connected: $line"
     [ "$(field "$line" closed)" = 16 ] || fail "the listener left $(field "$line" open) of 16 connections open\
  after a Data header before any handshake (only handshake frames may come first): $line"
@@ -162,8 +162,8 @@ unauthenticated_gigabyte_header_costs_nothing() {
     alive 1.2
     attack_release hdr
     figure "rss_before_kb=$rss0 rss_held_kb=$rss1 rss_growth_kb=$((rss1 - rss0)) cpu_ms=$((cpu1 - cpu0))" \
-        "closed_by_listener=$(field "$line" closed) (bound: growth < 16384 kB, cpu < 500 ms)"
-    [ $((rss1 - rss0)) -lt 16384 ] || fail "one unauthenticated 1 GiB header grew the listener's RSS by $((rss1 - rss0)) kB"
+        "closed_by_listener=$(field "$line" closed) (bound: growth < $(rss_bound_kb 16384) kB, cpu < 500 ms)"
+    [ $((rss1 - rss0)) -lt "$(rss_bound_kb 16384)" ] || fail "one unauthenticated 1 GiB header grew the listener's RSS by $((rss1 - rss0)) kB"
     [ $((cpu1 - cpu0)) -lt 500 ] || fail "one unauthenticated 1 GiB header cost the listener $((cpu1 - cpu0)) ms of CPU"
     alive 1.2
 }
@@ -188,8 +188,8 @@ $(oob_output 1.2)"
     alive 1.2
     attack_release stall
     figure "rss_before_kb=$rss0 rss_held_kb=$rss1 rss_growth_kb=$((rss1 - rss0)) protocol=$(field "$line" version)" \
-        "(bound: growth < 24576 kB)"
-    [ $((rss1 - rss0)) -lt 24576 ] || fail "an authenticated 64 MiB header with 4 KiB behind it grew the listener's RSS by\
+        "(bound: growth < $(rss_bound_kb 24576) kB)"
+    [ $((rss1 - rss0)) -lt "$(rss_bound_kb 24576)" ] || fail "an authenticated 64 MiB header with 4 KiB behind it grew the listener's RSS by\
  $((rss1 - rss0)) kB"
 }
 
@@ -212,10 +212,10 @@ claimed_names_leave_no_state() {
     rss1=$(proc_rss_kb "$L_PID")
     alive 1.2
     figure "rss_before_kb=$rss0 rss_after_kb=$rss1 rss_growth_kb=$((rss1 - rss0)) elapsed_ms=$((t1 - t0))" \
-        "${line#HELLOS } (bound: growth < 6144 kB)"
+        "${line#HELLOS } (bound: growth < $(rss_bound_kb 6144) kB)"
     [ "$(field "$line" challenged)" -ge 19000 ] || fail "the listener did not challenge most HELLOs: $line
 $(cat "$OOB_DIR/hellos.att")"
-    [ $((rss1 - rss0)) -lt 6144 ] || fail "20,000 HELLOs with distinct names grew the listener's RSS by $((rss1 - rss0)) kB"
+    [ $((rss1 - rss0)) -lt "$(rss_bound_kb 6144)" ] || fail "20,000 HELLOs with distinct names grew the listener's RSS by $((rss1 - rss0)) kB"
 }
 
 # --- 3. a cap on pending connections -------------------------------------------------------------
@@ -245,12 +245,12 @@ pending_connections_are_capped() {
     figure "rss_before_kb=$rss0 rss_held_kb=$rss1 rss_closed_kb=$rss2 held_growth_kb=$((rss1 - rss0))" \
         "closed_growth_kb=$((rss2 - rss0)) attackers=$(field "$line" opened) open_after_1s=$(field "$line" open)" \
         "established_at_listener=$established legit_exchange_ms=$EXCHANGE_MS" \
-        "(bounds: held growth < 24576 kB, after close < 8192 kB, open <= 48)"
+        "(bounds: held growth < $(rss_bound_kb 24576) kB, after close < $(rss_bound_kb 8192) kB, open <= 48)"
     [ "$(field "$line" opened)" -ge 900 ] || fail "fewer than 900 of 1000 attackers connected: $line"
     [ "$(field "$line" open)" -le 48 ] || fail "$(field "$line" open) of the attacker's connections from one host were\
  still open after a second (oob_tcp_max_pending_per_source is 32): $line"
-    [ $((rss1 - rss0)) -lt 24576 ] || fail "1,000 pending connections grew the listener's RSS by $((rss1 - rss0)) kB"
-    [ $((rss2 - rss0)) -lt 8192 ] || fail "after 1,000 pending connections closed, the listener's RSS is still\
+    [ $((rss1 - rss0)) -lt "$(rss_bound_kb 24576)" ] || fail "1,000 pending connections grew the listener's RSS by $((rss1 - rss0)) kB"
+    [ $((rss2 - rss0)) -lt "$(rss_bound_kb 8192)" ] || fail "after 1,000 pending connections closed, the listener's RSS is still\
  $((rss2 - rss0)) kB above its start"
 }
 

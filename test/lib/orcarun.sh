@@ -123,3 +123,237 @@ process_alive() {
     stat=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
     [ -n "$stat" ] && [ "$stat" != Z ]
 }
+
+# ===============================================================================================
+# orcarun and orcad on simulated hosts: the helpers the namespace tests
+# (orcarun_netns_test.sh, orcarun_hostile_test.sh) share. They need
+# netns.sh sourced first ($NETCLUSTER, the _oob_dirs and _oob_pids registries).
+
+# --- orcarun inside a host ---------------------------------------------------------------------
+
+# run_dir: makes this case's directory RUN_DIR (removed at teardown) and its
+# marker RUN_MARKER: every process of the case (orcarun, agents, orcad,
+# ranks) carries ORCA_TEST_MARKER=RUN_MARKER in its environment. Call it
+# once at the start of a case.
+run_dir() {
+    RUN_DIR=$(mktemp -d)
+    echo "$RUN_DIR" >>"$_oob_dirs"
+    RUN_MARKER="orcarun-netns-$$-$BASHPID-$RANDOM"
+    declare -gA _run_jobs=() _run_rc=()
+    trap _run_reap EXIT
+}
+
+# The case's orcaruns are killed when it ends, however it ends; the
+# cluster's teardown kills whatever is left in its namespaces.
+_run_reap() {
+    local name pid
+    for name in "${!_run_jobs[@]}"; do
+        pid=$(cat "$RUN_DIR/$name.pid" 2>/dev/null || true)
+        [ -z "$pid" ] || kill -KILL "$pid" 2>/dev/null || true
+        kill -KILL "${_run_jobs[$name]}" 2>/dev/null || true
+        wait "${_run_jobs[$name]}" 2>/dev/null || true
+    done
+}
+
+# agent PREFIX: the plm_rsh_agent that reaches the hosts of a cluster.
+agent() { echo "$NETCLUSTER exec $1"; }
+
+# orun_start NAME PREFIX HOST ARGS...: orcarun ARGS inside HOST, in the
+# background, with the build tree's components and the case's marker; its
+# output goes to $RUN_DIR/NAME.out and .err, the pid of orcarun itself
+# (the libtool wrapper execs it) to $RUN_DIR/NAME.pid.
+orun_start() {
+    local name=$1 p=$2 h=$3; shift 3
+    [ -n "${RUN_DIR:-}" ] || fail "orun_start before run_dir"
+    orcarun_env ORCA_TEST_MARKER="$RUN_MARKER" "$NETCLUSTER" exec "$p" "$h" \
+        sh -c 'echo $$ >"$0.tmp" && mv "$0.tmp" "$0"; echo $$ >>"$1"; shift; exec "$@"' \
+        "$RUN_DIR/$name.pid" "$_oob_pids" "$ORCARUN" "$@" \
+        </dev/null >"$RUN_DIR/$name.out" 2>"$RUN_DIR/$name.err" &
+    _run_jobs[$name]=$!
+}
+
+# orun_pid NAME: the pid of orcarun NAME (waits for it).
+orun_pid() {
+    local i
+    for ((i = 0; i < 200; i++)); do
+        [ -s "$RUN_DIR/$1.pid" ] && { cat "$RUN_DIR/$1.pid"; return 0; }
+        sleep 0.05
+    done
+    fail "orcarun $1 never started:
+$(orun_output "$1")"
+}
+
+# orun_wait NAME [SECONDS]: waits (default 60 s) for orcarun NAME; returns
+# its exit status (again when called again). Fails the case if it still runs.
+orun_wait() {
+    local name=$1 limit=${2:-60} pid=${_run_jobs[$1]:-} i
+    if [ -z "$pid" ] && [ -n "${_run_rc[$name]:-}" ]; then return "${_run_rc[$name]}"; fi
+    [ -n "$pid" ] || fail "no orcarun $name was started"
+    for ((i = 0; i < limit * 20; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 "$pid" 2>/dev/null && fail "orcarun $name still runs after $limit s:
+$(orun_output "$name")
+--- processes of the case:
+$(processes_with_marker "$RUN_MARKER")"
+    local rc=0
+    wait "$pid" || rc=$?
+    unset "_run_jobs[$name]"
+    _run_rc[$name]=$rc
+    return "$rc"
+}
+
+# orun_run NAME PREFIX HOST ARGS...: orcarun in the foreground (at most
+# 60 s); returns its exit status.
+orun_run() {
+    local name=$1
+    orun_start "$@"
+    orun_wait "$name" 60
+}
+
+# orun_output NAME: what orcarun printed, stdout then stderr, for messages.
+orun_output() {
+    echo "--- orcarun $1 stdout:"
+    tail -n 40 "$RUN_DIR/$1.out" 2>/dev/null || true
+    echo "--- orcarun $1 stderr:"
+    tail -n 80 "$RUN_DIR/$1.err" 2>/dev/null || true
+}
+
+# exit_text RC: how a process ended, for messages.
+exit_text() {
+    if [ "$1" -gt 128 ]; then echo "exit status $1 (signal $(kill -l $(($1 - 128)) 2>/dev/null || echo $(($1 - 128))))"
+    else echo "exit status $1"; fi
+}
+
+# expect_ok NAME RC: orcarun NAME exited with status 0.
+expect_ok() {
+    [ "$2" -eq 0 ] || fail "orcarun $1 ended with $(exit_text "$2"), not 0:
+$(orun_output "$1")"
+}
+
+# expect_failed NAME RC: orcarun NAME exited with a status other than 0.
+expect_failed() {
+    [ "$2" -ne 0 ] || fail "orcarun $1 exited with status 0 although its job failed:
+$(orun_output "$1")"
+}
+
+# expect_stdout NAME EXPECTED: orcarun NAME's stdout, its lines sorted, is
+# EXPECTED (lines, sorted).
+expect_stdout() {
+    local got; got=$(sort "$RUN_DIR/$1.out")
+    [ "$got" = "$(sort <<<"$2")" ] || fail "orcarun $1 printed the wrong lines; expected:
+$2
+$(orun_output "$1")"
+}
+
+# expect_no_stdout NAME: orcarun NAME printed nothing on stdout.
+expect_no_stdout() {
+    [ ! -s "$RUN_DIR/$1.out" ] || fail "orcarun $1 printed output although no rank printed any:
+$(orun_output "$1")"
+}
+
+# expect_err NAME REGEX: orcarun NAME's stderr has a line matching REGEX.
+expect_err() {
+    grep -qE -- "$2" "$RUN_DIR/$1.err" || fail "orcarun $1 printed no line matching /$2/ on stderr:
+$(orun_output "$1")"
+}
+
+# await_err NAME REGEX [SECONDS]: waits (default 30 s) until orcarun NAME's
+# stderr has a line matching REGEX.
+await_err() {
+    local name=$1 pattern=$2 limit=${3:-30} i
+    for ((i = 0; i < limit * 20; i++)); do
+        grep -qE -- "$pattern" "$RUN_DIR/$name.err" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    fail "orcarun $name printed no line matching /$pattern/ on stderr within $limit s:
+$(orun_output "$name")"
+}
+
+# expect_clean PREFIX HOST...: no process of the case is left anywhere
+# within 10 s, and no orcad or orcarun listens in any of the hosts.
+expect_clean() {
+    local p=$1 h l; shift
+    expect_nothing_left "$RUN_MARKER" 10
+    for h in "$@"; do
+        l=$(orca_listeners_in "$p" "$h")
+        [ -z "$l" ] || fail "listeners left in $h:
+$l"
+    done
+}
+
+# hosts_list FIRST LAST: "hFIRST,...,hLAST".
+hosts_list() { local i out=; for ((i = $1; i <= $2; i++)); do out+=${out:+,}h$i; done; echo "$out"; }
+
+# all_hosts K: "h1 h2 ... hK" (for expect_clean).
+all_hosts() { local i; for ((i = 1; i <= $1; i++)); do echo "h$i"; done; }
+
+# --- processes inside hosts --------------------------------------------------------------------
+
+# pids_in PREFIX HOST COMM-REGEX: pids in a host whose command name matches.
+pids_in() {
+    local pid c
+    for pid in $(ip netns pids "$1-$2" 2>/dev/null); do
+        c=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+        [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && continue
+        grep -qE -- "$3" <<<"$c" && echo "$pid"
+    done
+    return 0
+}
+
+# orcad_in PREFIX HOST: the pid of the orcad in a host (fails if none).
+orcad_in() {
+    local pids; pids=$(pids_in "$1" "$2" '^(lt-)?orcad$')
+    [ -n "$pids" ] || fail "no orcad runs in $2"
+    [ "$(wc -w <<<"$pids")" -eq 1 ] || fail "more than one orcad runs in $2: $pids"
+    echo "$pids"
+}
+
+# await_ranks NAME PREFIX COMM HOST...: waits (30 s) until a process COMM
+# (a rank) runs in every HOST; fails with orcarun NAME's output otherwise.
+await_ranks() {
+    local name=$1 p=$2 comm=$3 h i missing; shift 3
+    for ((i = 0; i < 600; i++)); do
+        missing=
+        for h in "$@"; do [ -n "$(pids_in "$p" "$h" "^$comm\$")" ] || missing+=" $h"; done
+        [ -z "$missing" ] && return 0
+        kill -0 "${_run_jobs[$name]}" 2>/dev/null || break
+        sleep 0.05
+    done
+    fail "no $comm rank runs in$missing:
+$(orun_output "$name")"
+}
+
+# --- a case on this host (plm/local) ------------------------------------------------------------
+
+# local_case_setup NAME: the case's directory T (removed when the case
+# ends; also its HOME, so no ~/.orca of the tester's counts) and marker M
+# (NAME-...): orcarun runs with ORCA_TEST_MARKER=$M, and every daemon and
+# rank inherits it. No ORCA_MCA_* setting of the caller reaches orcarun.
+# When the case ends, however it ends, whatever of it still runs is
+# SIGKILLed by pid (local_case_cleanup).
+local_case_setup() {
+    T=$(mktemp -d) || fail "mktemp -d failed"
+    M="$1-$$-$BASHPID-$RANDOM"
+    ORCARUN_PID=
+    local v
+    for v in $(compgen -e); do
+        case $v in ORCA_MCA_*) unset "$v" ;; esac
+    done
+    export HOME="$T"
+    trap local_case_cleanup EXIT
+}
+
+local_case_cleanup() {
+    local pid
+    # The case's own background jobs (orcarun, producers of stdin), then
+    # whatever carries its marker; within the braces, bash's "Killed"
+    # notices go nowhere.
+    {
+        for pid in ${ORCARUN_PID:-} $(jobs -p); do kill -KILL "$pid" || true; done
+        for pid in $(processes_with_marker "$M" | cut -d' ' -f1); do kill -KILL "$pid" || true; done
+        wait || true
+    } 2>/dev/null
+    rm -rf "$T"
+}

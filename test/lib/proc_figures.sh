@@ -44,3 +44,46 @@ oob_pid() {
 # figure NAME=VALUE...: prints the measured figures of a case, one line
 # ("FIGURE <case>: name=value ..."), for quoting.
 figure() { echo "FIGURE ${FIGURE_CASE:-${FUNCNAME[1]}}: $*"; }
+
+# proc_fd_count PID: how many descriptors the process has open.
+proc_fd_count() {
+    [ -d "/proc/$1/fd" ] || fail "process $1 is gone (no /proc/$1/fd)"
+    find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
+}
+
+# proc_hwm_kb PID: the peak resident set so far (VmHWM) in kB.
+proc_hwm_kb() {
+    local v
+    v=$(awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+    [ -n "$v" ] || fail "process $1 is gone (no /proc/$1/status)"
+    echo "$v"
+}
+
+# proc_listen_port PID ADDRESS: the port of the process's TCP listener on
+# the IPv4 ADDRESS (or on 0.0.0.0), from its network namespace's
+# /proc/PID/net/tcp and the socket inodes among its descriptors; nothing
+# if it has none.
+proc_listen_port() {
+    local pid=$1 addr=$2 inodes
+    inodes=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' -printf '%l\n' 2>/dev/null |
+        sed -nE 's/^socket:\[([0-9]+)\]$/\1/p' | tr '\n' ' ')
+    [ -n "$inodes" ] || return 0
+    # The kernel prints the address as a host-order (little-endian) word.
+    local hex; hex=$(awk -F. '{ printf "%02X%02X%02X%02X", $4, $3, $2, $1 }' <<<"$addr")
+    local port
+    port=$(awk -v want="$hex" -v inodes=" $inodes" '
+        NR > 1 && $4 == "0A" {
+            split($2, local, ":")
+            if ((local[1] == want || local[1] == "00000000") && index(inodes, " " $10 " ")) { print local[2]; exit }
+        }' "/proc/$pid/net/tcp")
+    [ -z "$port" ] || echo $((16#$port))
+}
+
+# rss_bound_kb KB: a bound of KB on RSS (or its growth) for this build.
+# Under ASan (ORCA_TEST_SANITIZED=yes) redzones and shadow memory make
+# every allocation cost more, and freed memory stays resident in ASan's
+# quarantine (32 MiB, set by the test environment): there the bound is
+# three times KB plus twice the quarantine.
+rss_bound_kb() {
+    if [ "${ORCA_TEST_SANITIZED:-no}" = yes ]; then echo $(($1 * 3 + 2 * 32 * 1024)); else echo "$1"; fi
+}

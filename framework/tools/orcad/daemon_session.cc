@@ -97,6 +97,13 @@ Status DaemonSession::start() {
     } else if (tree_->parent(peer.vpid) == bootstrap_.vpid) {
       report_failure(peer.vpid, "the daemon on " + host_of(peer.vpid) + " (vpid " + std::to_string(peer.vpid) +
                                     ") was lost: " + why);
+      // A child we started may be alive but silent: its agent ends now,
+      // by SIGTERM (after SIGCONT, for a stopped one), so that a daemon in
+      // the agent's group ends its ranks' groups itself (as orcarun does).
+      if (launcher_) {
+        launcher_->signal(peer.vpid, SIGCONT);
+        launcher_->signal(peer.vpid, SIGTERM);
+      }
     }
   });
 
@@ -115,6 +122,13 @@ Status DaemonSession::start() {
   sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] {
     if (!ending_) end_at_once();
   });
+  // SIGHUP too: the kernel sends it (then SIGCONT) to a stopped daemon
+  // whose agent died, its process group orphaned, and a hung-up session
+  // means the same; by default it would kill this daemon before it ended
+  // its ranks' process groups, leaving what they started running.
+  sighup_ = std::make_unique<SignalWatch>(process_.loop(), SIGHUP, [this] {
+    if (!ending_) end_at_once();
+  });
 
   // Hello first: it opens the connection to the parent.
   auto bytes = launch::encode(who_we_are());
@@ -129,7 +143,9 @@ void DaemonSession::spawn_children() {
   plm::DaemonLauncher::Hooks hooks;
   hooks.on_exit = [this](std::uint32_t vpid, int status, const std::string& tail) { child_agent_ended(vpid, status, tail); };
   hooks.on_output = [this](std::uint32_t vpid, const std::string& line) {
-    std::cerr << "[orcad " << printable(host_of(vpid)) << "] " << printable(line) << "\n";
+    // One write per line (stderr is unbuffered): never torn if this daemon is killed.
+    const std::string text = "[orcad " + printable(host_of(vpid)) + "] " + printable(line) + "\n";
+    std::cerr.write(text.data(), static_cast<std::streamsize>(text.size())).flush();
   };
   hooks.on_failed_start = [this](std::uint32_t vpid, const Message& why) {
     report_failure(vpid, "cannot start the agent for " + host_of(vpid) + ": " + why.arg("call") + " failed: " + why.arg("why"));

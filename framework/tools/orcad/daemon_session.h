@@ -75,6 +75,7 @@ class DaemonSession {
   std::optional<plm::ChosenModule> plm_;
   std::unique_ptr<IoWatch> parent_watch_;  // our stdin: its end is the parent's
   std::unique_ptr<SignalWatch> sigterm_;
+  std::unique_ptr<SignalWatch> sighup_;
   std::map<std::uint32_t, std::unique_ptr<RankProcess>> ranks_;
   std::unique_ptr<Timer> end_limit_;
   std::string hostname_;

@@ -25,6 +25,9 @@ constexpr std::chrono::milliseconds kTeardownLimit{10000};
 // After a daemon failed, how long the ranks elsewhere get to report
 // their end (and their last output) once they were killed.
 constexpr std::chrono::milliseconds kDrainLimit{3000};
+// After a lost daemon's agent was sent SIGTERM, how long it may take to
+// end (its daemon ending its ranks first) before it is SIGKILLed.
+constexpr std::chrono::milliseconds kLostAgentGrace{1000};
 // When the progress line starts (stderr a terminal only) and how often it changes.
 constexpr std::chrono::milliseconds kProgressAfter{2000};
 constexpr std::chrono::milliseconds kProgressEvery{250};
@@ -54,7 +57,7 @@ std::string seconds_text(double seconds) {
 std::string milliseconds_since(Clock::time_point from, std::optional<Clock::time_point> to) {
   if (!to) return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%10.1f", std::chrono::duration_cast<std::chrono::microseconds>(*to - from).count() / 1000.0);
+  std::snprintf(buf, sizeof buf, "%10.1f", static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(*to - from).count()) / 1000.0);
   return buf;
 }
 
@@ -188,7 +191,7 @@ int JobLaunch::run() {
       missing += "\n  " + describe(v) + (daemon_[v].launched ? "" : ": not started (its parent never came up)");
     }
     fail_job(Message("orcarun", "startup-timeout",
-                     {{"seconds", seconds_text(plan_.startup_timeout.count() / 1000.0)},
+                     {{"seconds", seconds_text(static_cast<double>(plan_.startup_timeout.count()) / 1000.0)},
                       {"up", std::to_string(up_count_)},
                       {"daemons", std::to_string(daemons())},
                       {"missing", missing}}),
@@ -363,7 +366,25 @@ void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
   // The lost daemon itself may be alive but silent (stopped, or behind a
   // black hole): its agent goes now, not at the end of the teardown. With
   // ssh that closes the daemon's stdin, which ends it once it runs again.
-  launcher_->signal(vpid, SIGKILL);
+  // SIGTERM first: where the agent's group holds the daemon itself
+  // (plm/local, an agent that runs it as its child) the daemon then kills
+  // its ranks' process groups before it exits. A SIGKILL would leave
+  // whatever the ranks started running: the parent-death signal reaches
+  // only each rank's own process. SIGCONT before it, for a stopped
+  // daemon: were it still stopped when its agent ends, the kernel would
+  // hang up the orphaned group (SIGHUP), killing the daemon before it
+  // could end its ranks. SIGKILL follows if the agent is still there
+  // after kLostAgentGrace.
+  launcher_->signal(vpid, SIGCONT);
+  launcher_->signal(vpid, SIGTERM);
+  if (!lost_kill_timer_) {
+    lost_kill_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
+      for (std::uint32_t v = 1; v <= daemons(); ++v) {
+        if (daemon_[v].gone) launcher_->signal(v, SIGKILL);
+      }
+    });
+  }
+  lost_kill_timer_->start(kLostAgentGrace);
   // Daemons orcarun started below it lost their parent: end them now
   // rather than when their own connection attempts give up.
   for (std::uint32_t v : plan_.tree->subtree(vpid)) {

@@ -33,34 +33,8 @@ CORES=$(getconf _NPROCESSORS_ONLN)
 
 # --- the case's directory, marker and clean-up ----------------------------------
 
-# setup: the case's directory T (removed when the case ends) and marker M:
-# orcarun runs with ORCA_TEST_MARKER=$M, and every daemon and rank inherits
-# it. No ORCA_MCA_* setting of the caller reaches orcarun. When the case
-# ends, however it ends, whatever of it still runs is SIGKILLed by pid.
-setup() {
-    T=$(mktemp -d) || fail "mktemp -d failed"
-    M="orcarun-test-$$-$BASHPID-$RANDOM"
-    ORCARUN_PID=
-    local v
-    for v in $(compgen -e); do
-        case $v in ORCA_MCA_*) unset "$v" ;; esac
-    done
-    export HOME="$T"
-    trap cleanup EXIT
-}
-
-cleanup() {
-    local pid
-    # The case's own background jobs (orcarun, producers of stdin), then
-    # whatever carries its marker; within the braces, bash's "Killed"
-    # notices go nowhere.
-    {
-        for pid in ${ORCARUN_PID:-} $(jobs -p); do kill -KILL "$pid" || true; done
-        for pid in $(processes_with_marker "$M" | cut -d' ' -f1); do kill -KILL "$pid" || true; done
-        wait || true
-    } 2>/dev/null
-    rm -rf "$T"
-}
+# setup: the case's directory T and marker M (test/lib/orcarun.sh).
+setup() { local_case_setup orcarun-test; }
 
 # done_case: nothing of the case is left (within 10 s).
 done_case() {
