@@ -28,17 +28,27 @@ install_packages() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-build_orca() {
+# configure_orca [DIR [CONFIGURE ARGS...]]: configure (once) in DIR, default
+# $ORCA_BUILD_DIR with --prefix=$ORCA_PREFIX; leaves the shell in DIR.
+configure_orca() {
+    local dir=${1:-$ORCA_BUILD_DIR}
+    [ $# -gt 0 ] && shift
+    [ $# -eq 0 ] && set -- --prefix="$ORCA_PREFIX" ${ORCA_CONFIGURE_FLAGS:-}
     if [ ! -x "$ORCA_TOP/configure" ]; then
         echo "== autogen"
         (cd "$ORCA_TOP" && ./autogen.sh)
     fi
-    mkdir -p "$ORCA_BUILD_DIR"
-    cd "$ORCA_BUILD_DIR"
+    mkdir -p "$dir"
+    cd "$dir"
     if [ ! -f Makefile ]; then
-        echo "== configure (prefix $ORCA_PREFIX)"
-        "$ORCA_TOP/configure" --prefix="$ORCA_PREFIX" ${ORCA_CONFIGURE_FLAGS:-}
+        echo "== configure in $dir: $*"
+        "$ORCA_TOP/configure" "$@"
     fi
-    echo "== build (${SECONDS}s so far)"
+}
+
+# build_orca [DIR [CONFIGURE ARGS...]]: configure_orca, then build it all.
+build_orca() {
+    configure_orca "$@"
+    echo "== build in $PWD (${SECONDS}s so far)"
     make -j"$(nproc)"
 }

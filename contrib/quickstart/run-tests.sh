@@ -1,28 +1,54 @@
 #!/bin/bash
-# Installs the Debian packages Orca needs, builds it, runs the whole test
-# suite (`make check`, then `make distcheck`), and ends with one line:
-# "N passed, N failed, N skipped" counted over every test case.
+# Installs the Debian packages Orca needs, and runs every check there is:
+#  1. the normal build: `make check` and `make lint`;
+#  2. `make distcheck` built with ASan and UBSan (--enable-sanitizers),
+#     which runs the whole suite again under the sanitizers;
+#  3. a clang build of the libFuzzer targets (--enable-fuzzing): each target
+#     for a bounded time (ORCA_FUZZ_SECONDS each, see test/fuzz/).
+# Ends with one line, "N passed, N failed, N skipped", over every test case
+# of all three; exits nonzero if any failed.
 . "$(dirname "$0")/common.sh"
-install_packages
-build_orca
+# clang and its runtimes for the fuzz targets, clang-tidy for the lint.
+install_packages clang libclang-rt-14-dev clang-tidy python3
 
+# run_case NAME COMMAND...: runs a command as one test case of the summary
+# (NAME.log and NAME.trs in the current build directory).
+run_case() {
+    local name=$1 start end result; shift
+    start=$(date +%s%3N)
+    if "$@" > "$name.log.out" 2>&1; then result=PASS; else result=FAIL; tail -40 "$name.log.out"; fi
+    end=$(date +%s%3N)
+    {
+        echo "[ RUN      ] $name"
+        cat "$name.log.out"
+        if [ $result = PASS ]; then echo "[       OK ] $name ($((end - start)) ms)"
+        else echo "[  FAILED  ] $name ($((end - start)) ms)"; fi
+    } > "$name.log"
+    echo ":test-result: $result" > "$name.trs"
+    rm -f "$name.log.out"
+}
+
+build_orca
 echo "== make check (${SECONDS}s so far)"
 make -j"$(nproc)" check || true
+echo "== make lint (${SECONDS}s so far)"
+run_case lint make lint
+# distcheck proves the tarball builds, tests, installs and uninstalls on its
+# own; CI has it build with ASan and UBSan, so that it is also the run of
+# the whole suite under the sanitizers. Its build tree goes when it passes:
+# the test driver keeps each test's log under sanitized/ to be counted.
+echo "== make distcheck, with ASan and UBSan (${SECONDS}s so far)"
+rm -rf "$ORCA_BUILD_DIR/sanitized"
+ORCA_TEST_KEEP_LOGS=$ORCA_BUILD_DIR/sanitized \
+    run_case distcheck make -j"$(nproc)" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-sanitizers
 
-# distcheck proves the tarball builds, tests, installs and uninstalls on
-# its own; it is one more test case in the summary.
-echo "== make distcheck (${SECONDS}s so far)"
-start=$(date +%s%3N)
-if make -j"$(nproc)" distcheck > distcheck.log.out 2>&1; then result=PASS; else result=FAIL; tail -40 distcheck.log.out; fi
-end=$(date +%s%3N)
-{
-    echo "[ RUN      ] distcheck"
-    cat distcheck.log.out
-    if [ $result = PASS ]; then echo "[       OK ] distcheck ($((end - start)) ms)"
-    else echo "[  FAILED  ] distcheck ($((end - start)) ms)"; fi
-} > distcheck.log
-echo ":test-result: $result" > distcheck.trs
-rm -f distcheck.log.out
+configure_orca "$ORCA_TOP/_build-fuzz" CC=clang CXX=clang++ --enable-fuzzing
+echo "== fuzz targets (${SECONDS}s so far)"
+make -j"$(nproc)" fuzz
+# fuzz-run prints one GoogleTest-shaped case per target; its log is
+# counted like any test's.
+make fuzz-run > fuzz-run.log 2>&1 && echo ":test-result: PASS" > fuzz-run.trs \
+    || { echo ":test-result: FAIL" > fuzz-run.trs; tail -60 fuzz-run.log; }
 
 echo "== summary (${SECONDS}s in all)"
-"$ORCA_TOP/test/summarize-results" "$ORCA_BUILD_DIR"
+"$ORCA_TOP/test/summarize-results" "$ORCA_BUILD_DIR" "$ORCA_TOP/_build-fuzz"
