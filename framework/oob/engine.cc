@@ -124,7 +124,7 @@ std::unique_ptr<Engine::Attempt> Engine::dial(UniqueFd fd, ProcessName expected,
   Connection* raw = c.get();
   raw->on_dial_done = std::move(done);
   connections_.push_back(std::move(c));
-  std::unique_ptr<Attempt> attempt(new Attempt(*this, raw));
+  std::unique_ptr<Attempt> attempt(new Attempt(raw));
   raw->attempt = attempt.get();
   log(20, "handshake with " + expected.to_string() + " over " + raw->label());
   raw->start();

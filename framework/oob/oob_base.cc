@@ -42,8 +42,8 @@ Result<mca::Framework*> open_framework(Runtime& runtime, const mca::FrameworkDec
 
 }  // namespace
 
-Oob::Oob(Runtime& runtime, EventLoop& loop, ProcessName self, std::vector<std::uint8_t> secret)
-    : runtime_(runtime), loop_(loop), self_(self), secret_(std::move(secret)) {}
+Oob::Oob(Runtime& runtime, ProcessName self, std::vector<std::uint8_t> secret)
+    : runtime_(runtime), self_(self), secret_(std::move(secret)) {}
 
 Oob::~Oob() {
   for (auto it = modules_.rbegin(); it != modules_.rend(); ++it) it->module->stop(it->module->self);
@@ -74,7 +74,7 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   }
   if (!broken.empty()) return Message("oob", "component-failed", {{"failures", broken}});
 
-  std::unique_ptr<Oob> oob(new Oob(runtime, loop, self, std::move(secret)));
+  std::unique_ptr<Oob> oob(new Oob(runtime, self, std::move(secret)));
   // Lost-peer reports reach the handlers from the loop, never from inside
   // the send that found the peer gone: a handler that sends (to report the
   // loss, say) must not re-enter itself. A view of the loop: its deferred

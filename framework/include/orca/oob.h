@@ -213,7 +213,7 @@ class ORCA_EXPORT Oob {
   size_t waiting() const noexcept { return waiting_.size(); }
 
  private:
-  Oob(Runtime& runtime, EventLoop& loop, ProcessName self, std::vector<std::uint8_t> secret);
+  Oob(Runtime& runtime, ProcessName self, std::vector<std::uint8_t> secret);
   struct Module {
     std::string component;
     const orca_oob_module* module;
@@ -247,7 +247,6 @@ class ORCA_EXPORT Oob {
   void log(int level, const std::string& text) const;
 
   Runtime& runtime_;
-  EventLoop& loop_;
   ProcessName self_;
   std::vector<std::uint8_t> secret_;
   std::string host_identity_;

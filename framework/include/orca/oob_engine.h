@@ -143,8 +143,7 @@ class ORCA_EXPORT Engine {
 
    private:
     friend class Engine;
-    Attempt(Engine& engine, Connection* connection) : engine_(engine), connection_(connection) {}
-    Engine& engine_;
+    explicit Attempt(Connection* connection) : connection_(connection) {}
     Connection* connection_;  // null once done
   };
 

@@ -479,7 +479,9 @@ TEST(FrameReader, PayloadBufferStaysWithinOneStepOfTheBytes) {
   ASSERT_TRUE(Succeeded(reader.feed(header_bytes(header(FrameType::Data, 0, 1, 0, static_cast<std::uint32_t>(length))), out)));
   for (size_t pos = 0; pos < length; pos += 1u << 20) {
     ASSERT_TRUE(Succeeded(reader.feed(std::span(payload).subspan(pos, 1u << 20), out)));
-    if (out.empty()) ASSERT_LE(reader.payload_capacity(), pos + (1u << 20) + FrameReader::kMaxGrowStep) << "at " << pos;
+    if (out.empty()) {
+      ASSERT_LE(reader.payload_capacity(), pos + (1u << 20) + FrameReader::kMaxGrowStep) << "at " << pos;
+    }
   }
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].payload, payload);
