@@ -203,18 +203,4 @@ CASES=(leaf_link_blackholed leaf_link_blackholed_tree_spawn interior_link_blackh
 # Arguments, if any, name the cases to run (by hand: bash orcarun_faults_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")
 
-if ! netns_available; then
-    for c in "${CASES[@]}"; do skip_case "OrcarunFaults.$c" "cannot create network namespaces here (needs root and ip netns)"; done
-    exit 0
-fi
-if ! command -v nft >/dev/null; then
-    for c in "${CASES[@]}"; do skip_case "OrcarunFaults.$c" "nft (nftables) is not installed"; done
-    exit 0
-fi
-for prog in "$ORCARUN" "$ORCAD"; do
-    [ -x "$prog" ] || { echo "no $prog: build the tree (make) first" >&2; exit 1; }
-done
-suite_start=$(date +%s)
-for c in "${CASES[@]}"; do run_case "OrcarunFaults.$c" "$c"; done
-echo "OrcarunFaults: ${#CASES[@]} cases in $(($(date +%s) - suite_start)) s"
-finish_cases
+run_netns_suite OrcarunFaults nft

@@ -382,18 +382,4 @@ CASES=(idle_connections random_bytes stalled_handshakes wrong_key huge_headers m
 # Arguments, if any, name the cases to run (by hand: bash orcarun_hostile_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")
 
-if ! netns_available; then
-    for c in "${CASES[@]}"; do skip_case "OrcarunHostile.$c" "cannot create network namespaces here (needs root and ip netns)"; done
-    exit 0
-fi
-command -v python3 >/dev/null || {
-    for c in "${CASES[@]}"; do skip_case "OrcarunHostile.$c" "no python3 for the attack clients"; done
-    exit 0
-}
-for prog in "$ORCARUN" "$ORCAD"; do
-    [ -x "$prog" ] || { echo "no $prog: build the tree (make) first" >&2; exit 1; }
-done
-suite_start=$(date +%s)
-for c in "${CASES[@]}"; do FIGURE_CASE=$c run_case "OrcarunHostile.$c" "$c"; done
-echo "OrcarunHostile: ${#CASES[@]} cases in $(($(date +%s) - suite_start)) s"
-finish_cases
+run_netns_suite OrcarunHostile python3

@@ -368,14 +368,4 @@ CASES=(single_host_without_link single_host_link_deleted_mid_job
 # Arguments, if any, name the cases to run (by hand: bash orcarun_netns_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")
 
-if ! netns_available; then
-    for c in "${CASES[@]}"; do skip_case "OrcarunNetns.$c" "cannot create network namespaces here (needs root and ip netns)"; done
-    exit 0
-fi
-for prog in "$ORCARUN" "$ORCAD"; do
-    [ -x "$prog" ] || { echo "no $prog: build the tree (make) first" >&2; exit 1; }
-done
-suite_start=$(date +%s)
-for c in "${CASES[@]}"; do run_case "OrcarunNetns.$c" "$c"; done
-echo "OrcarunNetns: $((${#CASES[@]})) cases in $(($(date +%s) - suite_start)) s"
-finish_cases
+run_netns_suite OrcarunNetns

@@ -357,3 +357,28 @@ local_case_cleanup() {
     } 2>/dev/null
     rm -rf "$T"
 }
+
+# --- running a suite on namespace hosts ----------------------------------------------------------
+
+# run_netns_suite SUITE [TOOL...]: runs every case of CASES as SUITE.<case>
+# (FIGURE_CASE names it on its figure lines) and ends the script. Every
+# case is skipped with the reason where network namespaces cannot be made
+# or a TOOL is not installed.
+run_netns_suite() {
+    local suite=$1 why= tool c prog start; shift
+    netns_available || why="cannot create network namespaces here (needs root and ip netns)"
+    for tool in "$@"; do
+        [ -n "$why" ] || command -v "$tool" >/dev/null || why="$tool is not installed"
+    done
+    if [ -n "$why" ]; then
+        for c in "${CASES[@]}"; do skip_case "$suite.$c" "$why"; done
+        exit 0
+    fi
+    for prog in "$ORCARUN" "$ORCAD"; do
+        [ -x "$prog" ] || { echo "no $prog: build the tree (make) first" >&2; exit 1; }
+    done
+    start=$(date +%s)
+    for c in "${CASES[@]}"; do FIGURE_CASE=$c run_case "$suite.$c" "$c"; done
+    echo "$suite: ${#CASES[@]} cases in $(($(date +%s) - start)) s"
+    finish_cases
+}

@@ -3,13 +3,16 @@
 
 CLK_TCK=$(getconf CLK_TCK)
 
-# proc_rss_kb PID: the resident set (VmRSS) in kB.
-proc_rss_kb() {
+# proc_status_kb PID FIELD: a kB figure of /proc/PID/status (VmRSS, VmHWM).
+proc_status_kb() {
     local v
-    v=$(awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+    v=$(awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null)
     [ -n "$v" ] || fail "process $1 is gone (no /proc/$1/status)"
     echo "$v"
 }
+
+# proc_rss_kb PID: the resident set (VmRSS) in kB.
+proc_rss_kb() { proc_status_kb "$1" VmRSS; }
 
 # proc_cpu_ms PID: user + system CPU time so far (/proc/PID/stat fields 14
 # and 15), in milliseconds.
@@ -52,12 +55,7 @@ proc_fd_count() {
 }
 
 # proc_hwm_kb PID: the peak resident set so far (VmHWM) in kB.
-proc_hwm_kb() {
-    local v
-    v=$(awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
-    [ -n "$v" ] || fail "process $1 is gone (no /proc/$1/status)"
-    echo "$v"
-}
+proc_hwm_kb() { proc_status_kb "$1" VmHWM; }
 
 # proc_listen_port PID ADDRESS: the port of the process's TCP listener on
 # the IPv4 ADDRESS (or on 0.0.0.0), from its network namespace's
