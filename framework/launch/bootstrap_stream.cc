@@ -43,6 +43,13 @@ std::uint64_t monotonic_microseconds() {
 Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& bootstrap) {
   auto body = encode(bootstrap);
   if (!body) return body.error();
+  // Refused here, where the job can say why, rather than by every orcad.
+  if (body->size() > kMaxBootstrap) {
+    return Message("launch", "bad-wire-message",
+                   {{"message", "bootstrap"},
+                    {"field", "the whole message"},
+                    {"why", std::to_string(body->size()) + " bytes is above the bound of " + std::to_string(kMaxBootstrap)}});
+  }
   const auto n = static_cast<std::uint32_t>(body->size());
   std::vector<std::uint8_t> out{static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
                                 static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
@@ -54,7 +61,7 @@ Result<Bootstrap> read_bootstrap(int fd, int limit_ms) {
   std::uint8_t head[4];
   if (Status st = read_exactly(fd, head, 4, limit_ms); !st) return st.error();
   const std::uint32_t n = std::uint32_t{head[0]} << 24 | std::uint32_t{head[1]} << 16 | std::uint32_t{head[2]} << 8 | head[3];
-  if (n == 0 || n > kMaxBytes + 4 * kMaxText) return stdin_error("a length of " + std::to_string(n) + " bytes");
+  if (n == 0 || n > kMaxBootstrap) return stdin_error("a length of " + std::to_string(n) + " bytes");
   // The buffer grows with the bytes that arrived, a step ahead at most (as
   // the oob's frame reader does): a length that lies costs what was sent.
   constexpr size_t kStep = 1u << 20;

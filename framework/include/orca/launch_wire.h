@@ -50,6 +50,7 @@ namespace orca::launch {
 /* Bounds a decoder enforces (an encoder refuses to exceed them too). */
 inline constexpr std::uint32_t kMaxText = 1u << 20;        // one string field
 inline constexpr std::uint32_t kMaxBytes = 16u << 20;      // one byte field (output)
+inline constexpr std::uint32_t kMaxBootstrap = kMaxBytes + 4 * kMaxText;  // one bootstrap frame's body
 inline constexpr std::uint32_t kMaxItems = 1u << 20;       // one list
 
 struct Bootstrap {
@@ -168,11 +169,12 @@ inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // Stdin
 ORCA_EXPORT std::uint64_t monotonic_microseconds();
 
 /* The bootstrap as it travels on a daemon's standard input: a 4-byte
- * big-endian length, then the encoded message. */
+ * big-endian length, then the encoded message. Errors: a field above its
+ * bound, or a message above kMaxBootstrap (which read_bootstrap refuses). */
 ORCA_EXPORT Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& bootstrap);
 /* Reads one bootstrap frame from `fd` (blocking), waiting at most
  * `limit_ms` for each read. Errors: end of input first, a length above
- * kMaxBytes + kMaxText, a time-out, a malformed message. */
+ * kMaxBootstrap, a time-out, a malformed message. */
 ORCA_EXPORT Result<Bootstrap> read_bootstrap(int fd, int limit_ms);
 
 /* Encodes one message. Errors: a field above its bound (named). */

@@ -102,6 +102,17 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(std::get<DaemonFailure>(failure).host, "h9");
 }
 
+// Every field within its bound, the whole above what read_bootstrap takes:
+// refused by the writer, naming the bound.
+TEST(LaunchWire, ABootstrapAboveTheFrameBoundIsRefusedWhenFramed) {
+  Bootstrap b = std::get<Bootstrap>(samples()[0]);
+  b.settings.assign(kMaxBytes, 'x');
+  b.hosts.assign(5, std::string(kMaxText, 'h'));
+  auto frame = bootstrap_frame(b);
+  ASSERT_FALSE(frame.ok());
+  EXPECT_NE(frame.error().arg("why").find(std::to_string(kMaxBootstrap)), std::string::npos) << frame.error().summary();
+}
+
 TEST(LaunchWire, TheBootstrapFrameReadsBackFromAPipe) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
