@@ -15,6 +15,24 @@ namespace {
 
 Message stdin_error(const std::string& why) { return Message("launch", "bad-bootstrap", {{"why", why}}); }
 
+// What makes a well-formed bootstrap unusable; "" if nothing. orcad sizes
+// its routing tree by `daemons` and indexes `hosts` by vpid, so these are
+// checked before anything is built from them.
+std::string inconsistency(const Bootstrap& b) {
+  if (b.daemons == 0) return "a job of 0 daemons";
+  if (b.hosts.size() != b.daemons) {
+    return std::to_string(b.hosts.size()) + " hosts for " + std::to_string(b.daemons) + " daemons";
+  }
+  if (b.vpid == 0 || b.vpid > b.daemons) {
+    return "vpid " + std::to_string(b.vpid) + " outside 1.." + std::to_string(b.daemons);
+  }
+  if (b.parent == b.vpid || b.parent > b.daemons) {
+    return "parent " + std::to_string(b.parent) + " for vpid " + std::to_string(b.vpid);
+  }
+  if (b.secret.size() < 16) return "a job secret of " + std::to_string(b.secret.size()) + " bytes (16 at least)";
+  return {};
+}
+
 Status read_exactly(int fd, std::uint8_t* out, size_t n, int limit_ms) {
   size_t got = 0;
   while (got < n) {
@@ -76,7 +94,9 @@ Result<Bootstrap> read_bootstrap(int fd, int limit_ms) {
   if (!std::holds_alternative<Bootstrap>(m.value())) {
     return stdin_error(std::string("a ") + kind_name(m.value()) + " instead of a bootstrap");
   }
-  return std::get<Bootstrap>(std::move(m.value()));
+  Bootstrap b = std::get<Bootstrap>(std::move(m.value()));
+  if (std::string why = inconsistency(b); !why.empty()) return stdin_error(why);
+  return b;
 }
 
 }  // namespace orca::launch

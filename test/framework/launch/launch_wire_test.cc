@@ -7,7 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace orca::launch {
 namespace {
@@ -16,7 +20,7 @@ std::vector<WireMessage> samples() {
   Bootstrap b;
   b.job = 7;
   b.vpid = 3;
-  b.daemons = 64;
+  b.daemons = 3;
   b.parent = 1;
   b.parent_uri = "7.1;host=abc;tcp=10.0.0.1/24/veth/5000";
   b.secret = std::vector<std::uint8_t>(32, 0xab);
@@ -100,6 +104,34 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_TRUE(std::get<OutputChunk>(chunk).partial);
   const WireMessage failure = decode(encode(samples()[9]).value()).value();
   EXPECT_EQ(std::get<DaemonFailure>(failure).host, "h9");
+}
+
+// Well-formed but unusable: orcad would size its tree and index its hosts
+// by these, so read_bootstrap refuses them, saying which.
+TEST(LaunchWire, AnInconsistentBootstrapIsRefusedWhenRead) {
+  const Bootstrap good = std::get<Bootstrap>(samples()[0]);
+  const std::vector<std::pair<std::function<void(Bootstrap&)>, std::string>> cases = {
+      {[](Bootstrap& b) { b.daemons = 0; b.hosts.clear(); }, "0 daemons"},
+      {[](Bootstrap& b) { b.daemons = 4000000000u; }, "3 hosts for 4000000000 daemons"},
+      {[](Bootstrap& b) { b.vpid = 0; }, "vpid 0 outside 1..3"},
+      {[](Bootstrap& b) { b.vpid = 4; }, "vpid 4 outside 1..3"},
+      {[](Bootstrap& b) { b.parent = 3; }, "parent 3 for vpid 3"},
+      {[](Bootstrap& b) { b.parent = 9; }, "parent 9 for vpid 3"},
+      {[](Bootstrap& b) { b.secret.resize(8); }, "a job secret of 8 bytes"},
+  };
+  for (const auto& [spoil, why] : cases) {
+    Bootstrap b = good;
+    spoil(b);
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const auto frame = bootstrap_frame(b).value();
+    ASSERT_EQ(::write(fds[1], frame.data(), frame.size()), static_cast<ssize_t>(frame.size()));
+    auto read = read_bootstrap(fds[0], 1000);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ASSERT_FALSE(read.ok()) << why;
+    EXPECT_NE(read.error().arg("why").find(why), std::string::npos) << read.error().summary();
+  }
 }
 
 // Every field within its bound, the whole above what read_bootstrap takes:
