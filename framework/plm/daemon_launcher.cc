@@ -183,6 +183,11 @@ void DaemonLauncher::signal(std::uint32_t vpid, int signo) {
   if (it != agents_.end() && !it->second->exited) ::kill(-it->second->child.pid, signo);
 }
 
+void DaemonLauncher::end_lost(std::uint32_t vpid) {
+  signal(vpid, SIGCONT);
+  signal(vpid, SIGTERM);
+}
+
 void DaemonLauncher::signal_all(int signo) {
   for (auto& [vpid, a] : agents_) {
     if (!a->exited) ::kill(-a->child.pid, signo);

@@ -156,6 +156,13 @@ class ORCA_EXPORT DaemonLauncher {
   void daemon_up(std::uint32_t vpid);
   /* Sends `signo` to the process group of the agent of `vpid`, if it runs. */
   void signal(std::uint32_t vpid, int signo);
+  /* Asks the agent of a lost daemon to end, daemon first: SIGCONT (a
+   * stopped daemon must run to act, and a stopped member would make the
+   * kernel hang up the agent's group once the agent is gone), then
+   * SIGTERM, on which a daemon in the agent's group ends its ranks'
+   * process groups before it exits; a SIGKILL would leave what the ranks
+   * started running. The caller escalates to SIGKILL if it must. */
+  void end_lost(std::uint32_t vpid);
   /* Sends `signo` to the process group of every running agent. */
   void signal_all(int signo);
   /* Forgets the launches not started yet. */

@@ -98,12 +98,8 @@ Status DaemonSession::start() {
       report_failure(peer.vpid, "the daemon on " + host_of(peer.vpid) + " (vpid " + std::to_string(peer.vpid) +
                                     ") was lost: " + why);
       // A child we started may be alive but silent: its agent ends now,
-      // by SIGTERM (after SIGCONT, for a stopped one), so that a daemon in
-      // the agent's group ends its ranks' groups itself (as orcarun does).
-      if (launcher_) {
-        launcher_->signal(peer.vpid, SIGCONT);
-        launcher_->signal(peer.vpid, SIGTERM);
-      }
+      // daemon first (as orcarun does).
+      if (launcher_) launcher_->end_lost(peer.vpid);
     }
   });
 

@@ -366,17 +366,9 @@ void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
   // The lost daemon itself may be alive but silent (stopped, or behind a
   // black hole): its agent goes now, not at the end of the teardown. With
   // ssh that closes the daemon's stdin, which ends it once it runs again.
-  // SIGTERM first: where the agent's group holds the daemon itself
-  // (plm/local, an agent that runs it as its child) the daemon then kills
-  // its ranks' process groups before it exits. A SIGKILL would leave
-  // whatever the ranks started running: the parent-death signal reaches
-  // only each rank's own process. SIGCONT before it, for a stopped
-  // daemon: were it still stopped when its agent ends, the kernel would
-  // hang up the orphaned group (SIGHUP), killing the daemon before it
-  // could end its ranks. SIGKILL follows if the agent is still there
-  // after kLostAgentGrace.
-  launcher_->signal(vpid, SIGCONT);
-  launcher_->signal(vpid, SIGTERM);
+  // Daemon first (end_lost: it ends its ranks' groups), SIGKILL if the
+  // agent is still there after kLostAgentGrace.
+  launcher_->end_lost(vpid);
   if (!lost_kill_timer_) {
     lost_kill_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
       for (std::uint32_t v = 1; v <= daemons(); ++v) {
