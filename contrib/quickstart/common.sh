@@ -7,11 +7,14 @@ ORCA_BUILD_DIR=${ORCA_BUILD_DIR:-$ORCA_TOP/_build}
 ORCA_PREFIX=${ORCA_PREFIX:-$ORCA_BUILD_DIR/prefix}
 
 # Packages: the toolchain, autotools, libevent, hwloc, GoogleTest and
-# Google Benchmark, the network tools the namespace tests use, and the
-# real sshd the ssh launch test starts inside its namespace hosts.
+# Google Benchmark, libpmix (the PMIx server for Open MPI programs), the
+# network tools the namespace tests use, the real sshd the ssh launch
+# test starts inside its namespace hosts, and MPICH and Open MPI, whose
+# programs the MPI tests build and whose launchers the benchmarks compare.
 ORCA_PACKAGES=(build-essential autoconf automake libtool pkg-config
-               libevent-dev libhwloc-dev libssl-dev libgtest-dev libbenchmark-dev
-               iproute2 nftables procps openssh-server openssh-client)
+               libevent-dev libhwloc-dev libssl-dev libgtest-dev libbenchmark-dev libpmix-dev
+               iproute2 nftables procps openssh-server openssh-client
+               mpich libmpich-dev openmpi-bin libopenmpi-dev)
 
 install_packages() {
     local missing=() wanted=("${ORCA_PACKAGES[@]}" "$@")

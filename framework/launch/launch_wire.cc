@@ -19,6 +19,10 @@ enum class Kind : std::uint8_t {
   StdinData = 8,
   StdinCredit = 9,
   DaemonFailure = 10,
+  FenceData = 11,
+  FenceRelease = 12,
+  RankAbort = 13,
+  PmiDirect = 14,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -37,6 +41,7 @@ class Writer {
     put32(static_cast<std::uint32_t>(v));
   }
   void stream(const char*, const Stream& v) { out_.push_back(static_cast<std::uint8_t>(v)); }
+  void pmi_progress(const char*, const PmiProgress& v) { out_.push_back(static_cast<std::uint8_t>(v)); }
   void text(const char* field, const std::string& v, std::uint32_t bound = kMaxText) {
     if (!length(field, v.size(), bound)) return;
     out_.insert(out_.end(), v.begin(), v.end());
@@ -109,6 +114,12 @@ class Reader {
     u8(field, b);
     if (!error_ && b != 1 && b != 2) fail(field, "stream " + std::to_string(b) + " is neither stdout (1) nor stderr (2)");
     v = static_cast<Stream>(b);
+  }
+  void pmi_progress(const char* field, PmiProgress& v) {
+    std::uint8_t b = 0;
+    u8(field, b);
+    if (!error_ && b > 2) fail(field, "PMI progress " + std::to_string(b) + " is none of 0, 1, 2");
+    v = static_cast<PmiProgress>(b);
   }
   void text(const char* field, std::string& v, std::uint32_t bound = kMaxText) {
     const std::uint32_t n = length(field, bound, 1);
@@ -186,6 +197,16 @@ class Reader {
   std::optional<Message> error_;
 };
 
+// A collective's entries: keys are short, a value may be as large as a
+// byte field.
+template <typename IO, typename V>
+void key_values(IO& io, V& entries) {
+  io.list("entries", entries, [](auto& sub, auto& kv) {
+    sub.text("key", kv.key, 1024);
+    sub.text("value", kv.value, kMaxBytes);
+  });
+}
+
 // One field list per message, for both directions.
 template <typename IO, typename M>
 void fields(IO& io, M& m) {
@@ -232,6 +253,7 @@ void fields(IO& io, M& m) {
     io.i32("wait_status", m.wait_status);
     io.boolean("started", m.started);
     io.text("message", m.message);
+    io.pmi_progress("pmi", m.pmi);
   } else if constexpr (std::is_same_v<T, Teardown>) {
     io.i32("signal", m.signal);
     io.text("reason", m.reason);
@@ -246,6 +268,26 @@ void fields(IO& io, M& m) {
     io.u32("vpid", m.vpid);
     io.text("host", m.host, 1024);
     io.text("message", m.message);
+  } else if constexpr (std::is_same_v<T, FenceData>) {
+    io.text("component", m.component, 64);
+    io.u64("epoch", m.epoch);
+    io.u32("from", m.from);
+    io.u32("ranks", m.ranks);
+    key_values(io, m.entries);
+  } else if constexpr (std::is_same_v<T, FenceRelease>) {
+    io.text("component", m.component, 64);
+    io.u64("epoch", m.epoch);
+    key_values(io, m.entries);
+  } else if constexpr (std::is_same_v<T, RankAbort>) {
+    io.u32("rank", m.rank);
+    io.i32("status", m.status);
+    io.boolean("broke", m.broke);
+    io.text("message", m.message);
+  } else if constexpr (std::is_same_v<T, PmiDirect>) {
+    io.text("component", m.component, 64);
+    io.u32("from", m.from);
+    io.u32("to", m.to);
+    io.bytes("bytes", m.bytes);
   }
 }
 
@@ -260,7 +302,11 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, SignalRanks>) return Kind::SignalRanks;
   else if constexpr (std::is_same_v<T, StdinData>) return Kind::StdinData;
   else if constexpr (std::is_same_v<T, StdinCredit>) return Kind::StdinCredit;
-  else return Kind::DaemonFailure;
+  else if constexpr (std::is_same_v<T, DaemonFailure>) return Kind::DaemonFailure;
+  else if constexpr (std::is_same_v<T, FenceData>) return Kind::FenceData;
+  else if constexpr (std::is_same_v<T, FenceRelease>) return Kind::FenceRelease;
+  else if constexpr (std::is_same_v<T, RankAbort>) return Kind::RankAbort;
+  else return Kind::PmiDirect;
 }
 
 template <typename T>
@@ -277,7 +323,8 @@ Result<WireMessage> decode_as(const char* name, std::span<const std::uint8_t> bo
 const char* kind_name(const WireMessage& message) {
   static constexpr const char* kNames[] = {"bootstrap", "daemon report", "launch command",
                                            "output chunk", "exit record", "teardown",
-                                           "signal ranks", "stdin data", "stdin credit", "daemon failure"};
+                                           "signal ranks", "stdin data", "stdin credit", "daemon failure",
+                                           "fence data", "fence release", "rank abort", "pmi direct"};
   return kNames[message.index()];
 }
 
@@ -307,6 +354,10 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::StdinData: return decode_as<StdinData>("stdin data", body);
     case Kind::StdinCredit: return decode_as<StdinCredit>("stdin credit", body);
     case Kind::DaemonFailure: return decode_as<DaemonFailure>("daemon failure", body);
+    case Kind::FenceData: return decode_as<FenceData>("fence data", body);
+    case Kind::FenceRelease: return decode_as<FenceRelease>("fence release", body);
+    case Kind::RankAbort: return decode_as<RankAbort>("rank abort", body);
+    case Kind::PmiDirect: return decode_as<PmiDirect>("pmi direct", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

@@ -52,6 +52,9 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
   // Nothing the launcher holds open leaks into the program: every other
   // descriptor closes at exec (the report pipe too, which signals success).
   ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
+  for (int fd : spec.inherit_fds) {
+    if (fd >= 3) ::fcntl(fd, F_SETFD, 0);
+  }
   // dup2 clears close-on-exec on the copies; the originals close at exec.
   // A pipe end that already is the target (the parent had fd 0 closed)
   // only needs its close-on-exec cleared.
@@ -163,7 +166,7 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
   if (!make_pipe(out_read, out_write)) return spawn_error(program, "pipe", errno);
   if (!spec.merge_errors && !make_pipe(err_read, err_write)) return spawn_error(program, "pipe", errno);
 
-  if (spec.parent_death_signal == 0) {
+  if (spec.parent_death_signal == 0 && spec.inherit_fds.empty()) {
     const std::string path = resolve(spec.argv[0], spec.environment);
     std::optional<pid_t> pid;
     if (!path.empty()) {

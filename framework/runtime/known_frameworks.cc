@@ -5,11 +5,12 @@
 #include <orca/iof.h>
 #include <orca/oob.h>
 #include <orca/plm.h>
+#include <orca/pmi.h>
 #include <orca/reachable.h>
 #include <orca/routed.h>
 
 namespace orca {
 
-std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework, &oob::kFramework, &routed::kFramework, &plm::kFramework, &iof::kFramework}; }
+std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework, &oob::kFramework, &routed::kFramework, &plm::kFramework, &iof::kFramework, &pmi::kFramework}; }
 
 }  // namespace orca

@@ -1,4 +1,4 @@
-// The simple PMI wire codec and session (framework/pmi/simple_*.h), as
+// The simple PMI wire codec and session (components/pmi/simple/simple_*.h), as
 // orcad will meet them: whatever bytes a rank writes to its PMI_FD, in
 // whatever reads the kernel hands over.
 //
@@ -13,8 +13,8 @@
 //     and fits the bounds; barrier epochs count 0, 1, 2...; nothing happens
 //     after abort or a protocol failure; barrier_done succeeds exactly while
 //     the rank is in a barrier.
-#include "pmi/simple_session.h"
-#include "pmi/simple_wire.h"
+#include "pmi/simple/simple_session.h"
+#include "pmi/simple/simple_wire.h"
 
 #include "fuzz_input.h"
 

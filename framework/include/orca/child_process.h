@@ -33,6 +33,7 @@ struct SpawnSpec {
   bool merge_errors = false;             // stderr into the stdout pipe
   bool own_process_group = true;
   int parent_death_signal = 0;           // PR_SET_PDEATHSIG; 0: none
+  std::vector<int> inherit_fds;          // descriptors (>= 3) the child keeps at the same number (PMI_FD)
 };
 
 struct SpawnedChild {

@@ -22,6 +22,14 @@
  *                  orcarun reads more (flow control, bounded memory).
  *   DaemonFailure  orcad -> orcarun: a daemon it started or relays for
  *                  could not start or was lost.
+ *   FenceData      orcad -> its parent in the routing tree: its subtree's
+ *                  part of a pmi collective (orca/pmi.h).
+ *   FenceRelease   orcarun -> every orcad: a collective complete, with
+ *                  every rank's data.
+ *   RankAbort      orcad -> orcarun: a rank asked to end the job (PMI
+ *                  abort, PMIx_Abort), or broke its PMI protocol.
+ *   PmiDirect      orcad -> orcad: bytes between one pmi component's
+ *                  modules on two nodes (a PMIx direct modex).
  *
  * Encoding: a one-byte kind, then fields in order; integers big-endian;
  * a string or byte field is a u32 length and the bytes; a list is a u32
@@ -120,11 +128,15 @@ struct OutputChunk {
   std::vector<std::uint8_t> bytes;
 };
 
+/* How far a rank got with its PMI library (ExitRecord::pmi). */
+enum class PmiProgress : std::uint8_t { None = 0, Initialized = 1, Finalized = 2 };
+
 struct ExitRecord {
   std::uint32_t rank = 0;
   std::int32_t wait_status = 0;   // as waitpid gave it
   bool started = true;            // false: exec failed (status 127)
   std::string message;
+  PmiProgress pmi = PmiProgress::None;  // Initialized: it exited before it finalized
 };
 
 struct Teardown {
@@ -151,19 +163,57 @@ struct DaemonFailure {
   std::string message;           // what happened, with the agent's output
 };
 
+/* One key of a collective's data; the value may hold any bytes. */
+struct KeyValue {
+  std::string key;
+  std::string value;
+};
+
+struct FenceData {
+  std::string component;          // the pmi component whose collective it is
+  std::uint64_t epoch = 0;
+  std::uint32_t from = 0;         // the sending daemon's vpid
+  std::uint32_t ranks = 0;        // ranks whose data it carries
+  std::vector<KeyValue> entries;
+};
+
+struct FenceRelease {
+  std::string component;
+  std::uint64_t epoch = 0;
+  std::vector<KeyValue> entries;
+};
+
+struct RankAbort {
+  std::uint32_t rank = 0;
+  std::int32_t status = 1;        // what orcarun exits with
+  bool broke = false;             // it broke the protocol (message says how), not an abort it asked for
+  std::string message;
+};
+
+struct PmiDirect {
+  std::string component;
+  std::uint32_t from = 0;         // vpids
+  std::uint32_t to = 0;
+  std::vector<std::uint8_t> bytes;
+};
+
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
-                                 SignalRanks, StdinData, StdinCredit, DaemonFailure>;
+                                 SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
+                                 RankAbort, PmiDirect>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
 inline constexpr std::uint32_t kTagHello = oob::tags::kPlmFirst + 1;    // DaemonReport, a new daemon -> its parent
 inline constexpr std::uint32_t kTagWelcome = oob::tags::kPlmFirst + 2;  // empty, parent -> the new daemon
 inline constexpr std::uint32_t kTagReport = oob::tags::kPlmFirst + 3;   // DaemonReport -> orcarun
-inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown: down the tree
-inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure -> orcarun
+inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown,
+                                                                        // FenceRelease: down the tree
+inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort -> orcarun
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
 inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun
+inline constexpr std::uint32_t kTagFence = oob::tags::kPmiFirst + 1;    // FenceData -> the tree parent
+inline constexpr std::uint32_t kTagPmiDirect = oob::tags::kPmiFirst + 2;  // PmiDirect -> a daemon
 
 /* CLOCK_MONOTONIC in microseconds: Bootstrap::launched_at_us. */
 ORCA_EXPORT std::uint64_t monotonic_microseconds();

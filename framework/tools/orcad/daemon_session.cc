@@ -32,14 +32,32 @@ std::string DaemonSession::host_of(std::uint32_t vpid) const {
   return "vpid " + std::to_string(vpid);
 }
 
-void DaemonSession::up(std::uint32_t tag, const launch::WireMessage& message) {
+void DaemonSession::up(std::uint32_t tag, const launch::WireMessage& message) { post(0, tag, message); }
+
+void DaemonSession::post(std::uint32_t vpid, std::uint32_t tag, const launch::WireMessage& message) {
   auto bytes = launch::encode(message);
   if (!bytes) {
     process_.runtime().log("plm", "cannot encode a " + std::string(launch::kind_name(message)) + ": " +
                                       bytes.error().summary());
     return;
   }
-  outbox_->post(name(0), tag, std::move(bytes.value()));
+  outbox_->post(name(vpid), tag, std::move(bytes.value()));
+}
+
+void DaemonSession::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::FenceData>(m.value()) || !pmi_) return;
+  const auto& part = std::get<launch::FenceData>(m.value());
+  // Only a child's own part counts: the oob names the sender.
+  if (part.from != from.vpid || tree_->parent(from.vpid) != bootstrap_.vpid) return;
+  pmi_->on_part(part);
+}
+
+void DaemonSession::on_pmi_direct(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::PmiDirect>(m.value()) || !pmi_) return;
+  const auto& direct = std::get<launch::PmiDirect>(m.value());
+  if (direct.to == bootstrap_.vpid) pmi_->on_direct(direct);
 }
 
 Status DaemonSession::start() {
@@ -90,6 +108,8 @@ Status DaemonSession::start() {
   oob_->on_receive(launch::kTagWelcome, [this](ProcessName, std::span<const std::uint8_t>) { on_welcome(); });
   oob_->on_receive(launch::kTagControl, [this](ProcessName, std::span<const std::uint8_t> b) { on_control(b); });
   oob_->on_receive(launch::kTagStdin, [this](ProcessName, std::span<const std::uint8_t> b) { on_stdin(b); });
+  oob_->on_receive(launch::kTagFence, [this](ProcessName from, std::span<const std::uint8_t> b) { on_fence(from, b); });
+  oob_->on_receive(launch::kTagPmiDirect, [this](ProcessName, std::span<const std::uint8_t> b) { on_pmi_direct(b); });
   oob_->on_peer_lost([this](ProcessName peer, const std::string& why) {
     if (ending_) return;
     if (peer.vpid == bootstrap_.parent) {
@@ -230,6 +250,8 @@ void DaemonSession::on_control(std::span<const std::uint8_t> bytes) {
     for (auto& [rank, r] : ranks_) r->signal(sig->signal);
   } else if (auto* end = std::get_if<launch::Teardown>(&m.value())) {
     begin_end(end->signal);
+  } else if (auto* release = std::get_if<launch::FenceRelease>(&m.value())) {
+    if (pmi_) pmi_->on_release(*release);
   }
 }
 
@@ -237,6 +259,18 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
   std::vector<const launch::RankPlacement*> mine;
   for (const auto& p : command.placements) {
     if (p.daemon == bootstrap_.vpid) mine.push_back(&p);
+  }
+  if (pmi_) return;  // one job per daemon: a repeated command is ignored
+  PmiService::Hooks pmi_hooks;
+  pmi_hooks.up = [this](const launch::FenceData& part) { post(tree_->parent(bootstrap_.vpid), launch::kTagFence, part); };
+  pmi_hooks.abort = [this](const launch::RankAbort& abort) { up(launch::kTagStatus, abort); };
+  pmi_hooks.direct = [this](const launch::PmiDirect& direct) { post(direct.to, launch::kTagPmiDirect, direct); };
+  pmi_hooks.failed = [this](const Message& why) { report_failure(bootstrap_.vpid, why.summary()); };
+  pmi_ = std::make_unique<PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
+  if (Status st = pmi_->start(command); !st) {
+    // No rank starts: without its PMI server an MPI rank would wait forever.
+    report_failure(bootstrap_.vpid, "cannot serve the job's ranks PMI: " + st.error().summary());
+    return;
   }
   const std::vector<std::string> base_env = plm::current_environment();
   for (const launch::RankPlacement* p : mine) {
@@ -256,6 +290,10 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     spec.pipe_input = command.stdin_target == launch::kStdinAll ||
                       command.stdin_target == static_cast<std::int32_t>(p->rank);
     spec.parent_death_signal = SIGKILL;
+    if (Status st = pmi_->prepare(p->rank, spec); !st) {
+      report_failure(bootstrap_.vpid, "cannot prepare rank " + std::to_string(p->rank) + " for PMI: " + st.error().summary());
+      return;
+    }
     RankProcess::Hooks hooks;
     hooks.output = [this](std::uint32_t rank, launch::Stream stream, std::string_view text, bool partial) {
       launch::OutputChunk chunk{.rank = rank, .stream = stream, .partial = partial,
@@ -266,11 +304,14 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
       }
     };
     hooks.exited = [this](const launch::ExitRecord& record) {
+      // What its PMI connection still held (an abort) goes up first.
+      pmi_->ended(record.rank);
       if (parent_gone_) {
         maybe_finish();
         return;
       }
       launch::ExitRecord r = record;
+      r.pmi = pmi_->progress(record.rank);
       if (!r.started) {
         r.wait_status = 127 << 8;
       }
@@ -278,7 +319,9 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
       maybe_finish();
     };
     hooks.stdin_written = [this](std::uint32_t n) { up(launch::kTagCredit, launch::StdinCredit{.bytes = n}); };
-    ranks_.emplace(p->rank, std::make_unique<RankProcess>(process_.loop(), p->rank, spec, partial_delay_, std::move(hooks)));
+    auto rank = std::make_unique<RankProcess>(process_.loop(), p->rank, spec, partial_delay_, std::move(hooks));
+    pmi_->started(p->rank, rank->started());
+    ranks_.emplace(p->rank, std::move(rank));
   }
 }
 

@@ -13,6 +13,7 @@
 #ifndef ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
 #define ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
 
+#include "pmi_service.h"
 #include "rank_process.h"
 
 #include <orca/launch_wire.h>
@@ -61,6 +62,9 @@ class DaemonSession {
   void begin_end(int signo);
   void maybe_finish();
   void up(std::uint32_t tag, const launch::WireMessage& message);
+  void post(std::uint32_t vpid, std::uint32_t tag, const launch::WireMessage& message);
+  void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
+  void on_pmi_direct(std::span<const std::uint8_t> bytes);
   ProcessName name(std::uint32_t vpid) const { return ProcessName{bootstrap_.job, vpid}; }
   std::string host_of(std::uint32_t vpid) const;
 
@@ -70,6 +74,7 @@ class DaemonSession {
   StartupClock::Clock::time_point frameworks_opened_, oob_opened_;
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
+  std::unique_ptr<PmiService> pmi_;  // from the launch command on
   std::unique_ptr<oob::Outbox> outbox_;
   std::unique_ptr<plm::DaemonLauncher> launcher_;
   std::optional<plm::ChosenModule> plm_;

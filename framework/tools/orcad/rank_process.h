@@ -39,6 +39,8 @@ class RankProcess {
 
   std::uint32_t rank() const noexcept { return rank_; }
   bool running() const noexcept { return !reaped_; }
+  /* Whether its program started (exec succeeded). */
+  bool started() const noexcept { return child_.pid > 0 && child_.exec_error.empty(); }
   bool done() const noexcept { return reported_; }
   /* Whether it was started with a stdin pipe (--stdin chose it). */
   bool reads_stdin() const noexcept { return reads_stdin_; }

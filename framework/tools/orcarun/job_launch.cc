@@ -110,6 +110,7 @@ Status JobLaunch::open() {
   oob_->on_receive(launch::kTagReport, [this](ProcessName, std::span<const std::uint8_t> b) { on_report(b); });
   oob_->on_receive(launch::kTagStatus, [this](ProcessName, std::span<const std::uint8_t> b) { on_status(b); });
   oob_->on_receive(launch::kTagOutput, [this](ProcessName, std::span<const std::uint8_t> b) { on_output(b); });
+  oob_->on_receive(launch::kTagFence, [this](ProcessName from, std::span<const std::uint8_t> b) { on_fence(from, b); });
   oob_->on_receive(launch::kTagCredit, [this](ProcessName, std::span<const std::uint8_t> b) {
     auto m = launch::decode(b);
     if (m && stdin_) {
@@ -203,6 +204,7 @@ int JobLaunch::run() {
     progress_timer_->start(kProgressAfter);
   }
   if (phase_ != Phase::Done) process_.loop().run();
+  if (options_.report_routes) print_collectives();
   if (options_.timing) print_timing();
   return exit_status_;
 }
@@ -267,6 +269,9 @@ void JobLaunch::all_up() {
     case StdinTarget::All: command.stdin_target = launch::kStdinAll; break;
     case StdinTarget::Rank: command.stdin_target = static_cast<std::int32_t>(options_.stdin_rank); break;
   }
+  std::vector<std::uint32_t> ranks_at(daemons() + 1, 0);
+  for (const auto& p : command.placements) ++ranks_at[p.daemon];
+  fences_ = std::make_unique<FenceRoot>(*plan_.tree, ranks_at);
   broadcast(command);
   t_command_ = Clock::now();
   // stdin: to the daemons of the ranks that read it.
@@ -319,7 +324,35 @@ void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
     rank_ended(*record);
   } else if (auto* failure = std::get_if<launch::DaemonFailure>(&m.value())) {
     if (failure->vpid >= 1 && failure->vpid <= daemons()) daemon_failed(failure->vpid, failure->message);
+  } else if (auto* abort = std::get_if<launch::RankAbort>(&m.value())) {
+    rank_aborted(*abort);
   }
+}
+
+void JobLaunch::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::FenceData>(m.value()) || !fences_ || phase_ != Phase::Running) return;
+  auto release = fences_->add(from.vpid, std::get<launch::FenceData>(m.value()), Clock::now());
+  if (!release) {
+    fail_job(release.error(), 1);
+    signal_ranks(SIGTERM);
+    return;
+  }
+  if (release.value()) broadcast(*release.value());
+}
+
+void JobLaunch::rank_aborted(const launch::RankAbort& abort) {
+  if (abort.rank >= plan_.ranks.placements.size() || failed_) return;
+  const std::uint32_t vpid = static_cast<std::uint32_t>(plan_.ranks.placements[abort.rank].node + 1);
+  const std::string rank = std::to_string(abort.rank), host = printable(daemon_[vpid].host);
+  if (abort.broke) {
+    fail_job(Message("orcarun", "rank-broke-pmi", {{"rank", rank}, {"host", host}, {"why", printable(abort.message)}}), 1);
+  } else {
+    fail_job(Message("orcarun", "rank-aborted", {{"rank", rank}, {"host", host}, {"status", std::to_string(abort.status)},
+                                                 {"message", abort.message.empty() ? std::string("(no message)") : printable(abort.message)}}),
+             abort.status);
+  }
+  signal_ranks(SIGTERM);
 }
 
 void JobLaunch::rank_ended(const launch::ExitRecord& record) {
@@ -327,10 +360,18 @@ void JobLaunch::rank_ended(const launch::ExitRecord& record) {
   rank_done_[record.rank] = true;
   --ranks_left_;
   const bool ok = record.started && WIFEXITED(record.wait_status) && WEXITSTATUS(record.wait_status) == 0;
-  if (!ok && !failed_) {
+  // An MPI rank that exits, even with 0, between init and finalize leaves
+  // its peers waiting for it in their next collective.
+  const bool unfinished = ok && record.pmi == launch::PmiProgress::Initialized;
+  if ((!ok || unfinished) && !failed_) {
     const auto& p = plan_.ranks.placements[record.rank];
     const std::uint32_t vpid = static_cast<std::uint32_t>(p.node + 1);
-    if (!record.started) {
+    if (unfinished) {
+      fail_job(Message("orcarun", "rank-exited-unfinalized",
+                       {{"rank", std::to_string(record.rank)}, {"host", printable(daemon_[vpid].host)},
+                        {"command", printable(options_.command[0])}}),
+               1);
+    } else if (!record.started) {
       fail_job(Message("orcarun", "rank-not-started",
                        {{"rank", std::to_string(record.rank)}, {"host", printable(daemon_[vpid].host)},
                         {"command", printable(options_.command[0])}, {"why", printable(record.message)}}),
@@ -524,12 +565,38 @@ void JobLaunch::print_routes() {
   write_all(2, text);
 }
 
+void JobLaunch::print_collectives() {
+  if (!fences_ || fences_->completed() == 0) return;
+  const auto& records = fences_->records();
+  std::string text = "collectives (" + std::to_string(fences_->completed()) + ", each up the routing tree and back down, " +
+                     std::to_string(fences_->depth()) + (fences_->depth() == 1 ? " hop" : " hops") + " each way):\n";
+  for (const auto& r : records) {
+    char line[200];
+    std::snprintf(line, sizeof line, "  pmi/%s collective %llu: %zu keys, %zu bytes, released to %u daemons\n",
+                  r.component.c_str(), static_cast<unsigned long long>(r.epoch), r.keys, r.bytes, daemons());
+    text += line;
+  }
+  if (fences_->completed() > records.size()) {
+    text += "  (" + std::to_string(fences_->completed() - records.size()) + " more not shown)\n";
+  }
+  write_all(2, text);
+}
+
 void JobLaunch::print_timing() {
   std::string text = "timing (ms since orcarun started):\n";
   text += "  agents started    " + milliseconds_since(t_start_, t_agents_) + "\n";
   text += "  first daemon up   " + milliseconds_since(t_start_, t_first_up_) + "\n";
   text += "  all daemons up    " + milliseconds_since(t_start_, t_all_up_) + "\n";
   text += "  command started   " + milliseconds_since(t_start_, t_command_) + "\n";
+  if (fences_) {
+    for (const auto& r : fences_->records()) {
+      const std::string label = "pmi/" + r.component + " fence " + std::to_string(r.epoch);
+      char line[200];
+      std::snprintf(line, sizeof line, "  %-17s %s (first part %s)\n", label.c_str(),
+                    milliseconds_since(t_start_, r.complete).c_str(), milliseconds_since(t_start_, r.first_part).c_str());
+      text += line;
+    }
+  }
   text += "  command ended     " + milliseconds_since(t_start_, t_ended_) + "\n";
   text += "  teardown done     " + milliseconds_since(t_start_, t_down_) + "\n";
   // Each daemon's own start-up, median and slowest over the daemons.

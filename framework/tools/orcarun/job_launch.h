@@ -5,6 +5,7 @@
 #ifndef ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
 #define ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
 
+#include "fence_root.h"
 #include "orcarun_options.h"
 #include "stdin_forwarder.h"
 
@@ -65,6 +66,8 @@ class JobLaunch {
   void on_report(std::span<const std::uint8_t> bytes);
   void on_status(std::span<const std::uint8_t> bytes);
   void on_output(std::span<const std::uint8_t> bytes);
+  void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
+  void rank_aborted(const launch::RankAbort& abort);
   void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
   void all_up();
   void rank_ended(const launch::ExitRecord& record);
@@ -78,6 +81,7 @@ class JobLaunch {
   void show_progress();
   void print_routes();
   void print_timing();
+  void print_collectives();
   std::string describe(std::uint32_t vpid) const;
   ProcessName name(std::uint32_t vpid) const { return ProcessName{job_, vpid}; }
   std::uint32_t daemons() const { return static_cast<std::uint32_t>(plan_.nodes.size()); }
@@ -94,6 +98,7 @@ class JobLaunch {
   std::unique_ptr<iof::OutputPrinter> printer_;
   std::unique_ptr<oob::Outbox> stdin_outbox_;
   std::unique_ptr<StdinForwarder> stdin_;
+  std::unique_ptr<FenceRoot> fences_;  // from the launch command on
   std::vector<Daemon> daemon_;  // by vpid; [0] unused
   std::vector<bool> rank_done_;
   std::uint32_t ranks_left_ = 0;

@@ -1,4 +1,4 @@
-#include "pmi/simple_wire.h"
+#include "simple_wire.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -4,6 +4,7 @@
 // orcad feeds the bytes it reads from the rank's PMI_FD to receive(); the
 // session answers what it can alone (identity, maxes, gets from the KVS it
 // holds) and reports what needs the job as events:
+//   Initialized     the rank initialized (PMI-1 init, PMI-2 fullinit).
 //   BarrierEntered  the rank entered barrier / fence `epoch` (0, 1, ...)
 //                   with the puts it made since the last one. The job
 //                   merges every rank's puts and calls barrier_done() with
@@ -23,21 +24,23 @@
 // usable; only undecodable bytes end it.
 //
 // A get is answered from the rank's own puts not yet fenced, then the
-// merged KVS of the last barrier_done(), then (for PMI_process_mapping,
+// job KVS of the last barrier_done(), then (for PMI_process_mapping,
 // which PMI-1 clients read from the KVS) the identity.
 //
 // Threading: one object per connection, on the event loop's thread;
 // nothing locks, nothing throws on purpose (an allocation may).
-#ifndef ORCA_FRAMEWORK_PMI_SIMPLE_SESSION_H
-#define ORCA_FRAMEWORK_PMI_SIMPLE_SESSION_H
+#ifndef ORCA_COMPONENTS_PMI_SIMPLE_SESSION_H
+#define ORCA_COMPONENTS_PMI_SIMPLE_SESSION_H
 
-#include "pmi/simple_wire.h"
+#include "simple_wire.h"
 
+#include <orca/pmi.h>
 #include <orca/result.h>
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,8 +48,6 @@
 #include <vector>
 
 namespace orca::pmi {
-
-using Kvs = std::map<std::string, std::string, std::less<>>;
 
 /* What the job tells one rank about itself. */
 struct RankIdentity {
@@ -68,11 +69,12 @@ struct AbortRequested {
   int exit_code = 1;
   std::string message;
 };
+struct Initialized {};
 struct Finalized {};
 struct ProtocolFailed {
   Message why;
 };
-using SessionEvent = std::variant<BarrierEntered, AbortRequested, Finalized, ProtocolFailed>;
+using SessionEvent = std::variant<Initialized, BarrierEntered, AbortRequested, Finalized, ProtocolFailed>;
 
 class SimpleSession {
  public:
@@ -90,11 +92,12 @@ class SimpleSession {
   /* Bytes read from the rank, in any chunks. */
   void receive(std::string_view bytes);
 
-  /* Releases the barrier the rank is in, with the KVS merged from every
-   * rank's puts of that epoch (it replaces the KVS gets read). Fails when
-   * the rank is in no barrier. On an aborted or failed session it only
-   * records the KVS. */
-  Status barrier_done(Kvs merged);
+  /* Releases the barrier the rank is in, with the job's KVS as of this
+   * barrier: every rank's puts of every epoch so far (gets read it from
+   * now on; the job's ranks on one daemon share it). Fails when the rank is
+   * in no barrier. On an aborted or failed session it only records the KVS. */
+  Status barrier_done(std::shared_ptr<const Kvs> job_kvs);
+  Status barrier_done(Kvs job_kvs) { return barrier_done(std::make_shared<const Kvs>(std::move(job_kvs))); }
 
   /* Bytes to write to the rank since the last call. */
   std::string take_output();
@@ -128,7 +131,7 @@ class SimpleSession {
   /* The reply barrier_done() sends ("barrier_out" or "kvs-fence-response"). */
   std::string barrier_response_;
   Kvs pending_;
-  Kvs merged_;
+  std::shared_ptr<const Kvs> merged_ = std::make_shared<const Kvs>();
   std::string output_;
   std::vector<SessionEvent> events_;
 };

@@ -1,6 +1,6 @@
 // SimpleSession: one rank's PMI-1 / PMI-2 server state machine, driven by
 // the bytes a client would send, with the test playing the job.
-#include "pmi/simple_session.h"
+#include "pmi/simple/simple_session.h"
 
 #include "lib/result_assertions.h"
 

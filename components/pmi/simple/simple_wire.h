@@ -31,8 +31,8 @@
 //
 // Errors are Messages of area "pmi": topic "wire-malformed" (args
 // "framing", "problem") and "wire-unformattable" for format().
-#ifndef ORCA_FRAMEWORK_PMI_SIMPLE_WIRE_H
-#define ORCA_FRAMEWORK_PMI_SIMPLE_WIRE_H
+#ifndef ORCA_COMPONENTS_PMI_SIMPLE_WIRE_H
+#define ORCA_COMPONENTS_PMI_SIMPLE_WIRE_H
 
 #include <orca/result.h>
 

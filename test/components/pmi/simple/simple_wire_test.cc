@@ -1,5 +1,5 @@
 // simple_wire: the PMI-1 / PMI-2 codec and the stream decoder.
-#include "pmi/simple_wire.h"
+#include "pmi/simple/simple_wire.h"
 
 #include "lib/result_assertions.h"
 

@@ -1,4 +1,4 @@
-#include "pmi/simple_session.h"
+#include "simple_session.h"
 
 #include <charconv>
 #include <utility>
@@ -111,7 +111,7 @@ void SimpleSession::refuse(std::string_view response_command, std::string_view w
 
 std::optional<std::string> SimpleSession::lookup(std::string_view key) const {
   if (auto it = pending_.find(key); it != pending_.end()) return it->second;
-  if (auto it = merged_.find(key); it != merged_.end()) return it->second;
+  if (auto it = merged_->find(key); it != merged_->end()) return it->second;
   if (key == kProcessMapping && !identity_.process_mapping.empty()) return identity_.process_mapping;
   return std::nullopt;
 }
@@ -126,8 +126,8 @@ void SimpleSession::enter_barrier(std::string_view response_command) {
   events_.emplace_back(BarrierEntered{.epoch = next_epoch_++, .puts = std::exchange(pending_, {})});
 }
 
-Status SimpleSession::barrier_done(Kvs merged) {
-  merged_ = std::move(merged);
+Status SimpleSession::barrier_done(std::shared_ptr<const Kvs> job_kvs) {
+  if (job_kvs) merged_ = std::move(job_kvs);
   if (state_ == State::Failed || state_ == State::Aborted) {
     in_barrier_ = false;
     return {};
@@ -219,6 +219,7 @@ void SimpleSession::handle_pmi1(Command command, const WireMessage& message) {
       if (version == 1 && subversion && *subversion >= 0 && *subversion <= 1) {
         reply("response_to_init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}, {"rc", "0"}});
         state_ = State::Ready;
+        events_.emplace_back(Initialized{});
         return;
       }
       if (version == 2 && subversion == 0) {
@@ -351,6 +352,7 @@ void SimpleSession::handle_pmi2(Command command, const WireMessage& message) {
         return;
       }
       state_ = State::Ready;
+      events_.emplace_back(Initialized{});
       reply(response, {{"pmi-version", "2"},
                        {"pmi-subversion", "0"},
                        {"rank", std::to_string(identity_.rank)},

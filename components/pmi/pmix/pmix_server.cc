@@ -1,0 +1,394 @@
+// PmixServer: libpmix's server API, its callbacks, and the namespace.
+#include "pmix_server.h"
+
+#include "direct_wire.h"
+
+#include <orca/message.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+namespace orca::pmi {
+
+namespace {
+
+// libpmix allows one server per process and calls fence and direct modex
+// without a context: the live server, for the callbacks below.
+std::atomic<PmixServer*> g_live{nullptr};
+
+std::string status_text(pmix_status_t st) { return std::string(PMIx_Error_string(st)) + " (" + std::to_string(st) + ")"; }
+
+// An info list under construction (libpmix's own list API), freed on scope exit.
+class InfoList {
+ public:
+  InfoList() : list_(PMIx_Info_list_start()) {
+    if (list_ == nullptr) throw std::runtime_error("libpmix cannot make an info list");
+  }
+  ~InfoList() { PMIx_Info_list_release(list_); }
+  InfoList(const InfoList&) = delete;
+  InfoList& operator=(const InfoList&) = delete;
+  void add(const char* key, const void* value, pmix_data_type_t type) {
+    if (pmix_status_t st = PMIx_Info_list_add(list_, key, value, type); st != PMIX_SUCCESS) {
+      throw std::runtime_error(std::string("libpmix refused info ") + key + ": " + status_text(st));
+    }
+  }
+  void text(const char* key, const std::string& v) { add(key, v.c_str(), PMIX_STRING); }
+  void u32(const char* key, std::uint32_t v) { add(key, &v, PMIX_UINT32); }
+  void u16(const char* key, std::uint16_t v) { add(key, &v, PMIX_UINT16); }
+  void rank(const char* key, pmix_rank_t v) { add(key, &v, PMIX_PROC_RANK); }
+  void flag(const char* key, bool v) { add(key, &v, PMIX_BOOL); }
+  void* handle() const noexcept { return list_; }
+
+ private:
+  void* list_;
+};
+
+// An array of info made from a list, freed on scope exit.
+class InfoArray {
+ public:
+  explicit InfoArray(const InfoList& list) {
+    if (pmix_status_t st = PMIx_Info_list_convert(list.handle(), &array_); st != PMIX_SUCCESS) {
+      throw std::runtime_error("libpmix cannot convert an info list: " + status_text(st));
+    }
+  }
+  ~InfoArray() { PMIx_Data_array_destruct(&array_); }
+  InfoArray(const InfoArray&) = delete;
+  InfoArray& operator=(const InfoArray&) = delete;
+  pmix_info_t* info() noexcept { return static_cast<pmix_info_t*>(array_.array); }
+  size_t size() const noexcept { return array_.size; }
+  pmix_data_array_t* array() noexcept { return &array_; }
+
+ private:
+  pmix_data_array_t array_{};
+};
+
+// Waits on the loop thread for a libpmix operation's callback.
+class OperationWait {
+ public:
+  static void done(pmix_status_t status, void* cbdata) {
+    auto* w = static_cast<OperationWait*>(cbdata);
+    const std::lock_guard<std::mutex> lock(w->mutex_);
+    w->status_ = status;
+    w->done_ = true;
+    w->cv_.notify_all();
+  }
+  /* `started`: what the call returned. */
+  pmix_status_t wait(pmix_status_t started) {
+    if (started == PMIX_OPERATION_SUCCEEDED) return PMIX_SUCCESS;
+    if (started != PMIX_SUCCESS) return started;
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!cv_.wait_for(lock, std::chrono::seconds(30), [this] { return done_; })) return PMIX_ERR_TIMEOUT;
+    return status_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  pmix_status_t status_ = PMIX_SUCCESS;
+};
+
+void ignore_result(pmix_status_t, void*) {}
+
+// The bytes libpmix gets back from a fence or a direct modex stay alive
+// until it calls this with them.
+void release_bytes(void* owner) { std::unique_ptr<std::string>(static_cast<std::string*>(owner)); }
+
+pmix_status_t cb_client_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
+  if (PmixServer* s = g_live.load()) s->on_client(proc, ORCA_PMI_RANK_INITIALIZED);
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t cb_client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
+  if (PmixServer* s = g_live.load()) s->on_client(proc, ORCA_PMI_RANK_FINALIZED);
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t cb_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[], size_t,
+                       pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  PmixServer* s = g_live.load();
+  return s != nullptr ? s->on_abort(proc, status, msg, cbfunc, cbdata) : PMIX_ERR_INIT;
+}
+
+pmix_status_t cb_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, char* data, size_t ndata,
+                       pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  PmixServer* s = g_live.load();
+  return s != nullptr ? s->on_fence(procs, nprocs, data, ndata, cbfunc, cbdata) : PMIX_ERR_INIT;
+}
+
+pmix_status_t cb_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t, pmix_modex_cbfunc_t cbfunc,
+                              void* cbdata) {
+  PmixServer* s = g_live.load();
+  return s != nullptr ? s->on_direct_modex(proc, cbfunc, cbdata) : PMIX_ERR_INIT;
+}
+
+}  // namespace
+
+PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job)
+    : host_(host), loop_(host.base), handoff_(loop_), nspace_(job.name), layout_(job_layout(job)),
+      rank_node_(job.rank_node, job.rank_node + job.size), node_(job.node) {
+  if (nspace_.empty() || nspace_.size() > PMIX_MAX_NSLEN) throw std::runtime_error("the job's PMI name does not fit a PMIx namespace");
+  if (job.tmpdir == nullptr || *job.tmpdir == '\0') throw std::runtime_error("no job directory for the PMIx rendezvous");
+  PmixServer* expected = nullptr;
+  if (!g_live.compare_exchange_strong(expected, this)) throw std::runtime_error("a PMIx server already runs in this daemon");
+
+  pmix_server_module_t module{};  // libpmix keeps a copy
+  module.client_connected = &cb_client_connected;
+  module.client_finalized = &cb_client_finalized;
+  module.abort = &cb_abort;
+  module.fence_nb = &cb_fence;
+  module.direct_modex = &cb_direct_modex;
+
+  try {
+    InfoList init;
+    // The rendezvous lives in the job's directory only: no system-wide
+    // server, no tools, nothing from other hosts.
+    init.text(PMIX_SERVER_TMPDIR, job.tmpdir);
+    init.text(PMIX_SYSTEM_TMPDIR, job.tmpdir);
+    init.flag(PMIX_SERVER_TOOL_SUPPORT, false);
+    init.flag(PMIX_SERVER_SYSTEM_SUPPORT, false);
+    init.flag(PMIX_SERVER_REMOTE_CONNECTIONS, false);
+    init.text(PMIX_SERVER_NSPACE, nspace_ + "-daemons");
+    init.rank(PMIX_SERVER_RANK, job.node);
+    InfoArray info(init);
+    if (pmix_status_t st = PMIx_server_init(&module, info.info(), info.size()); st != PMIX_SUCCESS) {
+      throw std::runtime_error("PMIx_server_init failed: " + status_text(st));
+    }
+    initialized_ = true;
+    register_namespace(job);
+  } catch (...) {
+    if (initialized_) PMIx_server_finalize();
+    g_live.store(nullptr);
+    throw;
+  }
+}
+
+PmixServer::~PmixServer() {
+  if (initialized_) {
+    PMIx_server_deregister_nspace(nspace_.c_str(), &ignore_result, nullptr);
+    PMIx_server_finalize();
+  }
+  g_live.store(nullptr);
+}
+
+void PmixServer::log(int level, const std::string& text) {
+  if (host_.log != nullptr) host_.log(host_.host, level, ("pmi/pmix: " + text).c_str());
+}
+
+void PmixServer::register_namespace(const orca_pmi_job& job) {
+  char* regex = nullptr;
+  char* ppn = nullptr;
+  if (pmix_status_t st = PMIx_generate_regex(layout_.node_list.c_str(), &regex); st != PMIX_SUCCESS) {
+    throw std::runtime_error("PMIx_generate_regex failed: " + status_text(st));
+  }
+  const std::unique_ptr<char, decltype(&std::free)> regex_owner(regex, &std::free);
+  if (pmix_status_t st = PMIx_generate_ppn(layout_.ppn.c_str(), &ppn); st != PMIX_SUCCESS) {
+    throw std::runtime_error("PMIx_generate_ppn failed: " + status_text(st));
+  }
+  const std::unique_ptr<char, decltype(&std::free)> ppn_owner(ppn, &std::free);
+
+  InfoList info;
+  info.text(PMIX_JOBID, nspace_);
+  info.u32(PMIX_UNIV_SIZE, job.size);
+  info.u32(PMIX_JOB_SIZE, job.size);
+  info.u32(PMIX_MAX_PROCS, job.size);
+  info.u32(PMIX_APP_SIZE, job.size);
+  info.u32(PMIX_APPNUM, 0);
+  info.rank(PMIX_APPLDR, 0);
+  info.u32(PMIX_NUM_NODES, static_cast<std::uint32_t>(layout_.nodes.size()));
+  info.add(PMIX_NODE_MAP, regex, PMIX_REGEX);
+  info.add(PMIX_PROC_MAP, ppn, PMIX_REGEX);
+  info.text(PMIX_LOCAL_PEERS, layout_.local_peers);
+  info.u32(PMIX_LOCAL_SIZE, static_cast<std::uint32_t>(layout_.local.size()));
+  info.u32(PMIX_NODE_SIZE, static_cast<std::uint32_t>(layout_.local.size()));
+  info.rank(PMIX_LOCALLDR, layout_.local.empty() ? 0 : layout_.local.front());
+  info.u32(PMIX_NODEID, job.node);
+  info.text(PMIX_HOSTNAME, job.node_host[job.node]);
+  info.text(PMIX_TMPDIR, job.tmpdir);
+  info.text(PMIX_NSDIR, job.tmpdir);
+  info.flag(PMIX_SPAWNED, false);
+  // What each rank is: Open MPI reads its local and node rank from here.
+  for (std::uint32_t r = 0; r < job.size; ++r) {
+    InfoList proc;
+    proc.rank(PMIX_RANK, r);
+    proc.rank(PMIX_GLOBAL_RANK, r);
+    proc.rank(PMIX_APP_RANK, r);
+    proc.u32(PMIX_APPNUM, 0);
+    proc.u16(PMIX_LOCAL_RANK, layout_.node_rank[r]);
+    proc.u16(PMIX_NODE_RANK, layout_.node_rank[r]);
+    proc.u32(PMIX_NODEID, job.rank_node[r]);
+    proc.text(PMIX_HOSTNAME, job.node_host[job.rank_node[r]]);
+    InfoArray array(proc);
+    info.add(PMIX_PROC_INFO_ARRAY, array.array(), PMIX_DATA_ARRAY);
+  }
+  InfoArray all(info);
+  OperationWait wait;
+  const pmix_status_t st = wait.wait(PMIx_server_register_nspace(nspace_.c_str(), static_cast<int>(layout_.local.size()),
+                                                                 all.info(), all.size(), &OperationWait::done, &wait));
+  if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_server_register_nspace failed: " + status_text(st));
+}
+
+Status PmixServer::prepare(std::uint32_t rank, const orca_pmi_environment& env) {
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace_.c_str(), rank);
+  OperationWait wait;
+  pmix_status_t st = wait.wait(PMIx_server_register_client(&proc, ::getuid(), ::getgid(), nullptr, &OperationWait::done, &wait));
+  if (st != PMIX_SUCCESS) {
+    return Message("pmi", "pmix-call-failed", {{"call", "PMIx_server_register_client"}, {"rank", std::to_string(rank)},
+                                               {"why", status_text(st)}});
+  }
+  char** vars = nullptr;
+  st = PMIx_server_setup_fork(&proc, &vars);
+  if (st != PMIX_SUCCESS) {
+    return Message("pmi", "pmix-call-failed", {{"call", "PMIx_server_setup_fork"}, {"rank", std::to_string(rank)},
+                                               {"why", status_text(st)}});
+  }
+  for (char** v = vars; v != nullptr && *v != nullptr; ++v) {
+    const std::string entry(*v);
+    std::free(*v);
+    const auto eq = entry.find('=');
+    if (eq != std::string::npos) env.set(env.context, entry.substr(0, eq).c_str(), entry.substr(eq + 1).c_str());
+  }
+  std::free(vars);
+  return {};
+}
+
+void PmixServer::ended(std::uint32_t rank) {
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace_.c_str(), rank);
+  PMIx_server_deregister_client(&proc, &ignore_result, nullptr);
+}
+
+void PmixServer::on_client(const pmix_proc_t* proc, orca_pmi_rank_event what) {
+  const std::uint32_t rank = proc->rank;
+  handoff_.post([this, rank, what] { host_.rank_event(host_.host, rank, what, 0, ""); });
+}
+
+pmix_status_t PmixServer::on_abort(const pmix_proc_t* proc, int status, const char* message, pmix_op_cbfunc_t cbfunc,
+                                   void* cbdata) {
+  const std::uint32_t rank = proc->rank;
+  std::string text = message != nullptr ? message : "";
+  handoff_.post([this, rank, status, text = std::move(text), cbfunc, cbdata] {
+    host_.rank_event(host_.host, rank, ORCA_PMI_RANK_ABORTED, status, text.c_str());
+    // The rank waits in PMIx_Abort until released; the job ends it anyway.
+    if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t PmixServer::on_fence(const pmix_proc_t procs[], size_t nprocs, const char* data, size_t ndata,
+                                   pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  // The job-wide fence (MPI_Init, MPI_Finalize) only: one entry, the
+  // whole namespace. A fence of some ranks would need its own collective.
+  if (nprocs != 1 || procs[0].rank != PMIX_RANK_WILDCARD || !PMIX_CHECK_NSPACE(procs[0].nspace, nspace_.c_str())) {
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  std::string blob(data != nullptr ? data : "", data != nullptr ? ndata : 0);
+  handoff_.post([this, blob = std::move(blob), cbfunc, cbdata] {
+    const std::uint64_t epoch = next_epoch_++;
+    fences_[epoch] = Pending{cbfunc, cbdata};
+    log(1, "fence " + std::to_string(epoch) + ": this node's ranks are in, " + std::to_string(blob.size()) + " bytes");
+    Kvs part{{"node-" + std::to_string(node_), blob}};
+    const auto entries = entries_of(part);
+    host_.contribute(host_.host, epoch, entries.data(), entries.size());
+  });
+  return PMIX_SUCCESS;
+}
+
+void PmixServer::release(std::uint64_t epoch, const Kvs& entries) {
+  auto it = fences_.find(epoch);
+  if (it == fences_.end()) return;
+  const Pending pending = it->second;
+  fences_.erase(it);
+  // libpmix takes every server's blob, concatenated in any order.
+  auto bytes = std::make_unique<std::string>();
+  for (const auto& [key, value] : entries) bytes->append(value);
+  const char* data = bytes->data();
+  const size_t size = bytes->size();
+  if (pending.cbfunc != nullptr) pending.cbfunc(PMIX_SUCCESS, data, size, pending.cbdata, &release_bytes, bytes.release());
+}
+
+pmix_status_t PmixServer::on_direct_modex(const pmix_proc_t* proc, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  if (!PMIX_CHECK_NSPACE(proc->nspace, nspace_.c_str())) return PMIX_ERR_NOT_FOUND;
+  const std::uint32_t rank = proc->rank;
+  handoff_.post([this, rank, cbfunc, cbdata] {
+    if (rank >= rank_node_.size()) {
+      cbfunc(PMIX_ERR_NOT_FOUND, nullptr, 0, cbdata, nullptr, nullptr);
+      return;
+    }
+    const std::uint64_t id = next_request_++;
+    requests_[id] = Pending{cbfunc, cbdata};
+    const auto bytes = encode_direct(DirectRequest{.id = id, .rank = rank});
+    host_.send(host_.host, rank_node_[rank], bytes.data(), bytes.size());
+  });
+  return PMIX_SUCCESS;
+}
+
+namespace {
+struct DmodexAsk {
+  std::uint32_t from_node = 0;
+  std::uint64_t id = 0;
+};
+}  // namespace
+
+void PmixServer::answer_request(std::uint32_t from_node, std::uint64_t id, std::uint32_t rank) {
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace_.c_str(), rank);
+  auto ask = std::make_unique<DmodexAsk>(DmodexAsk{from_node, id});
+  auto done = [](pmix_status_t status, char* data, size_t size, void* cbdata) {
+    std::unique_ptr<DmodexAsk> a(static_cast<DmodexAsk*>(cbdata));
+    PmixServer* s = g_live.load();
+    if (s == nullptr) return;
+    std::string blob(data != nullptr ? data : "", data != nullptr ? size : 0);
+    s->handoff_.post([s, from = a->from_node, id = a->id, status, blob = std::move(blob)] {
+      const auto bytes = encode_direct(DirectResponse{.id = id, .status = status, .blob = blob});
+      s->host_.send(s->host_.host, from, bytes.data(), bytes.size());
+    });
+  };
+  const pmix_status_t st = PMIx_server_dmodex_request(&proc, done, ask.get());
+  if (st == PMIX_SUCCESS) {
+    (void)ask.release();  // the callback owns it now
+    return;
+  }
+  const auto bytes = encode_direct(DirectResponse{.id = id, .status = st, .blob = {}});
+  host_.send(host_.host, from_node, bytes.data(), bytes.size());
+}
+
+void PmixServer::deliver(std::uint32_t node, std::span<const std::uint8_t> bytes) {
+  auto message = decode_direct(bytes);
+  if (!message) {
+    log(1, "ignored malformed direct-modex bytes from node " + std::to_string(node));
+    return;
+  }
+  if (auto* request = std::get_if<DirectRequest>(&*message)) {
+    if (request->rank < rank_node_.size() && rank_node_[request->rank] == node_) {
+      answer_request(node, request->id, request->rank);
+    } else {
+      const auto reply = encode_direct(DirectResponse{.id = request->id, .status = PMIX_ERR_NOT_FOUND, .blob = {}});
+      host_.send(host_.host, node, reply.data(), reply.size());
+    }
+    return;
+  }
+  auto& response = std::get<DirectResponse>(*message);
+  auto it = requests_.find(response.id);
+  if (it == requests_.end()) return;
+  const Pending pending = it->second;
+  requests_.erase(it);
+  auto blob = std::make_unique<std::string>(std::move(response.blob));
+  const char* data = blob->data();
+  const size_t size = blob->size();
+  if (response.status != PMIX_SUCCESS) {
+    pending.cbfunc(response.status, nullptr, 0, pending.cbdata, nullptr, nullptr);
+    return;
+  }
+  pending.cbfunc(PMIX_SUCCESS, data, size, pending.cbdata, &release_bytes, blob.release());
+}
+
+}  // namespace orca::pmi

@@ -1,0 +1,90 @@
+// PmixServer: pmi/pmix's side of one job on one daemon, through the PMIx
+// reference library (libpmix): the server is initialised with the job's
+// directory for its rendezvous, the job's namespace registered with what
+// Open MPI reads at MPI_Init (sizes, node and process maps, each rank's
+// local and node rank), and each local rank registered and given its
+// environment by PMIx_server_setup_fork before it starts.
+//
+// libpmix calls back from its own progress thread: fence, direct modex,
+// abort, connect and finalize only post to the event loop (LoopHandoff)
+// and everything else happens there.
+//   fence       libpmix gathers this node's ranks and calls fence_nb once
+//               with their blob: it goes to the host (contribute) under
+//               the key of this node; release() hands libpmix every
+//               node's blob, concatenated.
+//   direct      libpmix asks for a remote rank's blob: the request goes to
+//               the daemon of that rank (host send), which asks its own
+//               libpmix (PMIx_server_dmodex_request) and sends the answer.
+//   abort       a rank's PMIx_Abort: a rank event; the rank is released.
+// libpmix allows one server per process and passes fence and direct modex
+// calls no context, so the one live server is found through a file-local
+// pointer (set in the constructor, cleared after PMIx_server_finalize).
+#ifndef ORCA_COMPONENTS_PMI_PMIX_PMIX_SERVER_H
+#define ORCA_COMPONENTS_PMI_PMIX_PMIX_SERVER_H
+
+#include "job_layout.h"
+#include "loop_handoff.h"
+
+#include <orca/event_loop.h>
+#include <orca/pmi.h>
+#include <orca/result.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace orca::pmi {
+
+class PmixServer {
+ public:
+  /* Throws std::runtime_error (the reason, with libpmix's status) when
+   * the server cannot start or the namespace cannot be registered. */
+  PmixServer(const orca_pmi_host& host, const orca_pmi_job& job);
+  ~PmixServer();
+  PmixServer(const PmixServer&) = delete;
+  PmixServer& operator=(const PmixServer&) = delete;
+
+  /* Registers the rank as a client and sets its PMIx environment. */
+  Status prepare(std::uint32_t rank, const orca_pmi_environment& env);
+  void ended(std::uint32_t rank);
+  void release(std::uint64_t epoch, const Kvs& entries);
+  void deliver(std::uint32_t node, std::span<const std::uint8_t> bytes);
+
+  // Called on libpmix's thread by the module's C callbacks.
+  pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const char* data, size_t ndata,
+                         pmix_modex_cbfunc_t cbfunc, void* cbdata);
+  pmix_status_t on_direct_modex(const pmix_proc_t* proc, pmix_modex_cbfunc_t cbfunc, void* cbdata);
+  pmix_status_t on_abort(const pmix_proc_t* proc, int status, const char* message, pmix_op_cbfunc_t cbfunc,
+                         void* cbdata);
+  void on_client(const pmix_proc_t* proc, orca_pmi_rank_event what);
+
+ private:
+  struct Pending {
+    pmix_modex_cbfunc_t cbfunc = nullptr;
+    void* cbdata = nullptr;
+  };
+  void register_namespace(const orca_pmi_job& job);
+  void answer_request(std::uint32_t from_node, std::uint64_t id, std::uint32_t rank);
+  void log(int level, const std::string& text);
+
+  orca_pmi_host host_;
+  EventLoop loop_;
+  LoopHandoff handoff_;
+  std::string nspace_;
+  JobLayout layout_;
+  std::vector<std::uint32_t> rank_node_;
+  std::uint32_t node_ = 0;
+  bool initialized_ = false;
+  std::uint64_t next_epoch_ = 0;
+  std::map<std::uint64_t, Pending> fences_;
+  std::uint64_t next_request_ = 0;
+  std::map<std::uint64_t, Pending> requests_;
+};
+
+}  // namespace orca::pmi
+
+#endif

@@ -1,0 +1,76 @@
+// SimpleServer: pmi/simple's side of one job on one daemon. Each local
+// rank gets one end of a socketpair as PMI_FD; the server reads what the
+// rank writes, lets the rank's SimpleSession answer, writes the answers
+// back, and gathers the node's part of every barrier: when every local
+// rank entered barrier `e`, their puts go to the host (contribute); the
+// host's release(e) adds the whole job's puts to the KVS every local rank
+// reads and lets them all out.
+//
+// A rank's connection ends when the rank breaks the protocol (after the
+// last error reply is written), when its replies pile up unread past
+// kMaxUnreadReply, or when the rank ends. Nothing here throws into the
+// event loop; a failure is a rank event.
+#ifndef ORCA_COMPONENTS_PMI_SIMPLE_SIMPLE_SERVER_H
+#define ORCA_COMPONENTS_PMI_SIMPLE_SIMPLE_SERVER_H
+
+#include "simple_session.h"
+
+#include <orca/event_loop.h>
+#include <orca/pmi.h>
+#include <orca/unique_fd.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace orca::pmi {
+
+class SimpleServer {
+ public:
+  /* Replies a rank leaves unread beyond this end its connection. */
+  static constexpr std::size_t kMaxUnreadReply = 4u << 20;
+
+  SimpleServer(const orca_pmi_host& host, const orca_pmi_job& job);
+  ~SimpleServer();
+  SimpleServer(const SimpleServer&) = delete;
+  SimpleServer& operator=(const SimpleServer&) = delete;
+
+  /* The rank's end of a new socketpair (kept open until started()) and
+   * its environment. Errors: not a rank of this node, socketpair failed. */
+  Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
+  void started(std::uint32_t rank, bool ok);
+  void ended(std::uint32_t rank);
+  void release(std::uint64_t epoch, const Kvs& entries);
+
+ private:
+  struct Connection;
+  void readable(Connection& c);
+  void writable(Connection& c);
+  void after_input(Connection& c);
+  void flush(Connection& c);
+  void close(Connection& c);
+  void event(std::uint32_t rank, orca_pmi_rank_event what, int status, const std::string& text);
+  void log(int level, const std::string& text);
+
+  orca_pmi_host host_;
+  EventLoop loop_;
+  std::uint32_t size_ = 0;
+  std::uint32_t node_ = 0;
+  std::string name_;
+  std::string mapping_;
+  std::uint32_t local_count_ = 0;
+  std::map<std::uint32_t, std::unique_ptr<Connection>> ranks_;
+  /* Barriers this node's ranks are entering: how many are in, their puts. */
+  struct LocalBarrier {
+    std::uint32_t in = 0;
+    Kvs puts;
+  };
+  std::map<std::uint64_t, LocalBarrier> barriers_;
+  std::shared_ptr<const Kvs> job_kvs_ = std::make_shared<const Kvs>();
+};
+
+}  // namespace orca::pmi
+
+#endif

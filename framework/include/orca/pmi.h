@@ -1,0 +1,197 @@
+/*
+ * Framework "pmi": what a rank's MPI library talks to in its daemon.
+ *
+ * An MPI program finds its rank, its peers and their addresses through a
+ * process-management interface served by the daemon that started it:
+ * MPICH-family libraries speak the "simple" PMI-1 / PMI-2 wire protocol on
+ * the descriptor named in PMI_FD (pmi/simple), Open MPI speaks PMIx to a
+ * server made with the PMIx library (pmi/pmix). orcad does not know which
+ * one a program was built with, so every component that opens serves
+ * every rank (SelectMode::All): each adds what it needs to the rank's
+ * environment before the rank starts, and a program uses whichever its
+ * library knows. A program that speaks neither (`hostname`) ignores both.
+ *
+ * The collective (barrier, fence, key exchange) is the daemon's, not the
+ * component's: once every rank on this daemon has entered collective
+ * `epoch` of a component, the component hands the daemon its local data
+ * (contribute); the daemon merges it with its children's in the routing
+ * tree and sends the result to its parent; orcarun, the root, merges the
+ * last parts and sends the whole down the tree, and every daemon hands it
+ * to the component (release). Its cost grows with the tree's depth, not
+ * with the number of ranks at any one daemon. Data are key/value entries
+ * (a value may hold any bytes); merging is the union, the first value of
+ * a key kept.
+ *
+ * Point to point (a PMIx direct modex: one rank's data fetched from the
+ * daemon that holds it): send() gives bytes to the same component on
+ * another node, which gets them in deliver().
+ *
+ * The module interface is plain C (it crosses the dlopen boundary). Every
+ * call happens on the daemon's event-loop thread, callbacks to the host
+ * included; a component whose library runs threads of its own (libpmix)
+ * hands their work to that thread. No call may fail by unwinding.
+ */
+#ifndef ORCA_PMI_H
+#define ORCA_PMI_H
+
+#include <orca/mca_component.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ORCA_PMI_INTERFACE_VERSION 1u
+
+struct event_base;
+
+/* One key and its value (bytes, not necessarily text). */
+typedef struct orca_pmi_entry {
+    const char *key;
+    size_t key_length;
+    const uint8_t *value;
+    size_t value_length;
+} orca_pmi_entry;
+
+/* The job as one daemon serves it. Valid only during job_start: copy. */
+typedef struct orca_pmi_job {
+    uint32_t job;                  /* the job id */
+    const char *name;              /* the job's PMI name: the KVS name (simple), the namespace (pmix) */
+    uint32_t size;                 /* ranks in all */
+    uint32_t node;                 /* this daemon's node, 0-based */
+    uint32_t node_count;           /* nodes of the job */
+    const uint32_t *rank_node;     /* [size]: the node of each rank */
+    const uint32_t *local_rank;    /* [size]: each rank's index among its node's ranks */
+    const char *const *node_host;  /* [node_count]: each node's host name */
+    const char *tmpdir;            /* a directory this daemon made for the job (rendezvous files) */
+} orca_pmi_job;
+
+/* What happened to a rank, for rank_event. */
+typedef enum orca_pmi_rank_event {
+    ORCA_PMI_RANK_INITIALIZED = 1,  /* it connected and initialized */
+    ORCA_PMI_RANK_FINALIZED = 2,    /* it finalized: its exit is expected */
+    ORCA_PMI_RANK_ABORTED = 3,      /* it asked to end the job: status and text */
+    ORCA_PMI_RANK_BROKE = 4         /* it broke the protocol: text says how; its connection is closed */
+} orca_pmi_rank_event;
+
+typedef struct orca_pmi_host {
+    void *host;
+    struct event_base *base;  /* the daemon's event loop */
+    /* Every rank of this daemon entered collective `epoch` (0, 1, ... in
+     * order, per component): this daemon's data for it. Once per epoch. */
+    void (*contribute)(void *host, uint64_t epoch, const orca_pmi_entry *entries, size_t count);
+    /* Something happened to `rank` (status and text: ABORTED, BROKE). */
+    void (*rank_event)(void *host, uint32_t rank, orca_pmi_rank_event event, int status, const char *text);
+    /* Bytes for the same component on `node` (its deliver). */
+    void (*send)(void *host, uint32_t node, const uint8_t *bytes, size_t length);
+    /* Verbose output at pmi_base_verbose >= level. */
+    void (*log)(void *host, int level, const char *text);
+} orca_pmi_host;
+
+/* Receives one rank's environment settings. */
+typedef struct orca_pmi_environment {
+    void *context;
+    void (*set)(void *context, const char *name, const char *value);
+} orca_pmi_environment;
+
+typedef struct orca_pmi_module {
+    void *self;
+    /* Serves `job` on this daemon; before any rank starts, once. The host
+     * outlives the module. FAILED with a reason: the daemon reports it and
+     * the job does not start. */
+    orca_mca_rc (*job_start)(void *self, const orca_pmi_host *host, const orca_pmi_job *job, orca_mca_reason *why);
+    /* Before `rank` (one of this node's) starts: its environment, and in
+     * *inherit a descriptor the rank must get at the same number (-1:
+     * none). The module owns it; the daemon only keeps it open in the
+     * child. */
+    orca_mca_rc (*rank_prepare)(void *self, uint32_t rank, const orca_pmi_environment *env, int *inherit,
+                                orca_mca_reason *why);
+    /* The rank's process was started (started nonzero) or could not be. */
+    void (*rank_started)(void *self, uint32_t rank, int started);
+    /* The rank's process ended; nothing more comes from it. */
+    void (*rank_ended)(void *self, uint32_t rank);
+    /* Collective `epoch` is complete: every daemon's data, merged. */
+    void (*release)(void *self, uint64_t epoch, const orca_pmi_entry *entries, size_t count);
+    /* Bytes a module on `node` sent (host->send). */
+    void (*deliver)(void *self, uint32_t node, const uint8_t *bytes, size_t length);
+    /* The job ends here: drop every connection. */
+    void (*job_end)(void *self);
+} orca_pmi_module;
+
+#ifdef __cplusplus
+}
+
+#include <orca/export.h>
+#include <orca/mca_framework.h>
+#include <orca/result.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace orca::pmi {
+
+/* No variables of the base beyond pmi_base_verbose (every framework has one). */
+ORCA_EXPORT std::span<const orca_mca_var_decl> base_variable_decls();
+inline const mca::FrameworkDecl kFramework{"pmi",
+                                           "serves ranks the process-management interface their MPI library "
+                                           "speaks (PMI-1/PMI-2, PMIx), with collectives over the routing tree",
+                                           ORCA_PMI_INTERFACE_VERSION, mca::SelectMode::All, base_variable_decls()};
+
+/* Key to value; a value may hold any bytes. */
+using Kvs = std::map<std::string, std::string, std::less<>>;
+
+/* Entries as the C interface passes them (pointing into `kvs`). */
+ORCA_EXPORT std::vector<orca_pmi_entry> entries_of(const Kvs& kvs);
+/* The entries copied into a Kvs (the first of a repeated key kept). */
+ORCA_EXPORT Kvs kvs_of(const orca_pmi_entry* entries, size_t count);
+
+/*
+ * FenceCollective: one process's part of a component's collectives.
+ * It expects `contributors` parts for every epoch (this daemon's ranks,
+ * if it has any, and each child in the routing tree whose subtree has
+ * ranks; named by any distinct number) and merges them; add() returns the
+ * merged data when the last part arrives. Epochs may overlap (a child
+ * fast enough to enter the next one before this one is released).
+ * Errors: a contributor that sends an epoch twice, or an epoch already
+ * complete (a bug or a lie: the caller ends the job).
+ */
+class ORCA_EXPORT FenceCollective {
+ public:
+  explicit FenceCollective(std::uint32_t contributors) : contributors_(contributors) {}
+  struct Complete {
+    std::uint64_t epoch = 0;
+    Kvs merged;
+  };
+  Result<std::optional<Complete>> add(std::uint64_t epoch, std::uint32_t contributor, Kvs entries);
+  std::uint32_t contributors() const noexcept { return contributors_; }
+  /* Epochs started and not complete. */
+  std::size_t pending() const noexcept { return open_.size(); }
+
+ private:
+  struct Open {
+    std::vector<std::uint32_t> from;
+    Kvs merged;
+  };
+  std::uint32_t contributors_;
+  std::uint64_t completed_ = 0;  // epochs below this are done
+  std::map<std::uint64_t, Open> open_;
+};
+
+/* MPICH's PMI_process_mapping of ranks placed on nodes (rank_node[r] is
+ * rank r's node): "(vector,(start,nodes,ranks),...)", consecutive blocks
+ * of the same size on consecutive nodes folded into one triple. Empty
+ * when there are no ranks. */
+ORCA_EXPORT std::string process_mapping(std::span<const std::uint32_t> rank_node);
+
+}  // namespace orca::pmi
+
+#endif  // __cplusplus
+
+#endif  // ORCA_PMI_H

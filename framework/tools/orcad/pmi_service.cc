@@ -1,0 +1,248 @@
+// PmiService: modules, environments and this daemon's part of collectives.
+#include "pmi_service.h"
+
+#include <orca/mca_var.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <system_error>
+
+namespace orca::orcad {
+
+struct PmiService::Served {
+  PmiService* service = nullptr;
+  std::string component;
+  const orca_pmi_module* module = nullptr;
+  orca_pmi_host host{};
+  bool started = false;
+};
+
+PmiService::PmiService(Process& process, const launch::Bootstrap& bootstrap, const routed::RoutingTree& tree, Hooks hooks)
+    : process_(process), bootstrap_(bootstrap), tree_(tree), hooks_(std::move(hooks)) {}
+
+PmiService::~PmiService() {
+  end();
+  if (!tmpdir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(tmpdir_, ec);
+  }
+}
+
+Status PmiService::start(const launch::LaunchCommand& command) {
+  const std::uint32_t self = bootstrap_.vpid;
+  std::vector<std::uint32_t> rank_node(command.size, 0), local_rank(command.size, 0);
+  std::vector<std::uint32_t> ranks_at(bootstrap_.daemons + 1, 0);
+  for (const auto& p : command.placements) {
+    if (p.rank >= command.size || p.daemon < 1 || p.daemon > bootstrap_.daemons) continue;
+    rank_node[p.rank] = p.daemon - 1;
+    local_rank[p.rank] = p.local_rank;
+    ++ranks_at[p.daemon];
+  }
+  auto ranks_below = [&](std::uint32_t vpid) {
+    std::uint32_t n = 0;
+    for (std::uint32_t v : tree_.subtree(vpid)) n += ranks_at[v];
+    return n;
+  };
+  for (std::uint32_t c : tree_.children(self)) {
+    if (ranks_below(c) > 0) children_with_ranks_.push_back(c);
+  }
+  subtree_ranks_ = ranks_below(self);
+  contributors_ = static_cast<std::uint32_t>(children_with_ranks_.size()) + (ranks_at[self] > 0 ? 1 : 0);
+  started_ = true;
+  if (ranks_at[self] == 0) return {};
+
+  Runtime& rt = process_.runtime();
+  auto fw = rt.add_framework(pmi::kFramework);
+  if (!fw) return fw.error();
+  if (Status st = fw.value()->open(); !st) return st;
+
+  // A directory of this daemon's for the job (PMIx rendezvous files).
+  const char* base = ::getenv("TMPDIR");
+  std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/orca-" +
+                        std::to_string(bootstrap_.job) + "-" + std::to_string(self) + "-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return Message("pmi", "no-tmpdir", {{"path", pattern}, {"why", std::generic_category().message(errno)}});
+  }
+  tmpdir_ = pattern;
+
+  const std::string job_name = "orca-" + std::to_string(bootstrap_.job);
+  std::vector<const char*> hosts;
+  for (const auto& h : bootstrap_.hosts) hosts.push_back(h.c_str());
+  const std::string tmpdir = tmpdir_.string();
+  const orca_pmi_job job{.job = bootstrap_.job,
+                         .name = job_name.c_str(),
+                         .size = command.size,
+                         .node = self - 1,
+                         .node_count = bootstrap_.daemons,
+                         .rank_node = rank_node.data(),
+                         .local_rank = local_rank.data(),
+                         .node_host = hosts.data(),
+                         .tmpdir = tmpdir.c_str()};
+  for (const mca::Framework::Entry* e : fw.value()->selected()) {
+    auto served = std::make_unique<Served>();
+    served->service = this;
+    served->component = e->component->name();
+    served->module = mca::Framework::module_as<orca_pmi_module>(*e);
+    served->host = orca_pmi_host{.host = served.get(),
+                                 .base = process_.loop().base(),
+                                 .contribute = &host_contribute,
+                                 .rank_event = &host_rank_event,
+                                 .send = &host_send,
+                                 .log = &host_log};
+    orca_mca_reason why{};
+    if (served->module->job_start(served->module->self, &served->host, &job, &why) != ORCA_MCA_OK) {
+      return Message("pmi", "job-start-failed", {{"component", served->component}, {"why", printable(why.text)}});
+    }
+    served->started = true;
+    served_.push_back(std::move(served));
+  }
+  return {};
+}
+
+namespace {
+struct EnvironmentSink {
+  std::vector<std::string>* environment;
+  static void set(void* context, const char* name, const char* value) {
+    plm::set_environment(*static_cast<EnvironmentSink*>(context)->environment, name, value);
+  }
+};
+}  // namespace
+
+Status PmiService::prepare(std::uint32_t rank, plm::SpawnSpec& spec) {
+  // What a launcher around this daemon gave it (an outer job's PMI_FD or
+  // PMIx server) is not the ranks' server: only the modules' settings
+  // reach them. PMIX_MCA_* tune libpmix and stay.
+  std::erase_if(spec.environment, [](const std::string& e) {
+    return e.starts_with("PMI_") || (e.starts_with("PMIX_") && !e.starts_with("PMIX_MCA_"));
+  });
+  EnvironmentSink sink{&spec.environment};
+  const orca_pmi_environment env{.context = &sink, .set = &EnvironmentSink::set};
+  for (const auto& s : served_) {
+    int inherit = -1;
+    orca_mca_reason why{};
+    if (s->module->rank_prepare(s->module->self, rank, &env, &inherit, &why) != ORCA_MCA_OK) {
+      return Message("pmi", "rank-prepare-failed",
+                     {{"component", s->component}, {"rank", std::to_string(rank)}, {"why", printable(why.text)}});
+    }
+    if (inherit >= 3) spec.inherit_fds.push_back(inherit);
+  }
+  return {};
+}
+
+void PmiService::started(std::uint32_t rank, bool ok) {
+  for (const auto& s : served_) s->module->rank_started(s->module->self, rank, ok ? 1 : 0);
+}
+
+void PmiService::ended(std::uint32_t rank) {
+  for (const auto& s : served_) s->module->rank_ended(s->module->self, rank);
+}
+
+launch::PmiProgress PmiService::progress(std::uint32_t rank) const {
+  auto it = progress_.find(rank);
+  return it == progress_.end() ? launch::PmiProgress::None : it->second;
+}
+
+pmi::FenceCollective& PmiService::collective(const std::string& component) {
+  auto it = collectives_.find(component);
+  if (it == collectives_.end()) it = collectives_.emplace(component, pmi::FenceCollective(contributors_)).first;
+  return it->second;
+}
+
+void PmiService::contribute(const std::string& component, std::uint32_t contributor, std::uint64_t epoch,
+                            pmi::Kvs entries) {
+  auto done = collective(component).add(epoch, contributor, std::move(entries));
+  if (!done) {
+    hooks_.failed(done.error());
+    return;
+  }
+  if (!done.value()) return;
+  launch::FenceData part{.component = component, .epoch = epoch, .from = bootstrap_.vpid, .ranks = subtree_ranks_,
+                         .entries = {}};
+  part.entries.reserve(done.value()->merged.size());
+  for (auto& [k, v] : done.value()->merged) part.entries.push_back({k, v});
+  hooks_.up(part);
+}
+
+void PmiService::on_part(const launch::FenceData& part) {
+  if (!started_ ||
+      std::find(children_with_ranks_.begin(), children_with_ranks_.end(), part.from) == children_with_ranks_.end()) {
+    process_.runtime().log("pmi", "ignored a collective part from vpid " + std::to_string(part.from) +
+                                      ", not a child of this daemon with ranks");
+    return;
+  }
+  pmi::Kvs entries;
+  for (const auto& kv : part.entries) entries.emplace(kv.key, kv.value);
+  contribute(part.component, part.from, part.epoch, std::move(entries));
+}
+
+void PmiService::on_release(const launch::FenceRelease& release) {
+  pmi::Kvs merged;
+  for (const auto& kv : release.entries) merged.emplace(kv.key, kv.value);
+  const auto entries = pmi::entries_of(merged);
+  for (const auto& s : served_) {
+    if (s->component == release.component) s->module->release(s->module->self, release.epoch, entries.data(), entries.size());
+  }
+}
+
+void PmiService::on_direct(const launch::PmiDirect& direct) {
+  if (direct.from < 1 || direct.from > bootstrap_.daemons) return;
+  for (const auto& s : served_) {
+    if (s->component == direct.component) {
+      s->module->deliver(s->module->self, direct.from - 1, direct.bytes.data(), direct.bytes.size());
+    }
+  }
+}
+
+void PmiService::end() {
+  for (const auto& s : served_) {
+    if (s->started) s->module->job_end(s->module->self);
+    s->started = false;
+  }
+}
+
+void PmiService::rank_event(Served& served, std::uint32_t rank, orca_pmi_rank_event event, int status, const char* text) {
+  switch (event) {
+    case ORCA_PMI_RANK_INITIALIZED:
+      if (progress(rank) == launch::PmiProgress::None) progress_[rank] = launch::PmiProgress::Initialized;
+      break;
+    case ORCA_PMI_RANK_FINALIZED:
+      progress_[rank] = launch::PmiProgress::Finalized;
+      break;
+    case ORCA_PMI_RANK_ABORTED:
+    case ORCA_PMI_RANK_BROKE:
+      hooks_.abort(launch::RankAbort{.rank = rank,
+                                     .status = event == ORCA_PMI_RANK_BROKE ? 1 : status,
+                                     .broke = event == ORCA_PMI_RANK_BROKE,
+                                     .message = printable(std::string(text != nullptr ? text : "")) +
+                                                (event == ORCA_PMI_RANK_BROKE ? " (pmi/" + served.component + ")" : "")});
+      break;
+  }
+}
+
+void PmiService::host_contribute(void* host, uint64_t epoch, const orca_pmi_entry* entries, size_t count) {
+  auto* s = static_cast<Served*>(host);
+  s->service->contribute(s->component, s->service->bootstrap_.vpid, epoch, pmi::kvs_of(entries, count));
+}
+
+void PmiService::host_rank_event(void* host, uint32_t rank, orca_pmi_rank_event event, int status, const char* text) {
+  auto* s = static_cast<Served*>(host);
+  s->service->rank_event(*s, rank, event, status, text);
+}
+
+void PmiService::host_send(void* host, uint32_t node, const uint8_t* bytes, size_t length) {
+  auto* s = static_cast<Served*>(host);
+  s->service->hooks_.direct(launch::PmiDirect{.component = s->component,
+                                              .from = s->service->bootstrap_.vpid,
+                                              .to = node + 1,
+                                              .bytes = std::vector<std::uint8_t>(bytes, bytes + length)});
+}
+
+void PmiService::host_log(void* host, int level, const char* text) {
+  auto* s = static_cast<Served*>(host);
+  const mca::Variable* v = s->service->process_.runtime().registry().find("pmi_base_verbose");
+  if (v != nullptr && v->as_int() >= level) s->service->process_.runtime().log("pmi", text);
+}
+
+}  // namespace orca::orcad

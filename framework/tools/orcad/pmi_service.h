@@ -1,0 +1,94 @@
+// PmiService: the pmi framework in one orcad, for the job it runs.
+//
+// Every selected pmi module serves every rank of this node (orca/pmi.h):
+// before a rank starts, each adds its environment (and a descriptor to
+// inherit) to the rank's spawn spec. The service runs this daemon's part
+// of every module's collectives: a FenceCollective per component expects
+// one part from this node's ranks (when it has any) and one from each
+// child in the routing tree whose subtree has ranks; the merged part goes
+// up to the tree parent (orcarun at the top, which releases it down to
+// every daemon). It also keeps how far each rank got with PMI, so a rank
+// that exits after init and before finalize is reported as such.
+//
+// A daemon whose subtree has no ranks takes no part. Children's parts are
+// accepted from children only.
+#ifndef ORCA_TOOLS_ORCAD_PMI_SERVICE_H
+#define ORCA_TOOLS_ORCAD_PMI_SERVICE_H
+
+#include <orca/child_process.h>
+#include <orca/launch_wire.h>
+#include <orca/pmi.h>
+#include <orca/process.h>
+#include <orca/routed.h>
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace orca::orcad {
+
+class PmiService {
+ public:
+  struct Hooks {
+    /* This subtree's part of a collective, for the tree parent. */
+    std::function<void(const launch::FenceData& part)> up;
+    /* A rank asked to end the job, or broke its protocol. */
+    std::function<void(const launch::RankAbort& abort)> abort;
+    /* Bytes for a module on another daemon. */
+    std::function<void(const launch::PmiDirect& direct)> direct;
+    /* The collective cannot go on (a repeated part): end the job. */
+    std::function<void(const Message& why)> failed;
+  };
+
+  PmiService(Process& process, const launch::Bootstrap& bootstrap, const routed::RoutingTree& tree, Hooks hooks);
+  ~PmiService();
+  PmiService(const PmiService&) = delete;
+  PmiService& operator=(const PmiService&) = delete;
+
+  /* Opens the framework (when this node has ranks) and starts every
+   * module for the job. Errors: the framework does not open, a module
+   * refuses the job (named). */
+  Status start(const launch::LaunchCommand& command);
+  /* Adds every module's environment and descriptors to a rank's spec. */
+  Status prepare(std::uint32_t rank, plm::SpawnSpec& spec);
+  void started(std::uint32_t rank, bool ok);
+  void ended(std::uint32_t rank);
+  launch::PmiProgress progress(std::uint32_t rank) const;
+
+  /* A child's part (kTagFence), a release (control), direct bytes. */
+  void on_part(const launch::FenceData& part);
+  void on_release(const launch::FenceRelease& release);
+  void on_direct(const launch::PmiDirect& direct);
+  /* The job ends: every module drops its connections. */
+  void end();
+
+ private:
+  struct Served;
+  void contribute(const std::string& component, std::uint32_t contributor, std::uint64_t epoch, pmi::Kvs entries);
+  pmi::FenceCollective& collective(const std::string& component);
+  void rank_event(Served& served, std::uint32_t rank, orca_pmi_rank_event event, int status, const char* text);
+  static void host_contribute(void* host, uint64_t epoch, const orca_pmi_entry* entries, size_t count);
+  static void host_rank_event(void* host, uint32_t rank, orca_pmi_rank_event event, int status, const char* text);
+  static void host_send(void* host, uint32_t node, const uint8_t* bytes, size_t length);
+  static void host_log(void* host, int level, const char* text);
+
+  Process& process_;
+  const launch::Bootstrap& bootstrap_;
+  const routed::RoutingTree& tree_;
+  Hooks hooks_;
+  std::vector<std::unique_ptr<Served>> served_;
+  std::map<std::string, pmi::FenceCollective, std::less<>> collectives_;
+  std::map<std::uint32_t, launch::PmiProgress> progress_;
+  std::uint32_t contributors_ = 0;
+  std::uint32_t subtree_ranks_ = 0;
+  std::vector<std::uint32_t> children_with_ranks_;
+  std::filesystem::path tmpdir_;
+  bool started_ = false;
+};
+
+}  // namespace orca::orcad
+
+#endif

@@ -1,0 +1,60 @@
+/* mpi_exchange: the MPI program the pmi tests launch, built with both
+ * mpicc.mpich and mpicc.openmpi. Every rank takes part in an
+ * MPI_Allreduce (the sum of 1..size), an MPI_Sendrecv around the ring and
+ * an MPI_Barrier, and prints one checkable line:
+ *   rank R/N allreduce=S ring=L,R' barrier=ok host=H
+ * where S must be N(N+1)/2 and L the left neighbour's rank.
+ * Faults on request, for the failure tests:
+ *   abort R CODE   rank R calls MPI_Abort(MPI_COMM_WORLD, CODE) after init
+ *   unfinished R   rank R exits with 0 after init, without MPI_Finalize
+ *   hang R         rank R sleeps after init until it is killed
+ * Exit status 0 when every check held, 2 when one did not. */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int arg_rank(int argc, char **argv, const char *what) {
+    if (argc >= 3 && strcmp(argv[1], what) == 0) return atoi(argv[2]);
+    return -1;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    if (arg_rank(argc, argv, "abort") == rank) {
+        int code = argc >= 4 ? atoi(argv[3]) : 1;
+        fprintf(stderr, "rank %d calls MPI_Abort with %d\n", rank, code);
+        MPI_Abort(MPI_COMM_WORLD, code);
+    }
+    if (arg_rank(argc, argv, "unfinished") == rank) _exit(0);
+    if (arg_rank(argc, argv, "hang") == rank) {
+        printf("rank %d hangs\n", rank);
+        fflush(stdout);
+        for (;;) pause();
+    }
+
+    long mine = rank + 1, sum = 0;
+    MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+
+    const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int from_left = -1;
+    MPI_Sendrecv(&rank, 1, MPI_INT, right, 7, &from_left, 1, MPI_INT, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const long expect = (long)size * (size + 1) / 2;
+    const int ok = sum == expect && from_left == left;
+    printf("rank %d/%d allreduce=%ld ring=%d barrier=ok host=%s%s\n", rank, size, sum, from_left, host,
+           ok ? "" : " MISMATCH");
+    fflush(stdout);
+    MPI_Finalize();
+    return ok ? 0 : 2;
+}
