@@ -9,6 +9,7 @@
 #include <orca/iof.h>
 #include <orca/launcher_vars.h>
 #include <orca/oob.h>
+#include <orca/pmi.h>
 #include <orca/reachable.h>
 
 #include <config.h>
@@ -48,7 +49,9 @@ static int orcarun_main(int argc, char** argv) {
   if (orca::Status st = orca::launch::declare_launcher_variables(rt.registry()); !st) return p.fail(st.error());
   orca::mca::Framework* plm_fw = nullptr;
   orca::mca::Framework* routed_fw = nullptr;
-  for (const auto* decl : {&orca::iof::kFramework, &orca::plm::kFramework, &orca::routed::kFramework,
+  // Every framework a daemon uses is declared here too: their settings are
+  // checked once, here, and forwarded.
+  for (const auto* decl : {&orca::iof::kFramework, &orca::pmi::kFramework, &orca::plm::kFramework, &orca::routed::kFramework,
                            &orca::reach::kFramework, &orca::oob::kFramework}) {
     auto fw = rt.add_framework(*decl);
     if (!fw) return p.fail(fw.error());
