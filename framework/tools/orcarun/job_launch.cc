@@ -349,7 +349,7 @@ void JobLaunch::rank_aborted(const launch::RankAbort& abort) {
     fail_job(Message("orcarun", "rank-broke-pmi", {{"rank", rank}, {"host", host}, {"why", printable(abort.message)}}), 1);
   } else {
     fail_job(Message("orcarun", "rank-aborted", {{"rank", rank}, {"host", host}, {"status", std::to_string(abort.status)},
-                                                 {"message", abort.message.empty() ? std::string("(no message)") : printable(abort.message)}}),
+                                                 {"message", abort.message.empty() ? std::string() : ": " + printable(abort.message)}}),
              abort.status);
   }
   signal_ranks(SIGTERM);
