@@ -280,6 +280,10 @@ void SimpleSession::handle_pmi1(Command command, const WireMessage& message) {
         refuse("put_result", "key longer than keylen_max");
         return;
       }
+      if (pending_.size() >= SimpleSession::kMaxPutsPerBarrier && !pending_.contains(*key)) {
+        refuse("put_result", "too many puts before a barrier");
+        return;
+      }
       pending_[*key] = *value;
       reply("put_result", {{"rc", "0"}});
       return;
@@ -377,6 +381,10 @@ void SimpleSession::handle_pmi2(Command command, const WireMessage& message) {
       }
       if (key->size() > kMaxKeyBytes) {
         refuse(response, "key longer than the maximum");
+        return;
+      }
+      if (pending_.size() >= SimpleSession::kMaxPutsPerBarrier && !pending_.contains(*key)) {
+        refuse(response, "too many puts before a fence");
         return;
       }
       pending_[*key] = *value;

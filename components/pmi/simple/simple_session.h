@@ -87,6 +87,10 @@ class SimpleSession {
     Failed,  // undecodable input: ignores everything
   };
 
+  /* Distinct keys one rank may put between two barriers: what orcad
+   * holds for a rank stays bounded (MPICH puts a handful). */
+  static constexpr std::size_t kMaxPutsPerBarrier = 4096;
+
   explicit SimpleSession(RankIdentity identity);
 
   /* Bytes read from the rank, in any chunks. */
