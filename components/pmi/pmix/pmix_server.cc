@@ -131,9 +131,14 @@ pmix_status_t cb_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size
 
 }  // namespace
 
-PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job)
+PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool open_mpi_4)
     : host_(host), loop_(host.base), handoff_(loop_), nspace_(job.name), layout_(job_layout(job)),
-      rank_node_(job.rank_node, job.rank_node + job.size), node_(job.node) {
+      rank_node_(job.rank_node, job.rank_node + job.size), node_(job.node),
+      tmpdir_(job.tmpdir != nullptr ? job.tmpdir : "") {
+  // Port 1 on loopback: nothing listens there, and no rank connects.
+  if (open_mpi_4) {
+    placeholder_daemon_ = std::to_string(job.job & 0x7fffffffu) + "." + std::to_string(job.node + 1) + ";tcp://127.0.0.1:1";
+  }
   if (nspace_.empty() || nspace_.size() > PMIX_MAX_NSLEN) throw std::runtime_error("the job's PMI name does not fit a PMIx namespace");
   if (job.tmpdir == nullptr || *job.tmpdir == '\0') throw std::runtime_error("no job directory for the PMIx rendezvous");
   PmixServer* expected = nullptr;
@@ -235,7 +240,8 @@ void PmixServer::register_namespace(const orca_pmi_job& job) {
   if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_server_register_nspace failed: " + status_text(st));
 }
 
-Status PmixServer::prepare(std::uint32_t rank, const orca_pmi_environment& env) {
+Status PmixServer::prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit) {
+  *inherit = -1;
   pmix_proc_t proc;
   PMIX_LOAD_PROCID(&proc, nspace_.c_str(), rank);
   OperationWait wait;
@@ -257,7 +263,20 @@ Status PmixServer::prepare(std::uint32_t rank, const orca_pmi_environment& env) 
     if (eq != std::string::npos) env.set(env.context, entry.substr(0, eq).c_str(), entry.substr(eq + 1).c_str());
   }
   std::free(vars);
+  // Open MPI 4's launch detection (its schizo framework) otherwise makes
+  // a rank of a job it did not start a singleton, which never reads the
+  // PMIx server. Its shared-memory segments go in the job's directory,
+  // which the daemon removes however the ranks end (in /dev/shm a killed
+  // job's would stay, and simulated nodes of one host would share names).
+  if (!placeholder_daemon_.empty()) {
+    env.set(env.context, "OMPI_MCA_orte_local_daemon_uri", placeholder_daemon_.c_str());
+    env.set(env.context, "OMPI_MCA_btl_vader_backing_directory", tmpdir_.c_str());
+  }
   return {};
+}
+
+void PmixServer::started(std::uint32_t rank, bool ok) {
+  if (!ok) ended(rank);
 }
 
 void PmixServer::ended(std::uint32_t rank) {
@@ -325,6 +344,7 @@ pmix_status_t PmixServer::on_direct_modex(const pmix_proc_t* proc, pmix_modex_cb
     }
     const std::uint64_t id = next_request_++;
     requests_[id] = Pending{cbfunc, cbdata};
+    log(1, "direct modex: rank " + std::to_string(rank) + "'s data asked of node " + std::to_string(rank_node_[rank]));
     const auto bytes = encode_direct(DirectRequest{.id = id, .rank = rank});
     host_.send(host_.host, rank_node_[rank], bytes.data(), bytes.size());
   });
@@ -369,6 +389,7 @@ void PmixServer::deliver(std::uint32_t node, std::span<const std::uint8_t> bytes
   }
   if (auto* request = std::get_if<DirectRequest>(&*message)) {
     if (request->rank < rank_node_.size() && rank_node_[request->rank] == node_) {
+      log(2, "direct modex: node " + std::to_string(node) + " asks for rank " + std::to_string(request->rank) + "'s data");
       answer_request(node, request->id, request->rank);
     } else {
       const auto reply = encode_direct(DirectResponse{.id = request->id, .status = PMIX_ERR_NOT_FOUND, .blob = {}});

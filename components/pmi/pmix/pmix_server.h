@@ -42,14 +42,18 @@ namespace orca::pmi {
 class PmixServer {
  public:
   /* Throws std::runtime_error (the reason, with libpmix's status) when
-   * the server cannot start or the namespace cannot be registered. */
-  PmixServer(const orca_pmi_host& host, const orca_pmi_job& job);
+   * the server cannot start or the namespace cannot be registered.
+   * open_mpi_4: add to each rank's environment what Open MPI 4 needs to
+   * read PMIx (pmi_pmix_open_mpi_4). */
+  PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool open_mpi_4);
   ~PmixServer();
   PmixServer(const PmixServer&) = delete;
   PmixServer& operator=(const PmixServer&) = delete;
 
-  /* Registers the rank as a client and sets its PMIx environment. */
-  Status prepare(std::uint32_t rank, const orca_pmi_environment& env);
+  /* Registers the rank as a client and sets its PMIx environment (no
+   * descriptor to inherit: *inherit stays -1). */
+  Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
+  void started(std::uint32_t rank, bool ok);
   void ended(std::uint32_t rank);
   void release(std::uint64_t epoch, const Kvs& entries);
   void deliver(std::uint32_t node, std::span<const std::uint8_t> bytes);
@@ -78,6 +82,9 @@ class PmixServer {
   JobLayout layout_;
   std::vector<std::uint32_t> rank_node_;
   std::uint32_t node_ = 0;
+  std::string tmpdir_;
+  /* OMPI_MCA_orte_local_daemon_uri for Open MPI 4; empty: not set. */
+  std::string placeholder_daemon_;
   bool initialized_ = false;
   std::uint64_t next_epoch_ = 0;
   std::map<std::uint64_t, Pending> fences_;
