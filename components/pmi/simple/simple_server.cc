@@ -28,9 +28,9 @@ struct SimpleServer::Connection {
 SimpleServer::SimpleServer(const orca_pmi_host& host, const orca_pmi_job& job)
     : host_(host), loop_(host.base), size_(job.size), node_(job.node), name_(job.name) {
   if (name_.empty() || name_.size() > kMaxKvsNameBytes) throw std::invalid_argument("the job's PMI name is empty or too long");
-  const std::span<const std::uint32_t> nodes(job.rank_node, job.size);
-  mapping_ = process_mapping(nodes);
-  for (std::uint32_t n : nodes) {
+  rank_node_.assign(job.rank_node, job.rank_node + job.size);
+  mapping_ = process_mapping(rank_node_);
+  for (std::uint32_t n : rank_node_) {
     if (n == node_) ++local_count_;
   }
 }
@@ -46,7 +46,9 @@ void SimpleServer::event(std::uint32_t rank, orca_pmi_rank_event what, int statu
 }
 
 Status SimpleServer::prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit) {
-  if (rank >= size_) return Message("pmi", "not-local-rank", {{"rank", std::to_string(rank)}, {"node", std::to_string(node_)}});
+  if (rank >= size_ || rank_node_[rank] != node_ || ranks_.contains(rank)) {
+    return Message("pmi", "not-local-rank", {{"rank", std::to_string(rank)}, {"node", std::to_string(node_)}});
+  }
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     return Message("pmi", "socketpair-failed", {{"rank", std::to_string(rank)}, {"why", std::strerror(errno)}});
@@ -79,6 +81,11 @@ void SimpleServer::started(std::uint32_t rank, bool ok) {
   it->second->theirs.reset();
   if (!ok) {
     ranks_.erase(it);
+    if (local_count_ > 0) --local_count_;
+    // Barriers the other ranks entered already no longer wait for it.
+    std::vector<std::uint64_t> open;
+    for (const auto& [epoch, barrier] : barriers_) open.push_back(epoch);
+    for (std::uint64_t epoch : open) maybe_contribute(epoch);
     return;
   }
   it->second->reading->enable();
@@ -125,15 +132,7 @@ void SimpleServer::after_input(Connection& c) {
       LocalBarrier& barrier = barriers_[b->epoch];
       ++barrier.in;
       barrier.puts.merge(b->puts);
-      if (barrier.in == local_count_) {
-        const Kvs puts = std::move(barrier.puts);
-        const std::uint64_t epoch = b->epoch;
-        barriers_.erase(epoch);
-        log(1, "barrier " + std::to_string(epoch) + ": all " + std::to_string(local_count_) + " ranks here are in, " +
-                   std::to_string(puts.size()) + " keys");
-        const auto entries = entries_of(puts);
-        host_.contribute(host_.host, epoch, entries.data(), entries.size());
-      }
+      maybe_contribute(b->epoch);
     } else if (auto* a = std::get_if<AbortRequested>(&e)) {
       event(c.rank, ORCA_PMI_RANK_ABORTED, a->exit_code, a->message);
     } else if (std::holds_alternative<Finalized>(e)) {
@@ -145,6 +144,17 @@ void SimpleServer::after_input(Connection& c) {
     }
   }
   flush(c);
+}
+
+void SimpleServer::maybe_contribute(std::uint64_t epoch) {
+  auto it = barriers_.find(epoch);
+  if (it == barriers_.end() || it->second.in < local_count_) return;
+  const Kvs puts = std::move(it->second.puts);
+  barriers_.erase(it);
+  log(1, "barrier " + std::to_string(epoch) + ": all " + std::to_string(local_count_) + " ranks here are in, " +
+             std::to_string(puts.size()) + " keys");
+  const auto entries = entries_of(puts);
+  host_.contribute(host_.host, epoch, entries.data(), entries.size());
 }
 
 void SimpleServer::flush(Connection& c) {

@@ -40,6 +40,8 @@ class SimpleServer {
 
   /* The rank's end of a new socketpair (kept open until started()) and
    * its environment. Errors: not a rank of this node, socketpair failed. */
+  /* started(rank, false): the rank never ran; the node's barriers stop
+   * waiting for it. */
   Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
   void started(std::uint32_t rank, bool ok);
   void ended(std::uint32_t rank);
@@ -52,6 +54,9 @@ class SimpleServer {
   void readable(Connection& c);
   void writable(Connection& c);
   void after_input(Connection& c);
+  /* Hands the node's part of `epoch` to the host once every rank still
+   * expected is in. */
+  void maybe_contribute(std::uint64_t epoch);
   void flush(Connection& c);
   void close(Connection& c);
   void event(std::uint32_t rank, orca_pmi_rank_event what, int status, const std::string& text);
@@ -63,6 +68,9 @@ class SimpleServer {
   std::uint32_t node_ = 0;
   std::string name_;
   std::string mapping_;
+  std::vector<std::uint32_t> rank_node_;
+  /* This node's ranks that take part in barriers: all, less those that
+   * could not be started. */
   std::uint32_t local_count_ = 0;
   std::map<std::uint32_t, std::unique_ptr<Connection>> ranks_;
   /* Barriers this node's ranks are entering: how many are in, their puts. */

@@ -186,8 +186,11 @@ class ORCA_EXPORT FenceCollective {
 
 /* MPICH's PMI_process_mapping of ranks placed on nodes (rank_node[r] is
  * rank r's node): "(vector,(start,nodes,ranks),...)", consecutive blocks
- * of the same size on consecutive nodes folded into one triple. Empty
- * when there are no ranks. */
+ * of the same size on consecutive nodes folded into one triple, and a
+ * placement that repeats from node 0 (cyclic) written once, as MPICH
+ * starts the vector over. Empty when there are no ranks, or when the text
+ * would exceed kMaxProcessMappingBytes (MPICH's longest value). */
+inline constexpr std::size_t kMaxProcessMappingBytes = 1024;
 ORCA_EXPORT std::string process_mapping(std::span<const std::uint32_t> rank_node);
 
 }  // namespace orca::pmi

@@ -61,6 +61,15 @@ std::string milliseconds_since(Clock::time_point from, std::optional<Clock::time
   return buf;
 }
 
+// A daemon (or its agent, reporting it as a shell does) that died of a
+// fault rather than the signals orcarun sends: a bug worth saying, even
+// when the job itself is over.
+bool crashed(int wait_status) {
+  auto fault = [](int sig) { return sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGFPE || sig == SIGILL; };
+  if (WIFSIGNALED(wait_status)) return fault(WTERMSIG(wait_status));
+  return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) > 128 && fault(WEXITSTATUS(wait_status) - 128);
+}
+
 }  // namespace
 
 JobLaunch::JobLaunch(Process& process, const Options& options, JobPlan plan, Clock::time_point started)
@@ -512,6 +521,13 @@ void JobLaunch::begin_teardown() {
 void JobLaunch::on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail) {
   Daemon& d = daemon_[vpid];
   d.agent_tail = tail;
+  if ((phase_ == Phase::TearingDown || phase_ == Phase::Done) && crashed(wait_status)) {
+    show(Message("orcarun", "daemon-crashed-at-end",
+                 {{"host", printable(d.host)}, {"vpid", std::to_string(vpid)}, {"how", plm::describe_wait_status(wait_status)},
+                  {"printed", tail.empty() ? std::string("nothing") : printable(tail)}}));
+    if (!failed_) exit_status_ = 1;
+    failed_ = true;
+  }
   if (phase_ != Phase::TearingDown && phase_ != Phase::Done && !d.gone) {
     const std::string printed = tail.empty() ? std::string("it printed nothing") : "it printed:\n" + tail;
     if (!d.up) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <random>
 #include <string>
@@ -69,7 +71,57 @@ std::vector<WireMessage> samples() {
   f.vpid = 9;
   f.host = "h9";
   f.message = "the agent for h9 exited with status 255, printing:\nssh: Could not resolve hostname h9";
-  return {b, r, l, o, e, t, s, in, c, f};
+  FenceData fd;
+  fd.component = "simple";
+  fd.epoch = 0x0102030405060708ULL;
+  fd.from = 3;
+  fd.ranks = 4;
+  fd.entries = {{"bc-0", std::string("a\0b", 3)}, {std::string("k\0", 2), std::string("\0\0\xff", 3)}, {"", ""}};
+  FenceRelease fr;
+  fr.component = "pmix";
+  fr.epoch = 2;
+  fr.entries = {{"bc-0", "x"}, {"bc-1", std::string(1, '\0')}};
+  RankAbort ra;
+  ra.rank = 5;
+  ra.status = 3;
+  ra.broke = true;
+  ra.message = "malformed message: a pair without '='";
+  PmiDirect pd;
+  pd.component = "pmix";
+  pd.from = 1;
+  pd.to = 2;
+  pd.bytes = {0, 1, 0, 0xff};
+  ExitRecord ei;
+  ei.rank = 1;
+  ei.wait_status = 0;
+  ei.started = true;
+  ei.message = "";
+  ei.pmi = PmiProgress::Initialized;
+  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei};
+}
+
+/* The indices of the pmi samples above. */
+constexpr std::size_t kFenceDataSample = 10;
+constexpr std::size_t kFenceReleaseSample = 11;
+constexpr std::size_t kRankAbortSample = 12;
+constexpr std::size_t kPmiDirectSample = 13;
+constexpr std::size_t kExitInitializedSample = 14;
+
+WireMessage round_trip(const WireMessage& m) {
+  auto bytes = encode(m);
+  EXPECT_TRUE(bytes.ok()) << kind_name(m) << ": " << bytes.error().summary();
+  if (!bytes.ok()) return m;
+  auto back = decode(bytes.value());
+  EXPECT_TRUE(back.ok()) << kind_name(m) << ": " << back.error().summary();
+  return back.ok() ? back.value() : m;
+}
+
+bool same_entries(const std::vector<KeyValue>& a, const std::vector<KeyValue>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].key != b[i].key || a[i].value != b[i].value) return false;
+  }
+  return true;
 }
 
 TEST(LaunchWire, EveryKindRoundTrips) {
@@ -205,7 +257,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 11, 200, 255}) {
+  for (std::uint8_t kind : {0, 15, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);
@@ -249,7 +301,7 @@ TEST(LaunchWire, RandomBytesNeverCrash) {
   for (int round = 0; round < 20000; ++round) {
     std::vector<std::uint8_t> b(rng() % 64);
     for (auto& x : b) x = static_cast<std::uint8_t>(rng());
-    if (!b.empty()) b[0] = static_cast<std::uint8_t>(1 + rng() % 6);
+    if (!b.empty()) b[0] = static_cast<std::uint8_t>(1 + rng() % 14);
     auto r = decode(b);
     if (r.ok()) {
       ++accepted;
@@ -258,6 +310,142 @@ TEST(LaunchWire, RandomBytesNeverCrash) {
     }
   }
   SUCCEED() << accepted << " random inputs happened to be valid";
+}
+
+
+TEST(LaunchWire, PmiMessagesKeepTheirFields) {
+  const auto all = samples();
+  const WireMessage fd_message = round_trip(all[kFenceDataSample]);
+  const auto& fd = std::get<FenceData>(fd_message);
+  const auto& fd_sent = std::get<FenceData>(all[kFenceDataSample]);
+  EXPECT_EQ(fd.component, "simple");
+  EXPECT_EQ(fd.epoch, 0x0102030405060708ULL);
+  EXPECT_EQ(fd.from, 3u);
+  EXPECT_EQ(fd.ranks, 4u);
+  EXPECT_TRUE(same_entries(fd.entries, fd_sent.entries));
+  ASSERT_EQ(fd.entries.size(), 3u);
+  EXPECT_EQ(fd.entries[0].value, std::string("a\0b", 3));
+  EXPECT_EQ(fd.entries[0].value.size(), 3u);
+  EXPECT_EQ(fd.entries[1].key, std::string("k\0", 2));
+
+  const WireMessage fr_message = round_trip(all[kFenceReleaseSample]);
+  const auto& fr = std::get<FenceRelease>(fr_message);
+  EXPECT_EQ(fr.component, "pmix");
+  EXPECT_EQ(fr.epoch, 2u);
+  EXPECT_TRUE(same_entries(fr.entries, std::get<FenceRelease>(all[kFenceReleaseSample]).entries));
+
+  const WireMessage ra_message = round_trip(all[kRankAbortSample]);
+  const auto& ra = std::get<RankAbort>(ra_message);
+  EXPECT_EQ(ra.rank, 5u);
+  EXPECT_EQ(ra.status, 3);
+  EXPECT_TRUE(ra.broke);
+  EXPECT_EQ(ra.message, "malformed message: a pair without '='");
+  RankAbort negative;
+  negative.status = -1;
+  const WireMessage negative_message = round_trip(negative);
+  EXPECT_EQ(std::get<RankAbort>(negative_message).status, -1);
+  EXPECT_FALSE(std::get<RankAbort>(negative_message).broke);
+
+  const WireMessage pd_message = round_trip(all[kPmiDirectSample]);
+  const auto& pd = std::get<PmiDirect>(pd_message);
+  EXPECT_EQ(pd.component, "pmix");
+  EXPECT_EQ(pd.from, 1u);
+  EXPECT_EQ(pd.to, 2u);
+  EXPECT_EQ(pd.bytes, (std::vector<std::uint8_t>{0, 1, 0, 0xff}));
+
+  for (const PmiProgress p : {PmiProgress::None, PmiProgress::Initialized, PmiProgress::Finalized}) {
+    ExitRecord e = std::get<ExitRecord>(all[kExitInitializedSample]);
+    e.pmi = p;
+    const WireMessage back = round_trip(e);
+    EXPECT_EQ(std::get<ExitRecord>(back).pmi, p) << static_cast<int>(p);
+    EXPECT_EQ(std::get<ExitRecord>(back).rank, 1u);
+  }
+  EXPECT_STREQ(kind_name(all[kFenceDataSample]), "fence data");
+  EXPECT_STREQ(kind_name(all[kFenceReleaseSample]), "fence release");
+  EXPECT_STREQ(kind_name(all[kRankAbortSample]), "rank abort");
+  EXPECT_STREQ(kind_name(all[kPmiDirectSample]), "pmi direct");
+}
+
+TEST(LaunchWire, AnExitRecordWithAnUnknownPmiProgressIsRefused) {
+  auto bytes = encode(samples()[kExitInitializedSample]).value();
+  // The pmi byte is the last field.
+  ASSERT_EQ(bytes.back(), 1);
+  for (const std::uint8_t bad : {3, 4, 0x80, 0xff}) {
+    bytes.back() = bad;
+    auto r = decode(bytes);
+    ASSERT_FALSE(r.ok()) << int(bad);
+    EXPECT_EQ(r.error().topic(), "bad-wire-message");
+    EXPECT_EQ(r.error().arg("field"), "pmi") << r.error().summary();
+  }
+  bytes.back() = 2;
+  auto finalized = decode(bytes);
+  ASSERT_TRUE(finalized.ok()) << finalized.error().summary();
+  EXPECT_EQ(std::get<ExitRecord>(finalized.value()).pmi, PmiProgress::Finalized);
+}
+
+TEST(LaunchWire, EveryTruncationOfFenceDataIsAnError) {
+  const auto bytes = encode(samples()[kFenceDataSample]).value();
+  for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+    auto r = decode(std::span(bytes).first(cut));
+    ASSERT_FALSE(r.ok()) << "cut at " << cut;
+    EXPECT_EQ(r.error().topic(), "bad-wire-message");
+    if (cut > 0) {
+      EXPECT_EQ(r.error().arg("message"), "fence data") << "cut at " << cut;
+    }
+    EXPECT_FALSE(r.error().arg("field").empty()) << "cut at " << cut;
+  }
+  EXPECT_TRUE(decode(bytes).ok());
+}
+
+/* The header of a FenceData of component "" and then its entry count. */
+std::vector<std::uint8_t> fence_data_head(std::uint32_t count) {
+  std::vector<std::uint8_t> b = {11, 0, 0, 0, 0};        // kind, component ""
+  b.insert(b.end(), {0, 0, 0, 0, 0, 0, 0, 1});           // epoch 1
+  b.insert(b.end(), {0, 0, 0, 2, 0, 0, 0, 3});           // from 2, ranks 3
+  for (int s = 24; s >= 0; s -= 8) b.push_back(static_cast<std::uint8_t>(count >> s));
+  return b;
+}
+
+TEST(LaunchWire, AFenceDataClaimingMoreEntriesThanFollowIsRefused) {
+  // Within the list bound, but far more than the 10 bytes that follow.
+  auto many = fence_data_head(kMaxItems);
+  many.insert(many.end(), 10, 0);
+  auto r = decode(many);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().arg("field"), "entries") << r.error().summary();
+  EXPECT_NE(r.error().arg("why").find("claims"), std::string::npos) << r.error().summary();
+  // Above the bound.
+  auto r2 = decode(fence_data_head(0xffffffffu));
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.error().arg("field"), "entries") << r2.error().summary();
+  // One entry whose value claims 16 MiB, 1 byte sent.
+  auto lying_value = fence_data_head(1);
+  lying_value.insert(lying_value.end(), {0, 0, 0, 1, 'k', 0x01, 0, 0, 0, 'v'});
+  auto r3 = decode(lying_value);
+  ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.error().arg("field"), "value") << r3.error().summary();
+  // A key above its bound (1024).
+  auto long_key = fence_data_head(1);
+  long_key.insert(long_key.end(), {0, 0, 0x04, 0x01});
+  long_key.insert(long_key.end(), 1025 + 4, 'k');
+  auto r4 = decode(long_key);
+  ASSERT_FALSE(r4.ok());
+  EXPECT_EQ(r4.error().arg("field"), "key") << r4.error().summary();
+  // Zero entries, nothing after: a valid, empty part.
+  auto none = decode(fence_data_head(0));
+  ASSERT_TRUE(none.ok()) << none.error().summary();
+  EXPECT_TRUE(std::get<FenceData>(none.value()).entries.empty());
+}
+
+TEST(LaunchWire, AComponentNameAboveItsBoundIsRefused) {
+  FenceData fd;
+  fd.component = std::string(65, 'c');
+  auto r = encode(fd);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().arg("field"), "component");
+  PmiDirect pd;
+  pd.component = std::string(65, 'c');
+  EXPECT_FALSE(encode(pd).ok());
 }
 
 }  // namespace

@@ -851,6 +851,21 @@ progress_line_on_a_terminal() {
     done_case
 }
 
+# A daemon that dies of a fault as the job ends (here its agent: it runs
+# the daemon, then SIGSEGVs itself, as a daemon crashing in its exit path
+# looks to orcarun) is a bug orcarun names, and exits 1 for, even though
+# every rank succeeded.
+daemon_crash_at_end_is_reported() {
+    setup
+    local agent="sh -c 'shift; \"\$@\"; kill -SEGV \$\$' agent"
+    orc --mca plm rsh --mca plm_rsh_agent "$agent" --host localhost echo ran
+    expect_status 1
+    expect_stdout ran
+    grep -q 'the daemon on localhost (vpid 1) was killed by signal 11 (Segmentation fault) while the job ended' "$T/err" ||
+        { show_output; fail "the crash was not named"; }
+    done_case
+}
+
 # --report-topology: every daemon's hwloc summary, before the command runs.
 report_topology() {
     setup
@@ -888,7 +903,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        timeout_ends_the_job timing_phases version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
        local_plm_for_another_host relayed_output_kept_while_orcarun_lags
-       progress_line_on_a_terminal report_topology
+       progress_line_on_a_terminal report_topology daemon_crash_at_end_is_reported
        unknown_setting_warned_once)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_test.sh CASE...).
