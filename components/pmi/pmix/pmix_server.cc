@@ -131,6 +131,17 @@ pmix_status_t cb_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size
 
 }  // namespace
 
+PmixServer::Topology::Topology() {
+  if (hwloc_topology_init(&topology) != 0) throw std::runtime_error("hwloc_topology_init failed");
+  hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
+  if (hwloc_topology_load(topology) != 0) {
+    hwloc_topology_destroy(topology);
+    throw std::runtime_error("hwloc cannot load this host's topology");
+  }
+}
+
+PmixServer::Topology::~Topology() { hwloc_topology_destroy(topology); }
+
 PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool open_mpi_4)
     : host_(host), loop_(host.base), handoff_(loop_), nspace_(job.name), layout_(job_layout(job)),
       rank_node_(job.rank_node, job.rank_node + job.size), node_(job.node),
@@ -162,6 +173,8 @@ PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool 
     init.flag(PMIX_SERVER_REMOTE_CONNECTIONS, false);
     init.text(PMIX_SERVER_NSPACE, nspace_ + "-daemons");
     init.rank(PMIX_SERVER_RANK, job.node);
+    pmix_topology_t topology{.source = const_cast<char*>("hwloc"), .topology = topology_.topology};
+    init.add(PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
     InfoArray info(init);
     if (pmix_status_t st = PMIx_server_init(&module, info.info(), info.size()); st != PMIX_SUCCESS) {
       throw std::runtime_error("PMIx_server_init failed: " + status_text(st));

@@ -29,6 +29,7 @@
 #include <orca/pmi.h>
 #include <orca/result.h>
 
+#include <hwloc.h>
 #include <pmix.h>
 #include <pmix_server.h>
 
@@ -75,7 +76,19 @@ class PmixServer {
   void answer_request(std::uint32_t from_node, std::uint64_t id, std::uint32_t rank);
   void log(int level, const std::string& text);
 
+  /* This host's topology without I/O devices, which libpmix would
+   * otherwise discover in full (PCI, GL, OpenCL: tens of ms) at every
+   * job's start, only to share cores and caches with the ranks. */
+  struct Topology {
+    hwloc_topology_t topology = nullptr;
+    Topology();
+    ~Topology();
+    Topology(const Topology&) = delete;
+    Topology& operator=(const Topology&) = delete;
+  };
+
   orca_pmi_host host_;
+  Topology topology_;
   EventLoop loop_;
   LoopHandoff handoff_;
   std::string nspace_;
