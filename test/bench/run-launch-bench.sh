@@ -63,9 +63,9 @@ Usage: $me --builddir DIR [OPTIONS]
 USAGE
 }
 
-die() { echo "$me: $*" >&2; exit 1; }
-
 here=$(cd "$(dirname "$0")" && pwd)
+# die, argument checks, figures, the cluster, timed runs, launcher commands.
+. "$here/bench_lib.sh"
 builddir=
 srcdir=$(cd "$here/../.." && pwd)
 sizes="8 32 64"
@@ -104,147 +104,24 @@ while [ $# -gt 0 ]; do
         *) usage >&2; die "unknown option $1" ;;
     esac
 done
-[ -n "$builddir" ] || { usage >&2; die "give the build tree with --builddir"; }
-builddir=$(cd "$builddir" && pwd)
-srcdir=$(cd "$srcdir" && pwd)
-for v in $sizes $local_sizes "$repeat" "$local_repeat" "$tree_size" "$tree_radix" "$tree_repeat" "$limit" "$rss_seconds"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || die "expected a whole number >= 1, not '$v'"
-done
+bench_dirs
+bench_whole_numbers $sizes $local_sizes "$repeat" "$local_repeat" "$tree_size" "$tree_radix" "$tree_repeat" "$limit" "$rss_seconds"
 [[ $delay =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--delay takes seconds, e.g. 0.1"
 want() { [[ ,$only, == *,$1,* ]]; }
 
 # --- programs ---------------------------------------------------------------
-netcluster="$srcdir/contrib/netcluster/netcluster"
-agent="$srcdir/test/bench/netns-rsh-agent"
+bench_programs
 probe="$srcdir/test/bench/orcad_startup_probe.sh"
-[ -x "$netcluster" ] || die "no $netcluster"
-[ -x "$agent" ] || die "no $agent"
-if [ $wrappers = 0 ] && [ -x "$builddir/framework/tools/orcarun/.libs/orcarun" ] &&
-    [ -x "$builddir/framework/tools/orcad/.libs/orcad" ]; then
-    orcarun="$builddir/framework/tools/orcarun/.libs/orcarun"
-    orcad="$builddir/framework/tools/orcad/.libs/orcad"
-    programs="the real programs in .libs (LD_LIBRARY_PATH=$builddir/framework/.libs)"
-else
-    orcarun="$builddir/framework/tools/orcarun/orcarun"
-    orcad="$builddir/framework/tools/orcad/orcad"
-    programs="the libtool wrappers"
-fi
-[ -x "$orcarun" ] || die "no $orcarun (build it first)"
-[ -x "$orcad" ] || die "no $orcad (build it first)"
-components=$(find "$builddir/components" -type d -name .libs | sort | tr '\n' ':')
-components=${components%:}
-# Orca's settings come from the build tree only: no param files.
-orca_env=(env "LD_LIBRARY_PATH=$builddir/framework/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    "ORCA_MCA_mca_base_component_path=$components"
-    "ORCA_MCA_mca_base_help_path=${ORCA_MCA_mca_base_help_path:-$srcdir/framework/help}"
-    ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none)
-ompi=$(command -v mpirun.openmpi || true)
-hydra=$(command -v mpiexec.hydra || true)
 gnu_time=
 [ -x /usr/bin/time ] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null && gnu_time=/usr/bin/time
 have_strace=0
 command -v strace >/dev/null && strace -f --seccomp-bpf -o /dev/null -e trace=execve true 2>/dev/null && have_strace=1
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/orca-launch.XXXXXX")
-prefix=
-cleanup() {
-    [ -e "$work/rss.stop" ] || touch "$work/rss.stop" 2>/dev/null || true
-    if [ -n "$prefix" ]; then "$netcluster" destroy "$prefix" >/dev/null 2>&1 || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-# And should this shell die without running its EXIT trap (SIGKILL from a
-# timeout, or a signal that ends it at once), a watcher that ignores the
-# usual signals removes the cluster (its prefix is in $work/prefix) and
-# $work once this shell is gone.
-: >"$work/prefix"
-(
-    trap '' INT TERM HUP
-    while kill -0 $$ 2>/dev/null; do sleep 0.5; done
-    p=$(cat "$work/prefix" 2>/dev/null || true)
-    if [ -n "$p" ]; then "$netcluster" destroy "$p" || true; fi
-    rm -rf "$work"
-) >/dev/null 2>&1 </dev/null &
+# The RSS sampler (section 4) stops once rss.stop exists.
+bench_on_exit() { [ -e "$work/rss.stop" ] || touch "$work/rss.stop" 2>/dev/null || true; }
+bench_work launch
 
 # --- helpers ----------------------------------------------------------------
-figure() { echo "FIGURE $1 $2 $3"; }
-# median: of the numbers on stdin, one a line ("-" when none).
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "-"; exit }
-    if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-maxof() { sort -g | tail -1; }
-# ratio A B: A/B to 2 places, "-" unless both are numbers.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f\n", a / b; else print "-" }'; }
-hosts_list() { local i out=; for ((i = 2; i <= $1 + 1; i++)); do out+=${out:+,}h$i; done; echo "$out"; }
-
-# timed HOST OUT ERR CMD...: CMD under `timeout $limit`, on simulated host
-# HOST (namespace PREFIX-HOST, with its own host name HOST as the agent
-# gives every host; here if HOST is ""), stdin /dev/null; prints "RC MS":
-# its exit status and wall time, read right around the command.
-timed() {
-    local host=$1 out=$2 err=$3; shift 3
-    local run=(bash -c 's=$EPOCHREALTIME; timeout -k 5 "$0" "$@" >"$TIMED_OUT" 2>"$TIMED_ERR" </dev/null; rc=$?
-e=$EPOCHREALTIME; echo "$rc $s $e"' "$limit" "$@")
-    local r
-    if [ -n "$host" ] && [ "$uts" = 1 ]; then
-        r=$(TIMED_OUT=$out TIMED_ERR=$err TIMED_HOST=$host ip netns exec "$prefix-$host" unshare --uts \
-            bash -c 'echo "$TIMED_HOST" >/proc/sys/kernel/hostname && exec "$@"' timed "${run[@]}")
-    elif [ -n "$host" ]; then
-        r=$(TIMED_OUT=$out TIMED_ERR=$err ip netns exec "$prefix-$host" "${run[@]}")
-    else
-        r=$(TIMED_OUT=$out TIMED_ERR=$err "${run[@]}")
-    fi
-    echo "$r" >"$out.when"
-    awk '{ printf "%d %.1f\n", $1, ($3 - $2) * 1000 }' <<<"$r"
-}
-
-# Launcher command lines (the command to run follows). K hosts h2..hK+1.
-orca_cmd() { # K MCA-ARGS...
-    local k=$1; shift
-    echo "${orca_env[@]}" "$orcarun" --timing --mca plm_rsh_agent "$agent" --mca plm_base_daemon "$orcad" "$@" \
-        --host "$(hosts_list "$k")" -n "$k"
-}
-hydra_cmd() { # K ARGS...
-    local k=$1; shift
-    local lh=()
-    # Without host names of their own, the proxies cannot resolve mpiexec's.
-    [ "$uts" = 1 ] || lh=(-localhost h1)
-    echo "$hydra" -launcher rsh -launcher-exec "$agent" "${lh[@]}" "$@" -hosts "$(hosts_list "$k")" -n "$k"
-}
-ompi_cmd() { # K ARGS...
-    local k=$1; shift
-    local ifs=()
-    [ -z "$ompi_if" ] || ifs=(--mca oob_tcp_if_include "$ompi_if")
-    echo "$ompi" --allow-run-as-root --mca plm_rsh_agent "$agent" "${ifs[@]}" "$@" --host "$(hosts_list "$k")" -n "$k"
-}
-# (The words above hold no spaces, so `read -a` splits them back.)
-words() { read -r -a "$1" <<<"$2"; }
-
-# run_one HOST LABEL EXPECT-LINES CMD...: one timed run; prints its ms, or
-# "fail" (stdout/stderr kept in $work/fail.LABEL.*, the label added to
-# $work/failures: this runs in command substitutions, no variable survives).
-: >"$work/failures"
-run_one() {
-    local host=$1 label=$2 expect=$3; shift 3
-    local out="$work/out" err="$work/err" rc ms lines
-    read -r rc ms < <(timed "$host" "$out" "$err" "$@")
-    lines=$(wc -l <"$out")
-    if [ "$rc" = 0 ] && [ "$lines" = "$expect" ]; then
-        echo "$ms"
-    else
-        local n
-        n=$(grep -cxF -- "$label" "$work/failures" || true)
-        echo "$label" >>"$work/failures"
-        cp "$out" "$work/fail.$label.$n.out"; cp "$err" "$work/fail.$label.$n.err"
-        {
-            echo "run failed: $label: exit status $rc, $lines lines of output (expected $expect), ${ms} ms"
-            echo "  command: $*"
-            tail -n 15 "$err" | sed 's/^/  | /'
-        } >&2
-        echo fail
-    fi
-}
-
 # phases FILE: orcarun's --timing lines as "name ms" (name with _ for spaces).
 phase_names="agents_started first_daemon_up all_daemons_up command_started command_ended teardown_done"
 phases() {
@@ -253,11 +130,9 @@ phases() {
         if (index(names, " " n " ")) print n, v }' "$1"
 }
 
-banner() { echo; echo "== $*"; }
-
 echo "Launch benchmark: orcarun (Orca, $programs)"
-echo "  Open MPI: ${ompi:-not installed}$( [ -n "$ompi" ] && "$ompi" --version 2>/dev/null | head -1 | sed 's/^/ -- /')"
-echo "  Hydra:    ${hydra:-not installed}$( [ -n "$hydra" ] && "$hydra" --version 2>/dev/null | sed -n 's/^ *Version: *\(.*\)/ -- MPICH Hydra \1/p' | head -1)"
+echo "  Open MPI: $(ompi_version)"
+echo "  Hydra:    $(hydra_version)"
 echo "  machine:  $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- 1. simulated nodes (plm/local) ----------------------------------------
@@ -294,49 +169,17 @@ fi
 need_ns=0
 for s in launch tree rss startup; do want $s && need_ns=1; done
 [ $need_ns = 1 ] || exit 0
-if [ "$(id -u)" != 0 ]; then
-    echo; echo "SKIP: launch benchmark on simulated hosts: needs root (network namespaces); try: sudo make bench-launch"
-    exit 0
-fi
-if ! "$netcluster" probe; then
-    echo; echo "SKIP: launch benchmark on simulated hosts: this machine cannot create network namespaces"
-    exit 0
-fi
-if [ "$uts" = 1 ] && ! unshare --uts true 2>/dev/null; then
-    uts=0
-    echo "note: cannot make UTS namespaces (unshare --uts): every host keeps this machine's host name"
-fi
+bench_need_namespaces "launch benchmark on simulated hosts" bench-launch
 [ -n "$hydra" ] || echo "note: mpiexec.hydra is not installed; its columns stay empty"
 [ -n "$ompi" ] || echo "note: mpirun.openmpi is not installed; its columns stay empty"
 
 kmax=$tree_size
 for k in $sizes; do [ "$k" -gt "$kmax" ] && kmax=$k; done
-[ "$kmax" -le 249 ] || die "at most 249 daemon hosts (netcluster makes 250 hosts at most)"
-# "lb" and 5 digits of the pid; the next number if another run has that one.
-for ((i = 0; i < 100; i++)); do
-    prefix=$(printf 'lb%05d' $((($$ + i) % 100000)))
-    ip netns list | grep -q "^$prefix-" || break
-done
-echo "$prefix" >"$work/prefix"
-t=$EPOCHREALTIME
-"$netcluster" create "$prefix" --hosts $((kmax + 1)) >&2
-echo "  cluster:  $prefix, $((kmax + 1)) namespaces (h1 launcher, h2..h$((kmax + 1)) daemons) made in $(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
-export NETNS_AGENT_PREFIX=$prefix NETNS_AGENT_UTS=$uts
-unset NETNS_AGENT_DELAY NETNS_AGENT_LOG
-h1=h1
+bench_cluster lb "$kmax"
 
 launchers=(orca)
 [ -n "$hydra" ] && launchers+=(hydra)
 [ -n "$ompi" ] && launchers+=(ompi)
-cmd_of() { # LAUNCHER K [EXTRA...] : the command words into array `cmd`
-    local l=$1 k=$2; shift 2
-    case $l in
-        orca) words cmd "$(orca_cmd "$k" "$@")" ;;
-        hydra) words cmd "$(hydra_cmd "$k" "$@")" ;;
-        ompi) words cmd "$(ompi_cmd "$k" "$@")" ;;
-    esac
-}
-
 # Each launcher must put one rank on each of the K hosts: the ranks print
 # their host's address (10.200.0.<i>), which must be K different ones, none h1's.
 ksmall=${sizes%% *}
@@ -659,7 +502,6 @@ if want startup; then
     fi
 fi
 
-failed=$(wc -l <"$work/failures")
 echo
-echo "runs that failed: $failed$( [ "$failed" = 0 ] || sort "$work/failures" | uniq -c | awk '{ printf " %s:%s", $2, $1 }')"
-figure launch_bench_failed_runs "$failed" runs
+failed_runs_line
+figure launch_bench_failed_runs "$(wc -l <"$work/failures")" runs
