@@ -27,9 +27,11 @@ class LoopHandoff {
   LoopHandoff& operator=(const LoopHandoff&) = delete;
 
   void post(std::function<void()> work);
+  /* Runs what was posted so far, now (on the loop's thread): what a rank
+   * told libpmix before it exited is handled before its exit is. */
+  void drain();
 
  private:
-  void drain();
   UniqueFd fd_;
   std::unique_ptr<IoWatch> watch_;
   std::mutex mutex_;

@@ -317,6 +317,11 @@ void PmixServer::started(std::uint32_t rank, bool ok) {
 }
 
 void PmixServer::ended(std::uint32_t rank) {
+  // libpmix called client_finalized (which posted its event) before it
+  // let the rank's PMIx_Finalize return: the event is queued by now, and
+  // must count before the exit does, or a clean exit would read as one
+  // before finalize.
+  handoff_.drain();
   pmix_proc_t proc;
   PMIX_LOAD_PROCID(&proc, nspace_.c_str(), rank);
   PMIx_server_deregister_client(&proc, &ignore_result, nullptr);
