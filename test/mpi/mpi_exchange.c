@@ -6,7 +6,8 @@
  * where S must be N(N+1)/2 and L the left neighbour's rank.
  * Faults on request, for the failure tests:
  *   abort R CODE   rank R calls MPI_Abort(MPI_COMM_WORLD, CODE) after init
- *   unfinished R   rank R exits with 0 after init, without MPI_Finalize
+ *   unfinished R   rank R exits with 0 after the exchange and the barrier
+ *                  (every peer connected to it), without MPI_Finalize
  *   hang R         rank R sleeps after init until it is killed
  * Exit status 0 when every check held, 2 when one did not. */
 #include <mpi.h>
@@ -32,7 +33,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rank %d calls MPI_Abort with %d\n", rank, code);
         MPI_Abort(MPI_COMM_WORLD, code);
     }
-    if (arg_rank(argc, argv, "unfinished") == rank) _exit(0);
     if (arg_rank(argc, argv, "hang") == rank) {
         printf("rank %d hangs\n", rank);
         fflush(stdout);
@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
     MPI_Sendrecv(&rank, 1, MPI_INT, right, 7, &from_left, 1, MPI_INT, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 
     MPI_Barrier(MPI_COMM_WORLD);
+    if (arg_rank(argc, argv, "unfinished") == rank) _exit(0);
 
     char host[256] = "";
     gethostname(host, sizeof host - 1);
