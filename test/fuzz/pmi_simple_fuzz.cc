@@ -1,5 +1,5 @@
 // The simple PMI wire codec and session (components/pmi/simple/simple_*.h), as
-// orcad will meet them: whatever bytes a rank writes to its PMI_FD, in
+// orcad meets them: whatever bytes a rank writes to its PMI_FD, in
 // whatever reads the kernel hands over.
 //
 // Input: one mode byte, then the client's bytes. The mode byte seeds the
@@ -11,7 +11,8 @@
 //   - the session: everything it writes decodes as a client would read it
 //     (PMI-1 lines, switching to PMI-2 after a version-2 response_to_init)
 //     and fits the bounds; barrier epochs count 0, 1, 2...; nothing happens
-//     after abort or a protocol failure; barrier_done succeeds exactly while
+//     after abort or a protocol failure; it initializes at most once, before
+//     any barrier or finalize; barrier_done succeeds exactly while
 //     the rank is in a barrier.
 #include "pmi/simple/simple_session.h"
 #include "pmi/simple/simple_wire.h"
@@ -86,6 +87,7 @@ struct Job {
   std::uint64_t next_epoch = 0;
   bool ended = false;  // aborted or failed
   int finalized = 0;
+  int initialized = 0;
 
   void drain() {
     client.read(session.take_output());
@@ -99,6 +101,9 @@ struct Job {
         }
       } else if (std::holds_alternative<Finalized>(event)) {
         fuzz_require(++finalized == 1, "finalized twice");
+      } else if (std::holds_alternative<Initialized>(event)) {
+        fuzz_require(++initialized == 1, "initialized twice");
+        fuzz_require(next_epoch == 0 && finalized == 0, "initialized after a barrier or finalize");
       } else {
         ended = true;
       }
