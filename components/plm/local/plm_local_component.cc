@@ -86,12 +86,10 @@ orca_mca_rc local_open(const orca_mca_context* context, void** state, orca_mca_r
   return orca::mca::guarded(why, [&] {
     auto s = std::make_unique<State>();
     const orca::mca::ContextReader reader(*context, "plm_local_");
-    for (const orca::Status& st : {reader.read("priority", s->priority_value), reader.read("num_nodes", s->num_nodes),
-                            reader.read("tree_spawn", s->tree_spawn)}) {
-      if (!st) {
-        std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());
-        return ORCA_MCA_FAILED;
-      }
+    if (orca::mca::all_read({reader.read("priority", s->priority_value), reader.read("num_nodes", s->num_nodes),
+                             reader.read("tree_spawn", s->tree_spawn)},
+                            why) != ORCA_MCA_OK) {
+      return ORCA_MCA_FAILED;
     }
     char name[256] = {};
     ::gethostname(name, sizeof name - 1);

@@ -102,10 +102,11 @@ orca_mca_rc rsh_open(const orca_mca_context* context, void** state, orca_mca_rea
       std::snprintf(why->text, sizeof why->text, "%s", m.arg("why").c_str());
       return ORCA_MCA_FAILED;
     };
-    for (const orca::Status& st : {reader.read("priority", s->priority_value), reader.read("num_concurrent", s->num_concurrent),
-                            reader.read("tree_spawn", s->tree_spawn),
-                            reader.read("tree_spawn_min_daemons", s->tree_spawn_min)}) {
-      if (!st) return fail(st.error());
+    if (orca::mca::all_read({reader.read("priority", s->priority_value), reader.read("num_concurrent", s->num_concurrent),
+                             reader.read("tree_spawn", s->tree_spawn),
+                             reader.read("tree_spawn_min_daemons", s->tree_spawn_min)},
+                            why) != ORCA_MCA_OK) {
+      return ORCA_MCA_FAILED;
     }
     auto agent = reader.text("agent");
     if (!agent) return fail(agent.error());

@@ -53,11 +53,9 @@ orca_mca_rc pmix_open(const orca_mca_context* context, void** out, orca_mca_reas
   return orca::mca::guarded(why, [&] {
     auto s = std::make_unique<State>();
     const orca::mca::ContextReader reader(*context, "pmi_pmix_");
-    for (const orca::Status& st : {reader.read("priority", s->priority_value), reader.read("open_mpi_4", s->open_mpi_4)}) {
-      if (!st) {
-        std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());
-        return ORCA_MCA_FAILED;
-      }
+    if (orca::mca::all_read({reader.read("priority", s->priority_value), reader.read("open_mpi_4", s->open_mpi_4)}, why) !=
+        ORCA_MCA_OK) {
+      return ORCA_MCA_FAILED;
     }
     s->module = orca::pmi::PmiModuleGlue<State>::table(s.get());
     return orca::mca::ComponentGlue<State>::keep(std::move(s), out);

@@ -50,10 +50,8 @@ orca_mca_rc netlink_register(orca_mca_registrar* registrar) {
 
 orca_mca_rc netlink_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {
   int priority = 0;
-  if (orca::Status st = orca::mca::ContextReader(*context, "reachable_netlink_").read("priority", priority); !st) {
-    std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());
-    return ORCA_MCA_FAILED;
-  }
+  const orca::mca::ContextReader reader(*context, "reachable_netlink_");
+  if (orca::mca::all_read({reader.read("priority", priority)}, why) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
   auto socket = orca::net::NetlinkSocket::open();
   if (!socket) {
     std::snprintf(why->text, sizeof why->text, "cannot open a netlink socket: %s",

@@ -46,11 +46,8 @@ orca_mca_rc weighted_register(orca_mca_registrar* registrar) {
 orca_mca_rc weighted_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {
   return orca::mca::guarded(why, [&] {
     auto s = std::make_unique<State>();
-    if (orca::Status st = orca::mca::ContextReader(*context, "reachable_weighted_").read("priority", s->priority_value);
-        !st) {
-      std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());
-      return ORCA_MCA_FAILED;
-    }
+    const orca::mca::ContextReader reader(*context, "reachable_weighted_");
+    if (orca::mca::all_read({reader.read("priority", s->priority_value)}, why) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
     return orca::mca::ComponentGlue<State>::keep(std::move(s), state);
   });
 }

@@ -55,10 +55,8 @@ orca_mca_rc radix_open(const orca_mca_context* context, void** state, orca_mca_r
     auto s = std::make_unique<State>();
     const orca::mca::ContextReader reader(*context, "routed_radix_");
     std::uint32_t radix = 0;
-    orca::Status st = reader.read("priority", s->priority_value);
-    if (st) st = reader.read("radix", radix);
-    if (!st) {
-      std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());
+    if (orca::mca::all_read({reader.read("priority", s->priority_value), reader.read("radix", radix)}, why) !=
+        ORCA_MCA_OK) {
       return ORCA_MCA_FAILED;
     }
     s->tree = orca::routed::radix::RadixTree(radix);

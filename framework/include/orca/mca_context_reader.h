@@ -14,6 +14,9 @@
 #include <orca/mca_component.h>
 #include <orca/result.h>
 
+#include <cstdio>
+#include <initializer_list>
+
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -56,6 +59,18 @@ class ORCA_EXPORT ContextReader {
   const orca_mca_context& context_;
   std::string prefix_;
 };
+
+/* How open() reports its reads: OK when every one of `reads` succeeded,
+ * else FAILED with the first failure's reason in *why. */
+inline orca_mca_rc all_read(std::initializer_list<Status> reads, orca_mca_reason* why) {
+  for (const Status& st : reads) {
+    if (!st) {
+      std::snprintf(why->text, sizeof why->text, "%s", st.error().arg("why").c_str());
+      return ORCA_MCA_FAILED;
+    }
+  }
+  return ORCA_MCA_OK;
+}
 
 }  // namespace orca::mca
 
