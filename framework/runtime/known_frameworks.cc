@@ -6,11 +6,12 @@
 #include <orca/oob.h>
 #include <orca/plm.h>
 #include <orca/pmi.h>
+#include <orca/ras.h>
 #include <orca/reachable.h>
 #include <orca/routed.h>
 
 namespace orca {
 
-std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&reach::kFramework, &oob::kFramework, &routed::kFramework, &plm::kFramework, &iof::kFramework, &pmi::kFramework}; }
+std::vector<const mca::FrameworkDecl*> known_frameworks() { return {&ras::kFramework, &reach::kFramework, &oob::kFramework, &routed::kFramework, &plm::kFramework, &iof::kFramework, &pmi::kFramework}; }
 
 }  // namespace orca

@@ -1,26 +1,9 @@
-// The nodes of a job.
+// The nodes of a job on this host alone.
 #include "job_nodes.h"
 
 #include <unistd.h>
 
 namespace orca::orcarun {
-
-Result<std::vector<launch::HostSlots>> named_hosts(const std::vector<std::string>& host_options,
-                                                   const std::vector<std::string>& hostfiles) {
-  std::vector<launch::HostSlots> all;
-  for (const auto& h : host_options) {
-    auto hosts = launch::parse_host_option(h);
-    if (!hosts) return hosts.error();
-    all.insert(all.end(), hosts->begin(), hosts->end());
-  }
-  for (const auto& f : hostfiles) {
-    auto hosts = launch::read_hostfile(f);
-    if (!hosts) return hosts.error();
-    all.insert(all.end(), hosts->begin(), hosts->end());
-  }
-  if (all.empty()) return all;
-  return launch::merge_duplicate_hosts(std::move(all), "--host and --hostfile");
-}
 
 std::vector<launch::HostSlots> local_nodes(unsigned count) {
   char name[256] = {};

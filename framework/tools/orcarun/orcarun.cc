@@ -10,6 +10,7 @@
 #include <orca/launcher_vars.h>
 #include <orca/oob.h>
 #include <orca/pmi.h>
+#include <orca/ras.h>
 #include <orca/reachable.h>
 
 #include <config.h>
@@ -49,31 +50,38 @@ static int orcarun_main(int argc, char** argv) {
   if (orca::Status st = orca::launch::declare_launcher_variables(rt.registry()); !st) return p.fail(st.error());
   orca::mca::Framework* plm_fw = nullptr;
   orca::mca::Framework* routed_fw = nullptr;
+  orca::mca::Framework* ras_fw = nullptr;
   // Every framework a daemon uses is declared here too: their settings are
   // checked once, here, and forwarded.
-  for (const auto* decl : {&orca::iof::kFramework, &orca::pmi::kFramework, &orca::plm::kFramework, &orca::routed::kFramework,
-                           &orca::reach::kFramework, &orca::oob::kFramework}) {
+  for (const auto* decl : {&orca::ras::kFramework, &orca::iof::kFramework, &orca::pmi::kFramework, &orca::plm::kFramework,
+                           &orca::routed::kFramework, &orca::reach::kFramework, &orca::oob::kFramework}) {
     auto fw = rt.add_framework(*decl);
     if (!fw) return p.fail(fw.error());
     if (decl == &orca::plm::kFramework) plm_fw = fw.value();
     if (decl == &orca::routed::kFramework) routed_fw = fw.value();
+    if (decl == &orca::ras::kFramework) ras_fw = fw.value();
   }
   rt.report_settings(std::cerr);
-  for (auto* fw : {plm_fw, routed_fw}) {
+  for (auto* fw : {ras_fw, plm_fw, routed_fw}) {
     if (orca::Status st = fw->open(); !st) return p.fail(st.error());
   }
 
   orca::orcarun::JobPlan plan;
-  auto named = orca::orcarun::named_hosts(options->hosts, options->hostfiles);
-  if (!named) return p.fail(named.error());
+  // The nodes: those the user named, or the batch allocation orcarun
+  // runs in (ras); else this host.
+  auto allocation = orca::ras::allocate(*ras_fw, {.hosts = options->hosts, .hostfiles = options->hostfiles});
+  if (!allocation) return p.fail(allocation.error());
   std::vector<std::string> names;
-  for (const auto& h : named.value()) names.push_back(h.name);
-  if (names.empty()) names.push_back(orca::orcarun::local_nodes(1).front().name);
+  if (allocation.value()) {
+    for (const auto& h : allocation.value()->nodes) names.push_back(h.name);
+  } else {
+    names.push_back(orca::orcarun::local_nodes(1).front().name);
+  }
   auto chosen = orca::plm::choose_module(*plm_fw, names);
   if (!chosen) return p.fail(chosen.error());
   plan.plm = chosen.value();
-  plan.nodes = named->empty() ? orca::orcarun::local_nodes(plan.plm.module->simulated_nodes(plan.plm.module->self))
-                              : std::move(named.value());
+  plan.nodes = allocation.value() ? std::move(allocation.value()->nodes)
+                                  : orca::orcarun::local_nodes(plan.plm.module->simulated_nodes(plan.plm.module->self));
 
   auto ranks = orca::launch::map_ranks(plan.nodes, options->processes, options->map_by, options->oversubscribe);
   if (!ranks) return p.fail(ranks.error());

@@ -799,6 +799,35 @@ more_processes_than_slots() {
     done_case
 }
 
+# Inside a Slurm allocation (the variables salloc and sbatch set; this
+# host, named localhost, as its one node of 3 tasks) and with no host
+# named, ras/slurm gives the job its nodes and slots: 3 ranks without -n.
+# --host still chooses (ras/hostfile), and `--mca ras ^slurm` leaves the
+# allocation out; a malformed variable is an error quoting it.
+slurm_allocation_gives_the_nodes() {
+    setup
+    # Assignments before a function call reach the commands it runs.
+    in_allocation() { SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=localhost SLURM_TASKS_PER_NODE=3 orc "$@"; }
+    in_allocation sh -c 'echo "rank $ORCA_RANK of $ORCA_SIZE"'
+    expect_status 0
+    expect_sorted_stdout "rank 0 of 3
+rank 1 of 3
+rank 2 of 3"
+    in_allocation --host localhost:1 sh -c 'echo "of $ORCA_SIZE"'
+    expect_status 0
+    expect_stdout "of 1"
+    in_allocation --mca ras ^slurm -n 1 sh -c 'echo "of $ORCA_SIZE"'
+    expect_status 0
+    expect_stdout "of 1"
+    SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='node[1-' SLURM_TASKS_PER_NODE=3 orc true
+    expect_failure
+    expect_text err "SLURM_JOB_NODELIST=node[1-"
+    SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=localhost orc true
+    expect_failure
+    expect_text err "SLURM_TASKS_PER_NODE"
+    done_case
+}
+
 hostfile_syntax_error() {
     setup
     printf '# the hosts\nlocalhost slots=2\nnode[1- slots=2\n' >"$T/hosts"
@@ -904,6 +933,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
        local_plm_for_another_host relayed_output_kept_while_orcarun_lags
        progress_line_on_a_terminal report_topology daemon_crash_at_end_is_reported
+       slurm_allocation_gives_the_nodes
        unknown_setting_warned_once)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_test.sh CASE...).
