@@ -17,8 +17,14 @@
 #include <string.h>
 #include <unistd.h>
 
+static int number(const char *text) {
+    char *end = NULL;
+    const long v = strtol(text, &end, 10);
+    return end != text && *end == '\0' && v >= 0 && v <= 1000000 ? (int)v : -1;
+}
+
 static int arg_rank(int argc, char **argv, const char *what) {
-    if (argc >= 3 && strcmp(argv[1], what) == 0) return atoi(argv[2]);
+    if (argc >= 3 && strcmp(argv[1], what) == 0) return number(argv[2]);
     return -1;
 }
 
@@ -29,7 +35,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
     if (arg_rank(argc, argv, "abort") == rank) {
-        int code = argc >= 4 ? atoi(argv[3]) : 1;
+        const int code = argc >= 4 ? number(argv[3]) : 1;
         fprintf(stderr, "rank %d calls MPI_Abort with %d\n", rank, code);
         MPI_Abort(MPI_COMM_WORLD, code);
     }
