@@ -9,12 +9,14 @@ ORCA_PREFIX=${ORCA_PREFIX:-$ORCA_BUILD_DIR/prefix}
 # Packages: the toolchain, autotools, libevent, hwloc, GoogleTest and
 # Google Benchmark, libpmix (the PMIx server for Open MPI programs), the
 # network tools the namespace tests use, the real sshd the ssh launch
-# test starts inside its namespace hosts, and MPICH and Open MPI, whose
-# programs the MPI tests build and whose launchers the benchmarks compare.
+# test starts inside its namespace hosts, MPICH and Open MPI, whose
+# programs the MPI tests build and whose launchers the benchmarks compare,
+# and a real Slurm (with munge) for the batch-system tests.
 ORCA_PACKAGES=(build-essential autoconf automake libtool pkg-config
                libevent-dev libhwloc-dev libssl-dev libgtest-dev libbenchmark-dev libpmix-dev
                iproute2 nftables procps openssh-server openssh-client
-               mpich libmpich-dev openmpi-bin libopenmpi-dev)
+               mpich libmpich-dev openmpi-bin libopenmpi-dev
+               slurmctld slurmd slurm-client munge)
 
 install_packages() {
     local missing=() wanted=("${ORCA_PACKAGES[@]}" "$@")
