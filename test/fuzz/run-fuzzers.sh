@@ -9,7 +9,7 @@
 # ready to be added to corpus/<name>/ as regression-<what>.
 #
 # Usage: run-fuzzers.sh --bin DIR --src DIR --work DIR --log FILE NAME...
-#   ORCA_FUZZ_SECONDS   seconds per target (default 4: about a minute in all,
+#   ORCA_FUZZ_SECONDS   seconds per target (default 3: under a minute in all,
 #                       with start-up and the corpus load)
 #   ORCA_FUZZ_ARGS      extra libFuzzer flags (e.g. -jobs=2, -seed=1)
 set -u
@@ -30,7 +30,7 @@ done
     echo "usage: run-fuzzers.sh --bin DIR --src DIR --work DIR --log FILE NAME..." >&2
     exit 2
 }
-seconds=${ORCA_FUZZ_SECONDS:-4}
+seconds=${ORCA_FUZZ_SECONDS:-3}
 
 # The longest input worth trying per target: about what the real decoder
 # sees in one message (longer inputs only slow the search down).
