@@ -23,10 +23,13 @@ std::string inconsistency(const Bootstrap& b) {
   if (b.hosts.size() != b.daemons) {
     return std::to_string(b.hosts.size()) + " hosts for " + std::to_string(b.daemons) + " daemons";
   }
-  if (b.vpid == 0 || b.vpid > b.daemons) {
+  // vpid 0: one bootstrap for every daemon (a launcher that starts them
+  // all at once); each finds its vpid, and so its parent, itself.
+  if (b.vpid > b.daemons) {
     return "vpid " + std::to_string(b.vpid) + " outside 1.." + std::to_string(b.daemons);
   }
-  if (b.parent == b.vpid || b.parent > b.daemons) {
+  if (b.vpid == 0 && b.parent != 0) return "parent " + std::to_string(b.parent) + " in a bootstrap for every daemon";
+  if ((b.vpid != 0 && b.parent == b.vpid) || b.parent > b.daemons) {
     return "parent " + std::to_string(b.parent) + " for vpid " + std::to_string(b.vpid);
   }
   if (b.secret.size() < 16) return "a job secret of " + std::to_string(b.secret.size()) + " bytes (16 at least)";
@@ -58,13 +61,13 @@ std::uint64_t monotonic_microseconds() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000u + static_cast<std::uint64_t>(ts.tv_nsec) / 1000u;
 }
 
-Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& bootstrap) {
-  auto body = encode(bootstrap);
+Result<std::vector<std::uint8_t>> stdin_frame(const WireMessage& message) {
+  auto body = encode(message);
   if (!body) return body.error();
   // Refused here, where the job can say why, rather than by every orcad.
   if (body->size() > kMaxBootstrap) {
     return Message("launch", "bad-wire-message",
-                   {{"message", "bootstrap"},
+                   {{"message", kind_name(message)},
                     {"field", "the whole message"},
                     {"why", std::to_string(body->size()) + " bytes is above the bound of " + std::to_string(kMaxBootstrap)}});
   }
@@ -75,7 +78,9 @@ Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& bootstrap) {
   return out;
 }
 
-Result<Bootstrap> read_bootstrap(int fd, int limit_ms) {
+Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& bootstrap) { return stdin_frame(bootstrap); }
+
+Result<WireMessage> read_stdin_message(int fd, int limit_ms) {
   std::uint8_t head[4];
   if (Status st = read_exactly(fd, head, 4, limit_ms); !st) return st.error();
   const std::uint32_t n = std::uint32_t{head[0]} << 24 | std::uint32_t{head[1]} << 16 | std::uint32_t{head[2]} << 8 | head[3];
@@ -89,7 +94,11 @@ Result<Bootstrap> read_bootstrap(int fd, int limit_ms) {
     body.resize(std::min<size_t>(n, have + kStep));
     if (Status st = read_exactly(fd, body.data() + have, body.size() - have, limit_ms); !st) return st.error();
   }
-  auto m = decode(body);
+  return decode(body);
+}
+
+Result<Bootstrap> read_bootstrap(int fd, int limit_ms) {
+  auto m = read_stdin_message(fd, limit_ms);
   if (!m) return m.error();
   if (!std::holds_alternative<Bootstrap>(m.value())) {
     return stdin_error(std::string("a ") + kind_name(m.value()) + " instead of a bootstrap");

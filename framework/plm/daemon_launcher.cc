@@ -13,8 +13,9 @@ namespace orca::plm {
 struct DaemonLauncher::Agent {
   std::uint32_t vpid = 0;
   SpawnedChild child;
-  std::vector<std::uint8_t> unwritten;  // bootstrap bytes the pipe did not take yet
-  size_t written = 0;
+  std::vector<std::uint8_t> unwritten;  // input bytes (the bootstrap, then send()s) not all written yet
+  size_t written = 0;                   // of unwritten
+  int kill_signal = SIGKILL;
   std::unique_ptr<IoWatch> input_watch;
   std::unique_ptr<IoWatch> output_watch;
   std::unique_ptr<ChildWatch> exit_watch;
@@ -32,7 +33,7 @@ DaemonLauncher::DaemonLauncher(EventLoop& loop, std::uint32_t max_concurrent, Ho
 DaemonLauncher::~DaemonLauncher() {
   for (auto& [vpid, a] : agents_) {
     if (a->exited) continue;
-    ::kill(-a->child.pid, SIGKILL);
+    ::kill(-a->child.pid, a->kill_signal);
     a->exit_watch.reset();  // stop watching; reap here, it is going
     while (::waitpid(a->child.pid, nullptr, 0) < 0 && errno == EINTR) {
     }
@@ -58,6 +59,7 @@ void DaemonLauncher::start(Launch launch) {
   spec.environment = current_environment();
   spec.pipe_input = true;
   spec.merge_errors = true;
+  spec.parent_death_signal = launch.parent_death_signal;
   auto spawned = spawn_child(spec);
   if (!spawned) {
     if (hooks_.on_failed_start) hooks_.on_failed_start(launch.vpid, spawned.error());
@@ -69,6 +71,7 @@ void DaemonLauncher::start(Launch launch) {
   a->child = std::move(spawned.value());
   if (!a->child.exec_error.empty()) a->tail = "cannot run " + launch.argv[0] + ": " + a->child.exec_error + "\n";
   a->unwritten = std::move(launch.bootstrap);
+  a->kill_signal = launch.kill_signal;
   last_start_ = std::chrono::steady_clock::now();
   ++in_flight_;
   const std::uint32_t vpid = launch.vpid;
@@ -109,6 +112,17 @@ bool DaemonLauncher::write_bootstrap(Agent& a) {
   if (a.input_watch) a.input_watch->disable();
   a.unwritten.clear();
   a.unwritten.shrink_to_fit();
+  a.written = 0;
+  return true;
+}
+
+bool DaemonLauncher::send(std::uint32_t vpid, std::vector<std::uint8_t> bytes) {
+  auto it = agents_.find(vpid);
+  if (it == agents_.end() || it->second->exited) return false;
+  Agent& a = *it->second;
+  const bool idle = a.unwritten.empty();
+  a.unwritten.insert(a.unwritten.end(), bytes.begin(), bytes.end());
+  if (idle && !write_bootstrap(a)) a.input_watch->enable();
   return true;
 }
 
@@ -190,7 +204,7 @@ void DaemonLauncher::end_lost(std::uint32_t vpid) {
 
 void DaemonLauncher::signal_all(int signo) {
   for (auto& [vpid, a] : agents_) {
-    if (!a->exited) ::kill(-a->child.pid, signo);
+    if (!a->exited) ::kill(-a->child.pid, signo == SIGKILL ? a->kill_signal : signo);
   }
 }
 

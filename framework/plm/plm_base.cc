@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 
@@ -71,6 +72,48 @@ Result<std::vector<std::string>> daemon_command(const ChosenModule& chosen, cons
                    {{"component", chosen.component}, {"host", printable(host)}, {"why", "it gave no words"}});
   }
   return out;
+}
+
+Result<std::vector<std::string>> all_daemons_command(const ChosenModule& chosen, const std::vector<std::string>& hosts,
+                                                     const std::vector<std::string>& daemon) {
+  std::vector<const char*> words, names;
+  for (const auto& w : daemon) words.push_back(w.c_str());
+  for (const auto& h : hosts) names.push_back(h.c_str());
+  std::vector<std::string> out;
+  orca_plm_words sink{&out, &add_word};
+  orca_mca_reason why{};
+  const std::string where = hosts.size() == 1 ? printable(hosts.front()) : std::to_string(hosts.size()) + " hosts";
+  if (chosen.module->command_all(chosen.module->self, names.data(), names.size(), words.data(), words.size(), &sink,
+                                 &why) != ORCA_MCA_OK) {
+    return Message("plm", "no-command", {{"component", chosen.component}, {"host", where}, {"why", printable(why.text)}});
+  }
+  if (out.empty()) return Message("plm", "no-command", {{"component", chosen.component}, {"host", where}, {"why", "it gave no words"}});
+  return out;
+}
+
+std::string ended_host(const ChosenModule& chosen, const std::string& line) {
+  if (chosen.module->ended_host == nullptr) return {};
+  char host[256] = {};
+  const size_t n = chosen.module->ended_host(chosen.module->self, line.c_str(), host, sizeof host);
+  return std::string(host, std::min(n, sizeof host - 1));
+}
+
+Result<std::uint32_t> vpid_from_launcher(const mca::Framework& framework, const std::vector<std::string>& hosts) {
+  std::vector<const char*> names;
+  for (const auto& h : hosts) names.push_back(h.c_str());
+  std::string answers;
+  for (const mca::Framework::Entry* e : framework.selected()) {
+    const auto* m = mca::Framework::module_as<orca_plm_module>(*e);
+    if (m->daemon_vpid == nullptr) continue;
+    orca_mca_reason why{};
+    std::uint32_t vpid = 0;
+    const orca_mca_rc rc = m->daemon_vpid(m->self, names.data(), names.size(), &vpid, &why);
+    if (rc == ORCA_MCA_OK && vpid >= 1 && vpid <= hosts.size()) return vpid;
+    answers += "\n  plm/" + std::string(e->component->name()) + ": " +
+               (rc == ORCA_MCA_OK ? "vpid " + std::to_string(vpid) + " is not one of the job's" : printable(why.text));
+  }
+  if (answers.empty()) answers = "\n  (no selected plm component starts daemons all at once)";
+  return Message("plm", "no-identity", {{"answers", answers}});
 }
 
 std::string default_daemon_path() {

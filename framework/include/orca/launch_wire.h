@@ -63,7 +63,8 @@ inline constexpr std::uint32_t kMaxItems = 1u << 20;       // one list
 
 struct Bootstrap {
   std::uint32_t job = 0;
-  std::uint32_t vpid = 0;        // this daemon's
+  std::uint32_t vpid = 0;        // this daemon's; 0: one bootstrap for every daemon, each finding
+                                 // its own vpid from its launcher (plm::vpid_from_launcher)
   std::uint32_t daemons = 0;     // vpids 1..daemons; orcarun is 0
   std::uint32_t parent = 0;      // the vpid it reports to
   std::string parent_uri;
@@ -226,6 +227,13 @@ ORCA_EXPORT Result<std::vector<std::uint8_t>> bootstrap_frame(const Bootstrap& b
  * `limit_ms` for each read. Errors: end of input first, a length above
  * kMaxBootstrap, a time-out, a malformed message. */
 ORCA_EXPORT Result<Bootstrap> read_bootstrap(int fd, int limit_ms);
+/* Any message framed the same way: after a bootstrap for every daemon
+ * (vpid 0), the launcher writes a DaemonReport frame for each daemon that
+ * has children in the routing tree, carrying its contact URI, once it is
+ * up, so that the children, started at the same time, can reach it.
+ * Errors: as bootstrap_frame and read_bootstrap, for any kind. */
+ORCA_EXPORT Result<std::vector<std::uint8_t>> stdin_frame(const WireMessage& message);
+ORCA_EXPORT Result<WireMessage> read_stdin_message(int fd, int limit_ms);
 
 /* Encodes one message. Errors: a field above its bound (named). */
 ORCA_EXPORT Result<std::vector<std::uint8_t>> encode(const WireMessage& message);

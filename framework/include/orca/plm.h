@@ -16,7 +16,14 @@
  * of the job (choose_module). plm/local (priority 20) accepts only this
  * host, plm/rsh (10) any host, so `orcarun hostname` runs here without an
  * agent and `orcarun --host n1,n2 hostname` goes through ssh.
- * `--mca plm rsh` forces the agent even for this host.
+ * `--mca plm rsh` forces the agent even for this host. plm/slurm (30)
+ * accepts the nodes of the Slurm allocation orcarun runs in.
+ *
+ * Per host or all at once: plm/local and plm/rsh give one command per
+ * host (command). plm/slurm gives one command that starts the daemons of
+ * every host together (command_all: one srun job step); each daemon then
+ * learns which one it is from what the launcher put in its environment
+ * (daemon_vpid), and they all read the same bootstrap, with vpid 0.
  *
  * Threading: everything runs on the event loop's thread.
  */
@@ -32,7 +39,7 @@
 extern "C" {
 #endif
 
-#define ORCA_PLM_INTERFACE_VERSION 1u
+#define ORCA_PLM_INTERFACE_VERSION 2u
 
 /* Collects the words of a command, one call per word (copied). */
 typedef struct orca_plm_words {
@@ -60,6 +67,26 @@ typedef struct orca_plm_module {
     /* How many nodes to make of this host when the job names no host: 1
      * for a real launcher; plm/local's plm_local_num_nodes simulates more. */
     uint32_t (*simulated_nodes)(void *self);
+    /* NULL for a per-host launcher. Otherwise: writes, through `out`, the
+     * one command that starts `daemon` once on each of `hosts` (in job
+     * order: hosts[v - 1] is daemon v), all reading the same standard
+     * input, which the command passes to every daemon, and its end too.
+     * FAILED with a reason (the launcher program missing, say). */
+    orca_mca_rc (*command_all)(void *self, const char *const *hosts, size_t host_count, const char *const *daemon,
+                               size_t daemon_count, const orca_plm_words *out, orca_mca_reason *why);
+    /* NULL with command_all. Called in a daemon that command_all started:
+     * its vpid (hosts[*vpid - 1] is its host), from its environment.
+     * DECLINED when the environment is not of this launcher, FAILED with
+     * a reason when it is but names no host of `hosts`. */
+    orca_mca_rc (*daemon_vpid)(void *self, const char *const *hosts, size_t host_count, uint32_t *vpid,
+                               orca_mca_reason *why);
+    /* NULL with command_all. Whether `line`, printed by the command_all
+     * launcher, says that the daemon of one host ended ("srun: error: h3:
+     * task 1: Killed"): then the host's name is written to `host` (at most
+     * `capacity` bytes with the NUL) and its length returned; else 0. The
+     * launcher's one process outlives a daemon that dies, so this is how
+     * the job learns which one did, before the others are ended. */
+    size_t (*ended_host)(void *self, const char *line, char *host, size_t capacity);
 } orca_plm_module;
 
 #ifdef __cplusplus
@@ -71,6 +98,8 @@ typedef struct orca_plm_module {
 #include <orca/mca_var.h>
 #include <orca/result.h>
 #include <orca/unique_fd.h>
+
+#include <signal.h>
 
 #include <span>
 
@@ -109,6 +138,20 @@ ORCA_EXPORT Result<ChosenModule> choose_module(const mca::Framework& framework, 
 /* The words of module.command for `host`. */
 ORCA_EXPORT Result<std::vector<std::string>> daemon_command(const ChosenModule& chosen, const std::string& host,
                                                             const std::vector<std::string>& daemon);
+/* The host a line of a command_all launcher says a daemon ended on, or "". */
+ORCA_EXPORT std::string ended_host(const ChosenModule& chosen, const std::string& line);
+/* True when the module starts every daemon with one command (command_all). */
+inline bool starts_all_at_once(const ChosenModule& chosen) { return chosen.module->command_all != nullptr; }
+/* The words of module.command_all for `hosts`. Errors: plm/no-command. */
+ORCA_EXPORT Result<std::vector<std::string>> all_daemons_command(const ChosenModule& chosen,
+                                                                 const std::vector<std::string>& hosts,
+                                                                 const std::vector<std::string>& daemon);
+/* In a daemon started by a command_all launcher (its bootstrap has vpid
+ * 0): its vpid, from the first selected module of an opened plm
+ * framework whose daemon_vpid recognises the environment. Errors (area
+ * "plm"): plm/no-identity, naming what each module answered. */
+ORCA_EXPORT Result<std::uint32_t> vpid_from_launcher(const mca::Framework& framework,
+                                                     const std::vector<std::string>& hosts);
 
 /*
  * DaemonLauncher: starts daemons through a module's commands and watches
@@ -131,10 +174,17 @@ class ORCA_EXPORT DaemonLauncher {
  public:
   static constexpr size_t kTailBytes = 8192;
   struct Launch {
-    std::uint32_t vpid = 0;
+    std::uint32_t vpid = 0;  // kEveryDaemon: one process standing for every daemon
     std::string host;
     std::vector<std::string> argv;
     std::vector<std::uint8_t> bootstrap;
+    /* The agent gets this signal when the launching process dies
+     * (PR_SET_PDEATHSIG); 0: none. srun cancels its step on SIGTERM. */
+    int parent_death_signal = 0;
+    /* What ends the agent at once (the destructor, signal_all(SIGKILL)):
+     * SIGKILL, except for an agent that must act on its way out (a
+     * SIGKILLed srun leaves its step running; SIGTERM cancels it). */
+    int kill_signal = SIGKILL;
   };
   struct Hooks {
     /* The agent of `vpid` ended (wait status), `tail` is what it printed last. */
@@ -150,8 +200,14 @@ class ORCA_EXPORT DaemonLauncher {
   DaemonLauncher(const DaemonLauncher&) = delete;
   DaemonLauncher& operator=(const DaemonLauncher&) = delete;
 
+  /* The vpid of a launch that starts the daemons of every host at once. */
+  static constexpr std::uint32_t kEveryDaemon = 0;
+
   /* Queues a launch; starts it now when under the cap. */
   void launch(Launch launch);
+  /* Writes `bytes` to the standard input of the agent of `vpid` after what
+   * it was given so far (a started agent only; false if there is none). */
+  bool send(std::uint32_t vpid, std::vector<std::uint8_t> bytes);
   /* The daemon of `vpid` reported: its launch no longer counts in flight. */
   void daemon_up(std::uint32_t vpid);
   /* Sends `signo` to the process group of the agent of `vpid`, if it runs. */
@@ -163,7 +219,8 @@ class ORCA_EXPORT DaemonLauncher {
    * process groups before it exits; a SIGKILL would leave what the ranks
    * started running. The caller escalates to SIGKILL if it must. */
   void end_lost(std::uint32_t vpid);
-  /* Sends `signo` to the process group of every running agent. */
+  /* Sends `signo` to the process group of every running agent; SIGKILL
+   * means each agent's kill_signal. */
   void signal_all(int signo);
   /* Forgets the launches not started yet. */
   void cancel_waiting() { waiting_.clear(); }

@@ -76,11 +76,14 @@ Status DaemonSession::start() {
   if (!tree) return tree.error();
   tree_ = std::move(tree.value());
 
+  if (bootstrap_.vpid == 0) {
+    if (Status st = find_own_place(); !st) return st;
+  }
+
   const bool tree_spawn = (bootstrap_.flags & launch::kBootstrapTreeSpawn) != 0 && !tree_->children(bootstrap_.vpid).empty();
   if (tree_spawn) {
-    auto plm_fw = rt.add_framework(plm::kFramework);
+    auto plm_fw = plm_framework();
     if (!plm_fw) return plm_fw.error();
-    if (Status st = plm_fw.value()->open(); !st) return st;
     std::vector<std::string> hosts;
     for (std::uint32_t c : tree_->subtree(bootstrap_.vpid)) {
       if (c != bootstrap_.vpid) hosts.push_back(host_of(c));
@@ -153,6 +156,48 @@ Status DaemonSession::start() {
 
   if (tree_spawn) spawn_children();
   return {};
+}
+
+Result<mca::Framework*> DaemonSession::plm_framework() {
+  if (plm_fw_ != nullptr) return plm_fw_;
+  auto fw = process_.runtime().add_framework(plm::kFramework);
+  if (!fw) return fw.error();
+  if (Status st = fw.value()->open(); !st) return st.error();
+  plm_fw_ = fw.value();
+  return plm_fw_;
+}
+
+// One bootstrap for every daemon (plm/slurm's one srun step): which one
+// this is comes from what the launcher put in our environment, and the
+// parent from the routing tree.
+Status DaemonSession::find_own_place() {
+  auto fw = plm_framework();
+  if (!fw) return fw.error();
+  auto vpid = plm::vpid_from_launcher(*fw.value(), bootstrap_.hosts);
+  if (!vpid) return vpid.error();
+  bootstrap_.vpid = vpid.value();
+  bootstrap_.parent = tree_->parent(bootstrap_.vpid);
+  if (bootstrap_.parent != 0) return await_parent_contact();
+  return {};
+}
+
+// A parent other than orcarun started with us: its contact URI follows
+// on standard input once it is up (orcarun relays every parent's to all).
+// Until then there is nothing this daemon can do, so it waits here.
+Status DaemonSession::await_parent_contact() {
+  constexpr int kLimitMs = 60000;
+  for (;;) {
+    auto m = launch::read_stdin_message(0, kLimitMs);
+    if (!m) {
+      return Message("plm", "no-parent-contact",
+                     {{"parent", std::to_string(bootstrap_.parent)}, {"host", host_of(bootstrap_.parent)}, {"why", m.error().arg("why")}});
+    }
+    const auto* contact = std::get_if<launch::DaemonReport>(&m.value());
+    if (contact != nullptr && contact->vpid == bootstrap_.parent && !contact->contact_uri.empty()) {
+      bootstrap_.parent_uri = contact->contact_uri;
+      return {};
+    }
+  }
 }
 
 void DaemonSession::spawn_children() {

@@ -47,6 +47,9 @@ class DaemonSession {
 
  private:
   Status start();
+  Result<mca::Framework*> plm_framework();
+  Status find_own_place();
+  Status await_parent_contact();
   void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_welcome();
   /* The hello: name, host and contact URI (the report adds the rest). */
@@ -78,6 +81,7 @@ class DaemonSession {
   std::unique_ptr<oob::Outbox> outbox_;
   std::unique_ptr<plm::DaemonLauncher> launcher_;
   std::optional<plm::ChosenModule> plm_;
+  mca::Framework* plm_fw_ = nullptr;  // declared and opened when first needed
   std::unique_ptr<IoWatch> parent_watch_;  // our stdin: its end is the parent's
   std::unique_ptr<SignalWatch> sigterm_;
   std::unique_ptr<SignalWatch> sighup_;

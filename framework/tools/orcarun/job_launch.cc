@@ -137,9 +137,17 @@ Status JobLaunch::open() {
     if (printer_) printer_->end_open_line(iof::Stream::Stderr);
     // A line a daemon relays from its own children already names its host.
     const bool named = line.rfind("[orcad ", 0) == 0;
-    write_all(2, (named ? std::string() : "[orcad " + printable(daemon_[vpid].host) + "] ") + printable(line) + "\n");
+    // One launch for every daemon: its lines are srun's or any daemon's.
+    const std::string who = vpid == plm::DaemonLauncher::kEveryDaemon ? "[orcad via " + printable(step_program_) + "] "
+                                                                       : "[orcad " + printable(daemon_[vpid].host) + "] ";
+    write_all(2, (named ? std::string() : who) + printable(line) + "\n");
+    if (vpid == plm::DaemonLauncher::kEveryDaemon) daemon_ended_said(line);
   };
   hooks.on_failed_start = [this](std::uint32_t vpid, const Message& why) {
+    if (vpid == plm::DaemonLauncher::kEveryDaemon) {
+      fail_job(why, 1);
+      return;
+    }
     daemon_failed(vpid, "cannot start the agent for " + describe(vpid) + ": " + why.arg("call") + " failed: " + why.arg("why"));
   };
   launcher_ = std::make_unique<plm::DaemonLauncher>(process_.loop(), plan_.plm.module->max_concurrent(plan_.plm.module->self),
@@ -149,16 +157,13 @@ Status JobLaunch::open() {
   return {};
 }
 
-void JobLaunch::launch_daemon(std::uint32_t vpid) {
-  Daemon& d = daemon_[vpid];
-  if (d.launched) return;
-  d.launched = true;
+launch::Bootstrap JobLaunch::bootstrap_for(std::uint32_t vpid) const {
+  const std::uint32_t parent = vpid == plm::DaemonLauncher::kEveryDaemon ? 0 : plan_.tree->parent(vpid);
   launch::Bootstrap b{.job = job_,
                       .vpid = vpid,
                       .daemons = daemons(),
-                      .parent = plan_.tree->parent(vpid),
-                      .parent_uri = plan_.tree->parent(vpid) == 0 ? oob_->contact_uri()
-                                                                  : daemon_[plan_.tree->parent(vpid)].report.contact_uri,
+                      .parent = parent,
+                      .parent_uri = parent == 0 ? oob_->contact_uri() : daemon_[parent].report.contact_uri,
                       .secret = secret_,
                       .settings = settings_text_,
                       .daemon_command = plan_.daemon_command,
@@ -167,7 +172,14 @@ void JobLaunch::launch_daemon(std::uint32_t vpid) {
   b.launched_at_us = launch::monotonic_microseconds();
   b.hosts.reserve(daemons());
   for (const auto& n : plan_.nodes) b.hosts.push_back(n.name);
-  auto frame = launch::bootstrap_frame(b);
+  return b;
+}
+
+void JobLaunch::launch_daemon(std::uint32_t vpid) {
+  Daemon& d = daemon_[vpid];
+  if (d.launched) return;
+  d.launched = true;
+  auto frame = launch::bootstrap_frame(bootstrap_for(vpid));
   if (!frame) {
     fail_job(frame.error(), 1);
     return;
@@ -178,6 +190,64 @@ void JobLaunch::launch_daemon(std::uint32_t vpid) {
     return;
   }
   launcher_->launch({.vpid = vpid, .host = d.host, .argv = std::move(argv.value()), .bootstrap = std::move(frame.value())});
+}
+
+// A launcher that starts every daemon at once (plm/slurm: one srun step)
+// gets one bootstrap, with vpid 0, which it hands to every daemon; each
+// finds its own vpid. The daemons below another in the routing tree learn
+// their parent's contact URI later, on the same standard input (on_report).
+// srun gets SIGTERM if orcarun dies, and never SIGKILL: SIGTERM makes it
+// cancel the step, while a SIGKILLed srun leaves the step running.
+void JobLaunch::launch_all() {
+  std::vector<std::string> hosts;
+  for (std::uint32_t v = 1; v <= daemons(); ++v) {
+    daemon_[v].launched = true;
+    hosts.push_back(daemon_[v].host);
+  }
+  auto frame = launch::bootstrap_frame(bootstrap_for(plm::DaemonLauncher::kEveryDaemon));
+  if (!frame) {
+    fail_job(frame.error(), 1);
+    return;
+  }
+  auto argv = plm::all_daemons_command(plan_.plm, hosts, plan_.daemon_command);
+  if (!argv) {
+    fail_job(argv.error(), 1);
+    return;
+  }
+  step_program_ = argv->front();
+  launcher_->launch({.vpid = plm::DaemonLauncher::kEveryDaemon,
+                     .host = {},
+                     .argv = std::move(argv.value()),
+                     .bootstrap = std::move(frame.value()),
+                     .parent_death_signal = SIGTERM,
+                     .kill_signal = SIGTERM});
+}
+
+// A line of the launch of every daemon saying that one of them ended
+// (srun: "srun: error: h3: task 1: Killed"): that daemon failed. It comes
+// before the launcher ends the others, whose ranks' ends would otherwise
+// be taken for the cause.
+void JobLaunch::daemon_ended_said(const std::string& line) {
+  const std::string host = plm::ended_host(plan_.plm, line);
+  if (host.empty()) return;
+  for (std::uint32_t v = 1; v <= daemons(); ++v) {
+    if (daemon_[v].host == host) {
+      daemon_failed(v, printable(step_program_) + " reports that its task there ended: " + printable(line));
+      return;
+    }
+  }
+}
+
+// The contact URI of daemon `vpid`, just up, to the daemons started at
+// the same time whose parent it is.
+void JobLaunch::relay_contact(const launch::DaemonReport& report) {
+  if (plan_.tree->children(report.vpid).empty()) return;
+  auto frame = launch::stdin_frame(launch::DaemonReport{.vpid = report.vpid, .contact_uri = report.contact_uri});
+  if (!frame) {
+    fail_job(frame.error(), 1);
+    return;
+  }
+  (void)launcher_->send(plm::DaemonLauncher::kEveryDaemon, std::move(frame.value()));
 }
 
 // Without tree spawn orcarun starts every daemon, each once its parent in
@@ -192,7 +262,11 @@ int JobLaunch::run() {
     show(st.error());
     return 1;
   }
-  launch_children_of(0);  // with tree spawn they start the rest, else on_report does
+  if (all_at_once()) {
+    launch_all();
+  } else {
+    launch_children_of(0);  // with tree spawn they start the rest, else on_report does
+  }
   t_agents_ = launcher_->last_start();
   startup_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
     std::string missing;
@@ -243,7 +317,11 @@ void JobLaunch::on_report(std::span<const std::uint8_t> bytes) {
   d.report = std::move(report);
   ++up_count_;
   if (!t_first_up_) t_first_up_ = Clock::now();
-  if (!plan_.tree_spawn) launch_children_of(d.report.vpid);
+  if (all_at_once()) {
+    relay_contact(d.report);
+  } else if (!plan_.tree_spawn) {
+    launch_children_of(d.report.vpid);
+  }
   if (up_count_ == daemons() && phase_ == Phase::WireUp) all_up();
 }
 
@@ -418,19 +496,22 @@ void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
   // ssh that closes the daemon's stdin, which ends it once it runs again.
   // Daemon first (end_lost: it ends its ranks' groups), SIGKILL if the
   // agent is still there after kLostAgentGrace.
-  launcher_->end_lost(vpid);
-  if (!lost_kill_timer_) {
+  // With one launch for every daemon, its end is the end of all of them:
+  // the teardown does that (srun's --kill-on-bad-exit ends a step whose
+  // daemon died by itself).
+  if (!all_at_once()) launcher_->end_lost(vpid);
+  if (!all_at_once() && !lost_kill_timer_) {
     lost_kill_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
       for (std::uint32_t v = 1; v <= daemons(); ++v) {
         if (daemon_[v].gone) launcher_->signal(v, SIGKILL);
       }
     });
   }
-  lost_kill_timer_->start(kLostAgentGrace);
+  if (lost_kill_timer_) lost_kill_timer_->start(kLostAgentGrace);
   // Daemons orcarun started below it lost their parent: end them now
   // rather than when their own connection attempts give up.
   for (std::uint32_t v : plan_.tree->subtree(vpid)) {
-    if (v != vpid && daemon_[v].launched) launcher_->signal(v, SIGTERM);
+    if (v != vpid && daemon_[v].launched && !all_at_once()) launcher_->signal(v, SIGTERM);
   }
   // The ranks of that daemon's subtree are gone with it.
   for (std::uint32_t v : plan_.tree->subtree(vpid)) {
@@ -505,9 +586,14 @@ void JobLaunch::begin_teardown() {
   // know it (without tree spawn orcarun is its agent's parent; with tree
   // spawn, signal() finds no agent of it here and the parent's daemon does
   // the same for its own).
+  // With one launch for every daemon (srun), SIGTERM to it cancels the
+  // whole step: that is the teardown of a step that did not come up.
   for (std::uint32_t v = 1; v <= daemons(); ++v) {
     const bool reached = plan_.tree->parent(v) == 0 ? daemon_[v].hello : daemon_[v].up;
-    if (daemon_[v].launched && !reached) launcher_->signal(v, SIGTERM);
+    if (daemon_[v].launched && !reached) {
+      launcher_->signal(all_at_once() ? plm::DaemonLauncher::kEveryDaemon : v, SIGTERM);
+      if (all_at_once()) break;
+    }
   }
   teardown_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
     launcher_->signal_all(SIGKILL);
@@ -519,6 +605,10 @@ void JobLaunch::begin_teardown() {
 }
 
 void JobLaunch::on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail) {
+  if (vpid == plm::DaemonLauncher::kEveryDaemon) {
+    step_ended(wait_status, tail);
+    return;
+  }
   Daemon& d = daemon_[vpid];
   d.agent_tail = tail;
   if ((phase_ == Phase::TearingDown || phase_ == Phase::Done) && crashed(wait_status)) {
@@ -536,6 +626,46 @@ void JobLaunch::on_agent_exit(std::uint32_t vpid, int wait_status, const std::st
     } else {
       daemon_failed(vpid, "its daemon ended early: the agent " + plm::describe_wait_status(wait_status) + "; " + printed);
     }
+  }
+  maybe_done();
+}
+
+// The one launch of every daemon (srun) ended: at the end of the job,
+// after the daemons; any earlier, every daemon is gone with it (srun
+// --kill-on-bad-exit ends the step when one daemon dies).
+void JobLaunch::step_ended(int wait_status, const std::string& tail) {
+  const bool early = phase_ != Phase::TearingDown && phase_ != Phase::Done;
+  if (!early && !crashed(wait_status)) {
+    maybe_done();
+    return;
+  }
+  std::string when = "as the job ended";
+  if (phase_ == Phase::WireUp) {
+    std::string missing;
+    for (std::uint32_t v = 1; v <= daemons(); ++v) {
+      if (!daemon_[v].up) missing += (missing.empty() ? "" : ", ") + printable(daemon_[v].host);
+    }
+    when = "while the daemons were starting (" + std::to_string(up_count_) + " of " + std::to_string(daemons()) +
+           " up; not up: " + missing + ")";
+  } else if (early) {
+    when = "while the job ran";
+  }
+  const Message m("orcarun", "daemons-step-ended",
+                  {{"component", printable(plan_.plm.component)},
+                   {"program", printable(step_program_)},
+                   {"how", plm::describe_wait_status(wait_status)},
+                   {"when", when},
+                   {"printed", tail.empty() ? std::string("nothing") : printable(tail)}});
+  if (!early) {
+    show(m);  // a daemon died of a fault at the end: a bug worth saying
+    if (!failed_) exit_status_ = 1;
+    failed_ = true;
+  } else {
+    fail_job(m, 1);
+    for (std::uint32_t v = 1; v <= daemons(); ++v) daemon_[v].gone = true;
+    std::fill(rank_done_.begin(), rank_done_.end(), true);
+    ranks_left_ = 0;
+    begin_teardown();
   }
   maybe_done();
 }

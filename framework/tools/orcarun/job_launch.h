@@ -60,7 +60,13 @@ class JobLaunch {
   enum class Phase { WireUp, Running, Draining, TearingDown, Done };
 
   Status open();
+  launch::Bootstrap bootstrap_for(std::uint32_t vpid) const;
   void launch_daemon(std::uint32_t vpid);
+  void launch_all();
+  void relay_contact(const launch::DaemonReport& report);
+  void step_ended(int wait_status, const std::string& tail);
+  void daemon_ended_said(const std::string& line);
+  bool all_at_once() const { return plm::starts_all_at_once(plan_.plm); }
   void launch_children_of(std::uint32_t vpid);
   void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_report(std::span<const std::uint8_t> bytes);
@@ -95,6 +101,7 @@ class JobLaunch {
   std::string settings_text_;
   oob::Oob* oob_ = nullptr;
   std::unique_ptr<plm::DaemonLauncher> launcher_;
+  std::string step_program_;  // with a launch of every daemon at once: its program (srun), for messages
   std::unique_ptr<iof::OutputPrinter> printer_;
   std::unique_ptr<oob::Outbox> stdin_outbox_;
   std::unique_ptr<StdinForwarder> stdin_;
