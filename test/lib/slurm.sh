@@ -71,7 +71,10 @@
 #   - `ip netns exec` mounts a fresh /sys without the cgroup hierarchies,
 #     and Slurm 22.05's cgroup autodetection then fails: cgroup.conf says
 #     CgroupPlugin=cgroup/v1; nothing constrains with cgroups
-#     (proctrack/linuxproc, task/none, jobacct_gather/none).
+#     (proctrack/linuxproc, jobacct_gather/none). task/affinity binds a
+#     step's tasks to its CPUs, as production sites do (task/none would
+#     also work, but then srun warns about every --cpu-bind, and plm/slurm
+#     gives --cpu-bind=none).
 #   - the clients (srun, salloc, sbatch, sinfo, squeue, scancel) run inside
 #     a host (slurm_exec), never in the root namespace.
 #   - SlurmdParameters=config_overrides: a node is not drained when its
@@ -238,7 +241,7 @@ SlurmdDebug=info
 PlugStackConfig=$d/plugstack.conf
 MailProg=/bin/true
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=task/affinity
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none

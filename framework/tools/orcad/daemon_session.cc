@@ -139,7 +139,12 @@ Status DaemonSession::start() {
   // SIGTERM (from whoever started us) ends this daemon as the loss of
   // its parent does: ranks first, then children.
   sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] {
-    if (!ending_) end_at_once();
+    if (ending_) return;
+    // Said first, before the ranks' ends: the cause is this daemon's end
+    // (a batch system ending its step, an administrator), not the ranks.
+    report_failure(bootstrap_.vpid, "this daemon was sent SIGTERM while the job ran (by whoever started it, the batch "
+                                    "system or a user); it killed its ranks and exited");
+    end_at_once();
   });
   // SIGHUP too: the kernel sends it (then SIGCONT) to a stopped daemon
   // whose agent died, its process group orphaned, and a hung-up session
