@@ -54,7 +54,10 @@ Result<std::string> srun_help(const std::vector<std::string>& srun) {
     if (r <= 0) {
       ::kill(-child->pid, SIGKILL);
       reap(child->pid);
-      return why_not(printable(srun.front()) + " --help did not end within 5 s");
+      // Slurm's clients read the configuration first, even for --help, and
+      // retry a missing one for a minute: what it printed says which.
+      return why_not(printable(srun.front()) + " --help did not end within 5 s; it printed: " +
+                     (text.empty() ? std::string("nothing") : printable(text.substr(0, 400))));
     }
     char buf[4096];
     const ssize_t n = ::read(child->output.get(), buf, sizeof buf);

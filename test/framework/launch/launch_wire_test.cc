@@ -165,7 +165,8 @@ TEST(LaunchWire, AnInconsistentBootstrapIsRefusedWhenRead) {
   const std::vector<std::pair<std::function<void(Bootstrap&)>, std::string>> cases = {
       {[](Bootstrap& b) { b.daemons = 0; b.hosts.clear(); }, "0 daemons"},
       {[](Bootstrap& b) { b.daemons = 4000000000u; }, "3 hosts for 4000000000 daemons"},
-      {[](Bootstrap& b) { b.vpid = 0; }, "vpid 0 outside 1..3"},
+      // vpid 0 is one bootstrap for every daemon: only with parent 0.
+      {[](Bootstrap& b) { b.vpid = 0; b.parent = 1; }, "parent 1 in a bootstrap for every daemon"},
       {[](Bootstrap& b) { b.vpid = 4; }, "vpid 4 outside 1..3"},
       {[](Bootstrap& b) { b.parent = 3; }, "parent 3 for vpid 3"},
       {[](Bootstrap& b) { b.parent = 9; }, "parent 9 for vpid 3"},
@@ -237,6 +238,107 @@ TEST(LaunchWire, TheBootstrapFrameReadsBackFromAPipe) {
   ASSERT_FALSE(lie.ok());
   ::close(fds[0]);
   ::close(fds[1]);
+}
+
+/* Writes all of `bytes` to `fd` (a pipe that holds them). */
+void write_all(int fd, const std::vector<std::uint8_t>& bytes) {
+  ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+}
+
+// vpid 0: one bootstrap for every daemon of a launcher that starts them
+// all at once (plm/slurm's one srun step); each finds its own vpid.
+TEST(LaunchWire, ABootstrapForEveryDaemonReadsBackFromAPipe) {
+  Bootstrap sent = std::get<Bootstrap>(samples()[0]);
+  sent.vpid = 0;
+  sent.parent = 0;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  write_all(fds[1], bootstrap_frame(sent).value());
+  auto back = read_bootstrap(fds[0], 1000);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  ASSERT_TRUE(back.ok()) << back.error().summary();
+  EXPECT_EQ(back->vpid, 0u);
+  EXPECT_EQ(back->parent, 0u);
+  EXPECT_EQ(back->daemons, 3u);
+  EXPECT_EQ(back->job, 7u);
+  EXPECT_EQ(back->hosts, sent.hosts);
+  EXPECT_EQ(back->secret, sent.secret);
+  EXPECT_EQ(back->parent_uri, sent.parent_uri);
+  EXPECT_EQ(back->settings, sent.settings);
+  EXPECT_EQ(back->daemon_command, sent.daemon_command);
+  EXPECT_EQ(back->flags, sent.flags);
+}
+
+// Every daemon finds its parent itself from its vpid: a bootstrap for
+// every daemon that names one is refused.
+TEST(LaunchWire, ABootstrapForEveryDaemonWithAParentIsRefused) {
+  for (const std::uint32_t parent : {1u, 3u}) {
+    Bootstrap b = std::get<Bootstrap>(samples()[0]);
+    b.vpid = 0;
+    b.parent = parent;
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    write_all(fds[1], bootstrap_frame(b).value());
+    auto read = read_bootstrap(fds[0], 1000);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ASSERT_FALSE(read.ok()) << "parent " << parent;
+    EXPECT_EQ(read.error().topic(), "bad-bootstrap");
+    EXPECT_NE(read.error().arg("why").find("parent " + std::to_string(parent) + " in a bootstrap for every daemon"),
+              std::string::npos)
+        << read.error().summary();
+  }
+}
+
+// After a bootstrap for every daemon the launcher writes more frames on the
+// same standard input (a parent's contact URI): each read takes one frame
+// and no byte of the next, and the end of input is an error saying so.
+TEST(LaunchWire, FramesAfterTheBootstrapAreReadInOrder) {
+  Bootstrap b = std::get<Bootstrap>(samples()[0]);
+  b.vpid = 0;
+  b.parent = 0;
+  auto stream = bootstrap_frame(b).value();
+  const auto report = stdin_frame(DaemonReport{.vpid = 1, .contact_uri = "tcp://x"});
+  ASSERT_TRUE(report.ok()) << report.error().summary();
+  stream.insert(stream.end(), report->begin(), report->end());
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  write_all(fds[1], stream);  // in one write: the reader must not take the second frame with the first
+  auto first = read_bootstrap(fds[0], 1000);
+  ASSERT_TRUE(first.ok()) << first.error().summary();
+  EXPECT_EQ(first->vpid, 0u);
+  EXPECT_EQ(first->hosts, b.hosts);
+  auto second = read_stdin_message(fds[0], 1000);
+  ASSERT_TRUE(second.ok()) << second.error().summary();
+  ASSERT_TRUE(std::holds_alternative<DaemonReport>(second.value())) << kind_name(second.value());
+  EXPECT_EQ(std::get<DaemonReport>(second.value()).vpid, 1u);
+  EXPECT_EQ(std::get<DaemonReport>(second.value()).contact_uri, "tcp://x");
+  // Nothing more yet: the time limit.
+  auto silent = read_stdin_message(fds[0], 20);
+  ASSERT_FALSE(silent.ok());
+  EXPECT_NE(silent.error().arg("why").find("20 ms"), std::string::npos) << silent.error().summary();
+  // The writer gone: the end of input.
+  ::close(fds[1]);
+  auto end = read_stdin_message(fds[0], 1000);
+  ::close(fds[0]);
+  ASSERT_FALSE(end.ok());
+  EXPECT_EQ(end.error().topic(), "bad-bootstrap");
+  EXPECT_NE(end.error().arg("why").find("standard input ended after 0 of 4 bytes"), std::string::npos)
+      << end.error().summary();
+}
+
+// The first frame must be the bootstrap.
+TEST(LaunchWire, AnotherKindInsteadOfTheBootstrapIsRefused) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  write_all(fds[1], stdin_frame(DaemonReport{.vpid = 1, .contact_uri = "tcp://x"}).value());
+  auto read = read_bootstrap(fds[0], 1000);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().arg("why").find("a daemon report instead of a bootstrap"), std::string::npos)
+      << read.error().summary();
 }
 
 TEST(LaunchWire, EveryTruncationIsAnErrorNamingAField) {

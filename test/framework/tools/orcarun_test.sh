@@ -801,13 +801,23 @@ more_processes_than_slots() {
 
 # Inside a Slurm allocation (the variables salloc and sbatch set; this
 # host, named localhost, as its one node of 3 tasks) and with no host
-# named, ras/slurm gives the job its nodes and slots: 3 ranks without -n.
+# named, plm/slurm starts the daemons with srun (which finds no Slurm
+# here, or is not installed: orcarun says so); with plm/slurm left out,
+# ras/slurm gives the job its nodes and slots: 3 ranks without -n.
 # --host still chooses (ras/hostfile), and `--mca ras ^slurm` leaves the
 # allocation out; a malformed variable is an error quoting it.
 slurm_allocation_gives_the_nodes() {
     setup
+    # An allocation of this host alone, as salloc's variables say, without
+    # a Slurm: plm/slurm's srun finds no controller, and orcarun quotes it.
+    SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=localhost SLURM_TASKS_PER_NODE=3 orc true
+    expect_failure
+    expect_text err "plm/slurm"
+    expect_text err "srun"
+    expect_text err "--mca plm rsh"
+    # The rest is about the nodes (ras/slurm): the daemons start here.
     # Assignments before a function call reach the commands it runs.
-    in_allocation() { SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=localhost SLURM_TASKS_PER_NODE=3 orc "$@"; }
+    in_allocation() { SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=localhost SLURM_TASKS_PER_NODE=3 orc --mca plm ^slurm "$@"; }
     in_allocation sh -c 'echo "rank $ORCA_RANK of $ORCA_SIZE"'
     expect_status 0
     expect_sorted_stdout "rank 0 of 3
@@ -847,7 +857,7 @@ unknown_plm_component() {
     orc --mca plm nosuch true
     expect_failure
     expect_text err "there is no component named 'nosuch'"
-    expect_line err "  Components of plm found: local, rsh"
+    expect_line err "  Components of plm found: local, rsh, slurm"
     done_case
 }
 
