@@ -3,9 +3,14 @@
 // descriptor. The input goes into a pipe whose write end is then closed,
 // as when the agent that started orcad dies mid-write.
 //
-// Checks: a bootstrap that is read, framed again by bootstrap_frame(),
-// gives exactly the bytes it was read from; nothing blocks (the limit is
-// never reached: the pipe is closed).
+// After the bootstrap, the frames that follow it (the parents' contacts
+// orcarun relays to daemons started all at once) are read with
+// read_stdin_message until one fails, as orcad does.
+//
+// Checks: a bootstrap, and every frame after it, that is read, framed
+// again by bootstrap_frame() or stdin_frame(), gives exactly the bytes it
+// was read from; nothing blocks (the limit is never reached: the pipe is
+// closed).
 #include <orca/launch_wire.h>
 #include <orca/unique_fd.h>
 
@@ -39,5 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size) {
   fuzz_require(frame.ok(), "a bootstrap that was read cannot be framed");
   fuzz_require(frame->size() <= n && std::equal(frame->begin(), frame->end(), data),
                "a bootstrap framed again gives other bytes");
-  return 0;
+  size_t at = frame->size();
+  for (;;) {
+    auto next = read_stdin_message(read_end.get(), 1000);
+    if (!next) return 0;
+    auto again = stdin_frame(next.value());
+    fuzz_require(again.ok(), "a frame that was read cannot be framed");
+    fuzz_require(again->size() <= n - at && std::equal(again->begin(), again->end(), data + at),
+                 "a frame after the bootstrap, framed again, gives other bytes");
+    at += again->size();
+  }
 }

@@ -89,6 +89,9 @@ for name, m in [("bootstrap", bootstrap), ("daemon-report", report), ("launch-co
 write("bootstrap_stream", "bootstrap", u32(len(bootstrap)) + bootstrap)
 write("bootstrap_stream", "not-a-bootstrap", u32(len(credit)) + credit)
 write("bootstrap_stream", "truncated", u32(len(bootstrap)) + bootstrap[:20])
+# One bootstrap for every daemon (vpid 0, plm/slurm), then a parent's contact.
+every = bootstrap[:5] + u32(0) + bootstrap[9:]
+write("bootstrap_stream", "every-daemon-then-contact", u32(len(every)) + every + u32(len(report)) + report)
 
 # --- forwarded settings (orca/mca_forward.h)
 write("mca_forward", "two", "orca-settings 1\noob_tcp_if_include command-line 0 0 % eth0,10.0.0.0/8\n"
