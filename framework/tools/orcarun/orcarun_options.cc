@@ -13,7 +13,9 @@ const char* const kUsage =
     "processes and forwards their output. Options end at the first word\n"
     "that is not an option (or at --).\n"
     "\n"
-    "  --host H[:SLOTS],...   hosts to run on (hostlist syntax: node[01-04]); default: this host\n"
+    "  --host H[:SLOTS],...   hosts to run on (hostlist syntax: node[01-04]); default: the nodes\n"
+    "                         of the Slurm allocation orcarun runs in (salloc, sbatch), whose\n"
+    "                         daemons srun starts (--mca plm rsh: ssh), else this host\n"
     "  --hostfile FILE        one host per line, \"slots=N\", # comments\n"
     "  -n, --np N             processes in all (default: one per slot)\n"
     "  --map-by node|slot     spread ranks across hosts, or fill each host first (default: slot)\n"
@@ -128,6 +130,8 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
         return bad_option(name, "\"" + v.value() + "\" is none, all or a rank");
       }
     } else if (name == "--mca" || name == "-mca") {
+      // Two words follow; "--mca=NAME VALUE" would silently take the next two.
+      if (has_inline) return bad_option(a, "it takes two words, --mca NAME VALUE, not --mca=NAME");
       if (i + 2 >= args.size()) return bad_option(name, "it needs a variable name and a value");
       o.tool.mca.push_back(mca::Setting{args[i + 1], args[i + 2], mca::Source{mca::SourceKind::CommandLine, "", 0, 0}});
       i += 2;

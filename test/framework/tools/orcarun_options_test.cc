@@ -68,6 +68,7 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"--timeout", "nan", "x"}, "--timeout", "above 0"},
       {{"--stdin", "some", "x"}, "--stdin", "none, all or a rank"},
       {{"--mca", "oob"}, "--mca", "a variable name and a value"},
+      {{"--mca=routed", "direct", "x", "y"}, "--mca=routed", "not --mca=NAME"},
       {{"--bogus", "x"}, "--bogus", "not an orcarun option"},
   };
   for (const auto& c : cases) {
