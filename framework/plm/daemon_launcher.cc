@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+
 namespace orca::plm {
 
 struct DaemonLauncher::Agent {
@@ -30,11 +32,34 @@ struct DaemonLauncher::Agent {
 DaemonLauncher::DaemonLauncher(EventLoop& loop, std::uint32_t max_concurrent, Hooks hooks)
     : loop_(loop), max_concurrent_(max_concurrent), hooks_(std::move(hooks)) {}
 
+namespace {
+
+// Reaps `pid` if it has ended by `deadline`; false if it still runs.
+bool reaped_by(pid_t pid, std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    ::usleep(5000);
+  }
+}
+
+}  // namespace
+
 DaemonLauncher::~DaemonLauncher() {
+  // An agent that must act on its way out (srun cancelling its step) gets
+  // its own signal and a bounded time; a stopped one must run to act.
+  const auto deadline = std::chrono::steady_clock::now() + kKillSignalLimit;
   for (auto& [vpid, a] : agents_) {
     if (a->exited) continue;
     ::kill(-a->child.pid, a->kill_signal);
+    if (a->kill_signal != SIGKILL) ::kill(-a->child.pid, SIGCONT);
     a->exit_watch.reset();  // stop watching; reap here, it is going
+  }
+  for (auto& [vpid, a] : agents_) {
+    if (a->exited) continue;
+    if (a->kill_signal != SIGKILL && reaped_by(a->child.pid, deadline)) continue;
+    ::kill(-a->child.pid, SIGKILL);
     while (::waitpid(a->child.pid, nullptr, 0) < 0 && errno == EINTR) {
     }
   }

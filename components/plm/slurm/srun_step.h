@@ -30,8 +30,8 @@ struct SrunFeatures {
 SrunFeatures srun_features(std::string_view help_text);
 
 /* The allocation's node names (SLURM_JOB_NODELIST, or SLURM_NODELIST, in
- * hostlist syntax). Errors: outside an allocation (ras/slurm's
- * variable-missing topic) and expand_hostlist's, quoting the value. */
+ * hostlist syntax). Errors (why): neither set, or not a host list (the
+ * value quoted, with expand_hostlist's reason). */
 Result<std::vector<std::string>> allocation_nodes(const Lookup& lookup);
 
 /* The words: srun, then --nodes=K --ntasks=K --ntasks-per-node=1

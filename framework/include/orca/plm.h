@@ -196,7 +196,11 @@ class ORCA_EXPORT DaemonLauncher {
   };
 
   DaemonLauncher(EventLoop& loop, std::uint32_t max_concurrent, Hooks hooks);
-  ~DaemonLauncher();  // SIGKILLs and reaps every agent still running
+  /* Ends and reaps every agent still running: its kill_signal (with
+   * SIGCONT, should it be stopped), then SIGKILL if it has not ended
+   * within kKillSignalLimit. */
+  ~DaemonLauncher();
+  static constexpr std::chrono::milliseconds kKillSignalLimit{3000};
   DaemonLauncher(const DaemonLauncher&) = delete;
   DaemonLauncher& operator=(const DaemonLauncher&) = delete;
 

@@ -292,5 +292,157 @@ TEST_F(Launcher, AnExitAfterDaemonUpIsStillReported) {
   EXPECT_EQ(lines_[2], std::vector<std::string>{"second"});
 }
 
+/* The bytes of `file`, all of them. */
+std::vector<std::uint8_t> file_bytes(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/* `n` bytes of every value, differing from `seed` to `seed`. */
+std::vector<std::uint8_t> pattern(size_t n, unsigned seed) {
+  std::vector<std::uint8_t> b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>((i * 13 + i / 251 + seed) & 0xff);
+  return b;
+}
+
+TEST_F(Launcher, SendReachesTheAgentsStdinAfterTheBootstrap) {
+  make(0);
+  test::TempDir dir;
+  const std::string first = (dir.path() / "bootstrap").string();
+  const std::string rest = (dir.path() / "sent").string();
+  const auto bootstrap = pattern(1000, 1);
+  const auto one = pattern(300, 2);
+  const auto two = pattern(70000, 3);  // more than a pipe holds: written as the agent reads
+  // The agent reads the bootstrap, says so, then what send() gives it.
+  launcher_->launch(agent(1,
+                          "head -c " + std::to_string(bootstrap.size()) + " >'" + first + "'; echo read; head -c " +
+                              std::to_string(one.size() + two.size()) + " >'" + rest + "'; echo done",
+                          bootstrap));
+  ASSERT_TRUE(run_until([&] { return line_count(1) == 1 || exited(1); }));
+  ASSERT_EQ(lines_[1], std::vector<std::string>{"read"});
+  EXPECT_TRUE(launcher_->send(1, one));
+  EXPECT_TRUE(launcher_->send(1, two));
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  EXPECT_TRUE(WIFEXITED(exits_[1].status) && WEXITSTATUS(exits_[1].status) == 0) << exits_[1].tail;
+  EXPECT_EQ(lines_[1], (std::vector<std::string>{"read", "done"}));
+  EXPECT_TRUE(file_bytes(first) == bootstrap) << "the agent read other bytes than the bootstrap";
+  std::vector<std::uint8_t> sent = one;
+  sent.insert(sent.end(), two.begin(), two.end());
+  const auto got = file_bytes(rest);
+  EXPECT_EQ(got.size(), sent.size());
+  EXPECT_TRUE(got == sent) << "the agent read other bytes than were sent, or in another order";
+}
+
+TEST_F(Launcher, SendWhileTheBootstrapIsStillGoingComesAfterIt) {
+  make(0);
+  test::TempDir dir;
+  const std::string file = (dir.path() / "received").string();
+  // A bootstrap larger than a pipe holds: part of it is still queued when
+  // send() appends.
+  const auto bootstrap = pattern(200000, 4);
+  const auto one = pattern(5000, 5);
+  const auto two = pattern(17, 6);
+  std::vector<std::uint8_t> all = bootstrap;
+  all.insert(all.end(), one.begin(), one.end());
+  all.insert(all.end(), two.begin(), two.end());
+  launcher_->launch(agent(1, "head -c " + std::to_string(all.size()) + " >'" + file + "'; echo done", bootstrap));
+  EXPECT_TRUE(launcher_->send(1, one));
+  EXPECT_TRUE(launcher_->send(1, two));
+  EXPECT_TRUE(launcher_->send(1, {})) << "nothing to send is still an agent that runs";
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  EXPECT_TRUE(WIFEXITED(exits_[1].status) && WEXITSTATUS(exits_[1].status) == 0) << exits_[1].tail;
+  const auto got = file_bytes(file);
+  EXPECT_EQ(got.size(), all.size());
+  EXPECT_TRUE(got == all) << "the bytes came in another order than bootstrap, then each send()";
+}
+
+TEST_F(Launcher, SendWithoutARunningAgentIsRefused) {
+  make(1);
+  EXPECT_FALSE(launcher_->send(1, {1, 2, 3})) << "no launch at all";
+  launcher_->launch(agent(1, "exit 0"));
+  launcher_->launch(agent(2, "exit 0"));  // waits behind the cap
+  EXPECT_EQ(launcher_->waiting(), 1u);
+  EXPECT_FALSE(launcher_->send(2, {1})) << "a launch not started yet";
+  EXPECT_FALSE(launcher_->send(7, {1})) << "a vpid never launched";
+  ASSERT_TRUE(run_until([&] { return exited(1); }));
+  EXPECT_FALSE(launcher_->send(1, {1})) << "an agent that ended";
+}
+
+TEST_F(Launcher, TheDestructorEndsAnAgentWithItsKillSignal) {
+  make(0);
+  test::TempDir dir;
+  const std::string term_file = (dir.path() / "term").string();
+  const std::string kill_file = (dir.path() / "kill").string();
+  // srun must get SIGTERM to cancel its step; the default stays SIGKILL.
+  auto trapping = [](const std::string& file) {
+    return "trap \"echo got-term > '" + file + "'; exit 0\" TERM; echo $$; while :; do sleep 0.1; done";
+  };
+  DaemonLauncher::Launch term = agent(1, trapping(term_file));
+  term.kill_signal = SIGTERM;
+  launcher_->launch(std::move(term));
+  launcher_->launch(agent(2, trapping(kill_file)));
+  // The trap is set once the shell has printed its pid.
+  ASSERT_TRUE(run_until([&] { return line_count(1) == 1 && line_count(2) == 1; }));
+  const std::vector<pid_t> agents = {pid_line(1), pid_line(2)};
+  launcher_.reset();
+  for (pid_t p : agents) {
+    EXPECT_FALSE(test::process_state(p).has_value()) << "agent " << p << " is in state "
+                                                     << test::process_state(p).value_or('?');
+  }
+  std::ifstream term_in(term_file);
+  std::string said;
+  EXPECT_TRUE(std::getline(term_in, said)) << "the agent with kill_signal SIGTERM did not get SIGTERM";
+  EXPECT_EQ(said, "got-term");
+  EXPECT_FALSE(std::ifstream(kill_file).good()) << "the default agent got SIGTERM, not SIGKILL";
+  EXPECT_TRUE(exits_.empty()) << "hooks ran from the destructor";
+}
+
+// A stopped agent acts on SIGTERM only once it runs again, and one that
+// ignores SIGTERM never does: the destructor still returns, with both
+// reaped (SIGCONT, then SIGKILL after kKillSignalLimit). alarm() only
+// turns a hang into a failure; it bounds nothing that is measured.
+TEST_F(Launcher, TheDestructorEndsStoppedAndDeafAgents) {
+  make(0);
+  DaemonLauncher::Launch stopped = agent(1, "echo $$; while :; do sleep 0.1; done");
+  stopped.kill_signal = SIGTERM;
+  DaemonLauncher::Launch deaf = agent(2, "trap '' TERM; echo $$; while :; do sleep 0.1; done");
+  deaf.kill_signal = SIGTERM;
+  launcher_->launch(std::move(stopped));
+  launcher_->launch(std::move(deaf));
+  ASSERT_TRUE(run_until([&] { return line_count(1) == 1 && line_count(2) == 1; }));
+  const std::vector<pid_t> agents = {pid_line(1), pid_line(2)};
+  launcher_->signal(1, SIGSTOP);
+  ASSERT_TRUE(run_until([&] { return test::process_state(agents[0]).value_or('?') == 'T'; }));
+  ::alarm(60);
+  launcher_.reset();
+  ::alarm(0);
+  for (pid_t p : agents) {
+    EXPECT_FALSE(test::process_state(p).has_value()) << "agent " << p << " is in state "
+                                                     << test::process_state(p).value_or('?');
+  }
+}
+
+TEST_F(Launcher, SignalAllSigkillMeansEachAgentsKillSignal) {
+  make(0);
+  test::TempDir dir;
+  const std::string file = (dir.path() / "term").string();
+  DaemonLauncher::Launch term =
+      agent(1, "trap \"echo got-term > '" + file + "'; exit 0\" TERM; echo ready; while :; do sleep 0.1; done");
+  term.kill_signal = SIGTERM;
+  launcher_->launch(std::move(term));
+  launcher_->launch(agent(2, "echo ready; exec sleep 100"));
+  ASSERT_TRUE(run_until([&] { return line_count(1) == 1 && line_count(2) == 1; }));
+  launcher_->signal_all(SIGKILL);
+  ASSERT_TRUE(run_until([&] { return exits_.size() == 2; }));
+  EXPECT_TRUE(WIFEXITED(exits_[1].status) && WEXITSTATUS(exits_[1].status) == 0)
+      << "the trap did not run: status " << exits_[1].status;
+  EXPECT_TRUE(WIFSIGNALED(exits_[2].status) && WTERMSIG(exits_[2].status) == SIGKILL);
+  std::ifstream in(file);
+  std::string said;
+  EXPECT_TRUE(std::getline(in, said));
+  EXPECT_EQ(said, "got-term");
+  EXPECT_EQ(launcher_->running(), 0u);
+}
+
 }  // namespace
 }  // namespace orca::plm

@@ -2,6 +2,7 @@
 // them (the forms of Slurm 22.05's salloc and sbatch), and malformed ones.
 #include "ras/slurm/slurm_allocation.h"
 
+#include "lib/fake_environment.h"
 #include "lib/result_assertions.h"
 
 #include <gtest/gtest.h>
@@ -14,15 +15,7 @@ namespace {
 
 using test::Succeeded;
 
-struct Env {
-  std::map<std::string, std::string> vars;
-  Lookup lookup() const {
-    return [this](const char* name) -> const char* {
-      auto it = vars.find(name);
-      return it == vars.end() ? nullptr : it->second.c_str();
-    };
-  }
-};
+using Env = test::FakeEnvironment;
 
 TEST(SlurmAllocation, OutsideAnAllocationThereIsNone) {
   Env env{{{"SLURM_JOB_NODELIST", "n1"}, {"SLURM_TASKS_PER_NODE", "1"}}};
