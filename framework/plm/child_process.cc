@@ -229,4 +229,20 @@ void set_environment(std::vector<std::string>& env, const std::string& name, con
   env.push_back(prefix + value);
 }
 
+void unset_environment(std::vector<std::string>& env, const std::string& name) {
+  const std::string prefix = name + "=";
+  std::erase_if(env, [&](const std::string& e) { return e.compare(0, prefix.size(), prefix) == 0; });
+}
+
+void apply_environment(std::vector<std::string>& env, const std::vector<std::string>& words) {
+  for (const auto& w : words) {
+    const auto eq = w.find('=');
+    if (eq == std::string::npos) {
+      unset_environment(env, w);
+    } else {
+      set_environment(env, w.substr(0, eq), w.substr(eq + 1));
+    }
+  }
+}
+
 }  // namespace orca::plm

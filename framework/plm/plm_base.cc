@@ -98,7 +98,18 @@ std::string ended_host(const ChosenModule& chosen, const std::string& line) {
   return std::string(host, std::min(n, sizeof host - 1));
 }
 
-Result<std::uint32_t> vpid_from_launcher(const mca::Framework& framework, const std::vector<std::string>& hosts) {
+std::vector<std::string> rank_environment(const ChosenModule& launcher, const std::vector<std::string>& hosts,
+                                          const orca_plm_rank_place& place) {
+  std::vector<std::string> out;
+  if (launcher.module == nullptr || launcher.module->rank_environment == nullptr) return out;
+  std::vector<const char*> names;
+  for (const auto& h : hosts) names.push_back(h.c_str());
+  orca_plm_words sink{&out, &add_word};
+  launcher.module->rank_environment(launcher.module->self, names.data(), names.size(), &place, &sink);
+  return out;
+}
+
+Result<LauncherPlace> vpid_from_launcher(const mca::Framework& framework, const std::vector<std::string>& hosts) {
   std::vector<const char*> names;
   for (const auto& h : hosts) names.push_back(h.c_str());
   std::string answers;
@@ -108,7 +119,9 @@ Result<std::uint32_t> vpid_from_launcher(const mca::Framework& framework, const 
     orca_mca_reason why{};
     std::uint32_t vpid = 0;
     const orca_mca_rc rc = m->daemon_vpid(m->self, names.data(), names.size(), &vpid, &why);
-    if (rc == ORCA_MCA_OK && vpid >= 1 && vpid <= hosts.size()) return vpid;
+    if (rc == ORCA_MCA_OK && vpid >= 1 && vpid <= hosts.size()) {
+      return LauncherPlace{.vpid = vpid, .launcher = ChosenModule{std::string(e->component->name()), m}};
+    }
     answers += "\n  plm/" + std::string(e->component->name()) + ": " +
                (rc == ORCA_MCA_OK ? "vpid " + std::to_string(vpid) + " is not one of the job's" : printable(why.text));
   }

@@ -9,7 +9,9 @@
 #    slots gives two ranks on each node;
 #  - --host naming a subset of the allocation; ranks may use every CPU of
 #    their node's allocation, and the user's own srun steps start while
-#    the daemons' step runs (it overlaps); a radix-1 routing tree (each
+#    the daemons' step runs (it overlaps); each rank's SLURM_PROCID and
+#    the other task variables describe the rank, not its orcad; MPI
+#    programs (MPICH and Open MPI) run; a radix-1 routing tree (each
 #    daemon's parent is the one before it, its contact relayed on srun's
 #    standard input);
 #  - a daemon SIGKILLed, and one SIGTERMed whose ranks have children, while
@@ -257,6 +259,46 @@ $(output_of beside)"
     no_steps
 }
 
+# A rank inherits its orcad's environment, where srun's task variables
+# describe the orcad; each rank must see them describe itself instead
+# (frameworks such as PyTorch read SLURM_PROCID). The hosts are named out
+# of Slurm's order: the per-node counts are in the step's order.
+ranks_see_their_own_slurm_task_variables() {
+    need_cluster; new_marker taskvars
+    local rc=0
+    client taskvars 60 salloc -N 2 --ntasks-per-node=2 "$ORCARUN" --host h3:2,h2:1 sh -c \
+        'echo "$ORCA_RANK $ORCA_LOCAL_RANK $(hostname) ${SLURM_PROCID-unset} ${SLURM_LOCALID-unset} ${SLURM_NTASKS-unset} ${SLURM_GTIDS-unset} ${SLURM_STEP_TASKS_PER_NODE-unset} ${SLURM_TASK_PID-unset}"' ||
+        rc=$?
+    expect_status taskvars 0 $rc
+    # rank local host PROCID LOCALID NTASKS GTIDS STEP_TASKS_PER_NODE TASK_PID
+    expect_sorted_stdout taskvars "0 0 h3 0 0 3 0,1 1,2 unset" "1 1 h3 1 1 3 0,1 1,2 unset" "2 0 h2 2 0 3 2 1,2 unset"
+    expect_nothing_left "$MARK"
+}
+
+# An MPI program of each flavour installed (MPICH through pmi/simple, Open
+# MPI through pmi/pmix) under daemons srun started: allreduce, ring and
+# barrier over 4 nodes of 2 ranks.
+mpi_programs_under_slurm() {
+    need_cluster; new_marker mpi
+    local cc built=0 rc line
+    for cc in mpicc.mpich mpicc.openmpi; do
+        command -v "$cc" >/dev/null || continue
+        built=$((built + 1))
+        "$cc" -o "$CASE_TMP/${cc#mpicc.}" "$ORCA_TEST_SRCDIR/test/mpi/mpi_exchange.c" || fail "$cc failed"
+        rc=0
+        client "$cc" 120 salloc -N 4 --ntasks-per-node=2 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            "$ORCARUN" "$CASE_TMP/${cc#mpicc.}" || rc=$?
+        expect_status "$cc" 0 $rc
+        for r in 0 1 2 3 4 5 6 7; do
+            line=$(grep "^rank $r/8 " "$CASE_TMP/$cc.out") || fail "$cc: no line of rank $r:
+$(output_of "$cc")"
+            [[ $line =~ allreduce=36\ ring=$(((r + 7) % 8))\ barrier=ok\ host=h[2-5]$ ]] || fail "$cc: rank $r printed: $line"
+        done
+    done
+    [ "$built" -gt 0 ] || skip "neither mpicc.mpich nor mpicc.openmpi is installed"
+    expect_nothing_left "$MARK"
+}
+
 # Radix 1: daemon v reports to daemon v-1. They all start at once, so each
 # learns its parent's contact only once the parent is up, from orcarun on
 # srun's standard input.
@@ -359,7 +401,8 @@ plm_rsh_inside_the_allocation() {
 }
 
 CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes host_subset_of_the_allocation
-       ranks_get_every_allocated_cpu user_steps_run_beside_the_daemons chain_tree_relays_parent_contacts daemon_killed_mid_job daemon_terminated_mid_job
+       ranks_get_every_allocated_cpu user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables
+       mpi_programs_under_slurm chain_tree_relays_parent_contacts daemon_killed_mid_job daemon_terminated_mid_job
        orcarun_killed_cancels_the_step srun_missing_from_path malformed_nodelist_is_quoted
        plm_rsh_inside_the_allocation)
 [ $# -eq 0 ] || CASES=("$@")

@@ -2,7 +2,9 @@
 // srun job step, one orcad per node, so that Slurm accounts for, signals
 // and cleans up every one of them as it does for mpirun's and Hydra's.
 // Each orcad learns its node from SLURM_NODEID (daemon_vpid); all read
-// the same bootstrap, which srun passes to every task (--input=all).
+// the same bootstrap, which srun passes to every task (--input=all). The
+// ranks see srun's task variables (SLURM_PROCID, ...) describe themselves,
+// not their orcad (rank_environment).
 #include "srun_probe.h"
 #include "srun_step.h"
 
@@ -130,6 +132,19 @@ size_t slurm_ended_host(void*, const char* line, char* host, size_t capacity) {
   return node.size();
 }
 
+void slurm_rank_environment(void*, const char* const* hosts, size_t host_count, const orca_plm_rank_place* place,
+                            const orca_plm_words* out) {
+  slurm::RankPlace p{.rank = place->rank,
+                     .local_rank = place->local_rank,
+                     .size = place->size,
+                     .node_ranks = std::vector<std::uint32_t>(place->node_ranks, place->node_ranks + place->node_rank_count),
+                     .ranks_per_daemon = std::vector<std::uint32_t>(place->ranks_per_daemon,
+                                                                    place->ranks_per_daemon + place->daemons)};
+  for (const auto& w : slurm::rank_variables(&from_environment, std::vector<std::string>(hosts, hosts + host_count), p)) {
+    out->add(out->context, w.c_str());
+  }
+}
+
 uint32_t slurm_max_concurrent(void*) { return 0; }
 int slurm_tree_spawn(void*, uint32_t) { return 0; }  // srun reaches every node itself
 uint32_t slurm_simulated_nodes(void*) { return 1; }
@@ -175,7 +190,8 @@ orca_mca_rc slurm_open(const orca_mca_context* context, void** state, orca_mca_r
                                 .simulated_nodes = &slurm_simulated_nodes,
                                 .command_all = &slurm_command_all,
                                 .daemon_vpid = &slurm_daemon_vpid,
-                                .ended_host = &slurm_ended_host};
+                                .ended_host = &slurm_ended_host,
+                                .rank_environment = &slurm_rank_environment};
     return orca::mca::ComponentGlue<State>::keep(std::move(s), state);
   });
 }

@@ -114,6 +114,47 @@ Result<std::uint32_t> step_vpid(const Lookup& lookup, const std::vector<std::str
   return static_cast<std::uint32_t>(it - hosts.begin()) + 1;
 }
 
+std::string tasks_per_node_text(const std::vector<std::uint32_t>& counts) {
+  std::string text;
+  for (size_t i = 0; i < counts.size();) {
+    size_t j = i;
+    while (j < counts.size() && counts[j] == counts[i]) ++j;
+    text += (text.empty() ? "" : ",") + std::to_string(counts[i]);
+    if (j - i > 1) text += "(x" + std::to_string(j - i) + ")";
+    i = j;
+  }
+  return text;
+}
+
+std::vector<std::string> rank_variables(const Lookup& lookup, const std::vector<std::string>& hosts,
+                                        const RankPlace& place) {
+  const std::string size = std::to_string(place.size);
+  std::vector<std::string> words = {"SLURM_PROCID=" + std::to_string(place.rank),
+                                    "SLURM_LOCALID=" + std::to_string(place.local_rank),
+                                    "SLURM_NTASKS=" + size,
+                                    "SLURM_NPROCS=" + size,
+                                    "SLURM_STEP_NUM_TASKS=" + size,
+                                    "SLURM_TASK_PID"};
+  std::string gtids;
+  for (std::uint32_t r : place.node_ranks) gtids += (gtids.empty() ? "" : ",") + std::to_string(r);
+  words.push_back("SLURM_GTIDS=" + gtids);
+  // Per node in the step's order, which is Slurm's, not the job's.
+  const char* step_nodes = lookup("SLURM_STEP_NODELIST");
+  if (step_nodes == nullptr) return words;
+  auto nodes = launch::expand_hostlist(step_nodes, "SLURM_STEP_NODELIST");
+  if (!nodes || nodes->size() != hosts.size() || place.ranks_per_daemon.size() != hosts.size()) return words;
+  std::vector<std::uint32_t> counts;
+  for (const auto& node : nodes.value()) {
+    const auto it = std::find(hosts.begin(), hosts.end(), node);
+    if (it == hosts.end()) return words;
+    counts.push_back(place.ranks_per_daemon[static_cast<size_t>(it - hosts.begin())]);
+  }
+  const std::string per_node = tasks_per_node_text(counts);
+  words.push_back("SLURM_STEP_TASKS_PER_NODE=" + per_node);
+  words.push_back("SLURM_TASKS_PER_NODE=" + per_node);
+  return words;
+}
+
 std::string ended_node(std::string_view line) {
   constexpr std::string_view kHead = "srun: error: ";
   if (line.substr(0, kHead.size()) != kHead) return {};

@@ -52,6 +52,29 @@ Result<std::vector<std::string>> srun_command(const std::vector<std::string>& sr
  * missing or malformed (quoted), a node that is not one of `hosts`. */
 Result<std::uint32_t> step_vpid(const Lookup& lookup, const std::vector<std::string>& hosts);
 
+/* Where a rank runs, as orcad knows it (orca_plm_rank_place). */
+struct RankPlace {
+  std::uint32_t rank = 0;
+  std::uint32_t local_rank = 0;
+  std::uint32_t size = 0;
+  std::vector<std::uint32_t> node_ranks;        // the ranks on this node, ascending
+  std::vector<std::uint32_t> ranks_per_daemon;  // [v - 1]: daemon v's
+};
+
+/* The words (NAME=VALUE to set, NAME to remove) that make a rank's
+ * environment, inherited from its orcad, describe the rank the way srun
+ * describes its tasks: SLURM_PROCID (the rank), SLURM_LOCALID,
+ * SLURM_NTASKS, SLURM_NPROCS and SLURM_STEP_NUM_TASKS (the job's size),
+ * SLURM_GTIDS (the ranks on this node), SLURM_STEP_TASKS_PER_NODE and
+ * SLURM_TASKS_PER_NODE (ranks per node, "2(x3),1", in the step's node
+ * order, when SLURM_STEP_NODELIST names the job's hosts); SLURM_TASK_PID
+ * (orcad's pid) is removed. */
+std::vector<std::string> rank_variables(const Lookup& lookup, const std::vector<std::string>& hosts,
+                                        const RankPlace& place);
+
+/* Counts in SLURM_TASKS_PER_NODE's syntax: {2, 2, 2, 1} -> "2(x3),1". */
+std::string tasks_per_node_text(const std::vector<std::uint32_t>& counts);
+
 /* The node of a task end srun reports on its standard error, as it
  * prints them: "srun: error: NODE: task N: Killed" (or "Exited with exit
  * code 1", "Terminated", ...); "" for any other line. */

@@ -59,6 +59,10 @@ ORCA_EXPORT std::string describe_wait_status(int wait_status);
 ORCA_EXPORT std::vector<std::string> current_environment();
 /* Sets NAME=VALUE in `env`, replacing an entry of the same name. */
 ORCA_EXPORT void set_environment(std::vector<std::string>& env, const std::string& name, const std::string& value);
+/* Removes NAME from `env`. */
+ORCA_EXPORT void unset_environment(std::vector<std::string>& env, const std::string& name);
+/* Each word NAME=VALUE set, each word NAME (no '=') removed, in order. */
+ORCA_EXPORT void apply_environment(std::vector<std::string>& env, const std::vector<std::string>& words);
 
 }  // namespace orca::plm
 

@@ -47,6 +47,17 @@ typedef struct orca_plm_words {
     void (*add)(void *context, const char *word);
 } orca_plm_words;
 
+/* Where one rank of the job runs, for rank_environment. */
+typedef struct orca_plm_rank_place {
+    uint32_t rank;
+    uint32_t local_rank;
+    uint32_t size;                  /* ranks of the job */
+    const uint32_t *node_ranks;     /* the ranks on this daemon's node, ascending */
+    size_t node_rank_count;
+    const uint32_t *ranks_per_daemon;  /* [v - 1]: how many ranks daemon v runs */
+    size_t daemons;
+} orca_plm_rank_place;
+
 typedef struct orca_plm_module {
     void *self;
     /* OK when this module can start a daemon on `host`; DECLINED with the
@@ -87,6 +98,14 @@ typedef struct orca_plm_module {
      * launcher's one process outlives a daemon that dies, so this is how
      * the job learns which one did, before the others are ended. */
     size_t (*ended_host)(void *self, const char *line, char *host, size_t capacity);
+    /* NULL unless daemon_vpid is set. In a daemon it started, for each
+     * rank: words through `out` that change the rank's environment, NAME=
+     * VALUE to set, NAME alone to remove. A rank inherits the daemon's
+     * environment, where the launcher's per-task variables describe the
+     * daemon (srun's SLURM_PROCID is the daemon's task number); these make
+     * them describe the rank, as if the launcher had started it. */
+    void (*rank_environment)(void *self, const char *const *hosts, size_t host_count, const orca_plm_rank_place *place,
+                             const orca_plm_words *out);
 } orca_plm_module;
 
 #ifdef __cplusplus
@@ -147,11 +166,19 @@ ORCA_EXPORT Result<std::vector<std::string>> all_daemons_command(const ChosenMod
                                                                  const std::vector<std::string>& hosts,
                                                                  const std::vector<std::string>& daemon);
 /* In a daemon started by a command_all launcher (its bootstrap has vpid
- * 0): its vpid, from the first selected module of an opened plm
- * framework whose daemon_vpid recognises the environment. Errors (area
- * "plm"): plm/no-identity, naming what each module answered. */
-ORCA_EXPORT Result<std::uint32_t> vpid_from_launcher(const mca::Framework& framework,
+ * 0): its vpid, and the module that started it, from the first selected
+ * module of an opened plm framework whose daemon_vpid recognises the
+ * environment. Errors (area "plm"): plm/no-identity, naming what each
+ * module answered. */
+struct LauncherPlace {
+  std::uint32_t vpid = 0;
+  ChosenModule launcher;
+};
+ORCA_EXPORT Result<LauncherPlace> vpid_from_launcher(const mca::Framework& framework,
                                                      const std::vector<std::string>& hosts);
+/* The words of module.rank_environment (none without it). */
+ORCA_EXPORT std::vector<std::string> rank_environment(const ChosenModule& launcher, const std::vector<std::string>& hosts,
+                                                      const orca_plm_rank_place& place);
 
 /*
  * DaemonLauncher: starts daemons through a module's commands and watches

@@ -180,7 +180,8 @@ Status DaemonSession::find_own_place() {
   if (!fw) return fw.error();
   auto vpid = plm::vpid_from_launcher(*fw.value(), bootstrap_.hosts);
   if (!vpid) return vpid.error();
-  bootstrap_.vpid = vpid.value();
+  bootstrap_.vpid = vpid->vpid;
+  started_by_ = vpid->launcher;
   bootstrap_.parent = tree_->parent(bootstrap_.vpid);
   if (bootstrap_.parent != 0) return await_parent_contact();
   return {};
@@ -323,6 +324,12 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     return;
   }
   const std::vector<std::string> base_env = plm::current_environment();
+  std::vector<std::uint32_t> node_ranks, ranks_per_daemon(bootstrap_.daemons, 0);
+  for (const auto& p : command.placements) {
+    if (p.daemon >= 1 && p.daemon <= bootstrap_.daemons) ++ranks_per_daemon[p.daemon - 1];
+  }
+  for (const launch::RankPlacement* p : mine) node_ranks.push_back(p->rank);
+  std::sort(node_ranks.begin(), node_ranks.end());
   for (const launch::RankPlacement* p : mine) {
     plm::SpawnSpec spec;
     spec.argv = command.argv;
@@ -336,6 +343,16 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     plm::set_environment(spec.environment, "ORCA_LOCAL_RANK", std::to_string(p->local_rank));
     plm::set_environment(spec.environment, "ORCA_LOCAL_SIZE", std::to_string(mine.size()));
     plm::set_environment(spec.environment, "ORCA_NODE", std::to_string(bootstrap_.vpid - 1));
+    if (started_by_) {
+      const orca_plm_rank_place place{.rank = p->rank,
+                                      .local_rank = p->local_rank,
+                                      .size = command.size,
+                                      .node_ranks = node_ranks.data(),
+                                      .node_rank_count = node_ranks.size(),
+                                      .ranks_per_daemon = ranks_per_daemon.data(),
+                                      .daemons = ranks_per_daemon.size()};
+      plm::apply_environment(spec.environment, plm::rank_environment(*started_by_, bootstrap_.hosts, place));
+    }
     if (!command.directory.empty() && ::access(command.directory.c_str(), X_OK) == 0) spec.directory = command.directory;
     spec.pipe_input = command.stdin_target == launch::kStdinAll ||
                       command.stdin_target == static_cast<std::int32_t>(p->rank);

@@ -82,6 +82,7 @@ class DaemonSession {
   std::unique_ptr<plm::DaemonLauncher> launcher_;
   std::optional<plm::ChosenModule> plm_;
   mca::Framework* plm_fw_ = nullptr;  // declared and opened when first needed
+  std::optional<plm::ChosenModule> started_by_;  // the launcher of every daemon at once, if that is how we started
   std::unique_ptr<IoWatch> parent_watch_;  // our stdin: its end is the parent's
   std::unique_ptr<SignalWatch> sigterm_;
   std::unique_ptr<SignalWatch> sighup_;

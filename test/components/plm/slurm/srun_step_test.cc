@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -330,6 +331,40 @@ TEST(AllocationNodes, EveryKindOfBadListHasAReason) {
     env = Env{{{"SLURM_NODEID", "0"}, {"SLURM_STEP_NODELIST", value}}};
     text = why(step_vpid(env.lookup(), {"n1"}));
     EXPECT_NE(text.find(reason), std::string::npos) << value << ": " << text;
+  }
+}
+
+TEST(TasksPerNode, RunsOfEqualCountsAreFolded) {
+  EXPECT_EQ(tasks_per_node_text({2, 2, 2, 1}), "2(x3),1");
+  EXPECT_EQ(tasks_per_node_text({1}), "1");
+  EXPECT_EQ(tasks_per_node_text({3, 1, 3}), "3,1,3");
+  EXPECT_EQ(tasks_per_node_text({0, 0}), "0(x2)");
+  EXPECT_EQ(tasks_per_node_text({}), "");
+}
+
+// Job hosts {h4, h2, h3}, the step's order h2, h3, h4: rank 3 is the
+// second of the two on h2.
+TEST(RankVariables, TheyDescribeTheRankInTheStepsOrder) {
+  Env env{{{"SLURM_STEP_NODELIST", "h[2-4]"}}};
+  const RankPlace place{.rank = 3, .local_rank = 1, .size = 6, .node_ranks = {2, 3}, .ranks_per_daemon = {2, 2, 2}};
+  EXPECT_EQ(rank_variables(env.lookup(), {"h4", "h2", "h3"}, place),
+            (Words{"SLURM_PROCID=3", "SLURM_LOCALID=1", "SLURM_NTASKS=6", "SLURM_NPROCS=6", "SLURM_STEP_NUM_TASKS=6",
+                   "SLURM_TASK_PID", "SLURM_GTIDS=2,3", "SLURM_STEP_TASKS_PER_NODE=2(x3)", "SLURM_TASKS_PER_NODE=2(x3)"}));
+  const RankPlace uneven{.rank = 0, .local_rank = 0, .size = 4, .node_ranks = {0, 1, 2}, .ranks_per_daemon = {3, 1, 0}};
+  const Words words = rank_variables(env.lookup(), {"h4", "h2", "h3"}, uneven);
+  // h2 (daemon 2) has 1, h3 (daemon 3) 0, h4 (daemon 1) 3.
+  EXPECT_NE(std::find(words.begin(), words.end(), "SLURM_STEP_TASKS_PER_NODE=1,0,3"), words.end());
+}
+
+// Without a step node list that names the job's hosts, the per-node
+// counts are left out rather than guessed.
+TEST(RankVariables, NoPerNodeCountsWithoutTheStepsNodes) {
+  const RankPlace place{.rank = 0, .local_rank = 0, .size = 2, .node_ranks = {0}, .ranks_per_daemon = {1, 1}};
+  for (const Env& env : {Env{}, Env{{{"SLURM_STEP_NODELIST", "h[2-"}}}, Env{{{"SLURM_STEP_NODELIST", "h[2-4]"}}},
+                         Env{{{"SLURM_STEP_NODELIST", "h[7-8]"}}}}) {
+    const Words words = rank_variables(env.lookup(), {"h2", "h3"}, place);
+    EXPECT_EQ(words.size(), 7u) << words.back();
+    EXPECT_EQ(words.front(), "SLURM_PROCID=0");
   }
 }
 
