@@ -97,14 +97,56 @@ Result<WireMessage> read_stdin_message(int fd, int limit_ms) {
   return decode(body);
 }
 
-Result<Bootstrap> read_bootstrap(int fd, int limit_ms) {
-  auto m = read_stdin_message(fd, limit_ms);
+namespace {
+
+Result<Bootstrap> usable_bootstrap(Result<WireMessage> m) {
   if (!m) return m.error();
   if (!std::holds_alternative<Bootstrap>(m.value())) {
     return stdin_error(std::string("a ") + kind_name(m.value()) + " instead of a bootstrap");
   }
   Bootstrap b = std::get<Bootstrap>(std::move(m.value()));
   if (std::string why = inconsistency(b); !why.empty()) return stdin_error(why);
+  return b;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+Result<Bootstrap> read_bootstrap(int fd, int limit_ms) { return usable_bootstrap(read_stdin_message(fd, limit_ms)); }
+
+std::string bootstrap_text(std::span<const std::uint8_t> frame) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text;
+  text.reserve(frame.size() * 2);
+  for (std::uint8_t b : frame) {
+    text.push_back(kDigits[b >> 4]);
+    text.push_back(kDigits[b & 15]);
+  }
+  return text;
+}
+
+Result<Bootstrap> parse_bootstrap_text(std::string_view text) {
+  auto bad = [](const std::string& why) { return Message("launch", "bad-bootstrap", {{"why", std::string(kBootstrapVariable) + " holds " + why}}); };
+  if (text.size() % 2 != 0 || text.size() < 10) return bad("no whole frame (" + std::to_string(text.size()) + " characters)");
+  if (text.size() / 2 > 4 + static_cast<size_t>(kMaxBootstrap)) return bad("more than a bootstrap frame may");
+  std::vector<std::uint8_t> bytes(text.size() / 2);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return bad("a character that is not a hex digit at " + std::to_string(2 * i));
+    bytes[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+  }
+  const std::uint32_t n = std::uint32_t{bytes[0]} << 24 | std::uint32_t{bytes[1]} << 16 | std::uint32_t{bytes[2]} << 8 | bytes[3];
+  if (n != bytes.size() - 4) {
+    return bad("a frame of " + std::to_string(n) + " bytes in " + std::to_string(bytes.size() - 4));
+  }
+  auto b = usable_bootstrap(decode(std::span<const std::uint8_t>(bytes).subspan(4)));
+  if (!b) return bad("a frame that is not a usable bootstrap: " + b.error().arg("why") + b.error().arg("field"));
   return b;
 }
 

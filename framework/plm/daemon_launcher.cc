@@ -82,6 +82,7 @@ void DaemonLauncher::start(Launch launch) {
   SpawnSpec spec;
   spec.argv = launch.argv;
   spec.environment = current_environment();
+  apply_environment(spec.environment, launch.environment);
   spec.pipe_input = true;
   spec.merge_errors = true;
   spec.parent_death_signal = launch.parent_death_signal;

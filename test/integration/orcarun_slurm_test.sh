@@ -13,7 +13,7 @@
 #    the other task variables describe the rank, not its orcad; MPI
 #    programs (MPICH and Open MPI) run; a radix-1 routing tree (each
 #    daemon's parent is the one before it, its contact relayed on srun's
-#    standard input);
+#    standard input), also with a bootstrap too large for the environment;
 #  - a daemon SIGKILLed, and one SIGTERMed whose ranks have children, while
 #    the job runs: orcarun names that node, exits 1, and nothing is left on
 #    any node (no orcad, srun, rank or child), no step in squeue;
@@ -267,11 +267,13 @@ ranks_see_their_own_slurm_task_variables() {
     need_cluster; new_marker taskvars
     local rc=0
     client taskvars 60 salloc -N 2 --ntasks-per-node=2 "$ORCARUN" --host h3:2,h2:1 sh -c \
-        'echo "$ORCA_RANK $ORCA_LOCAL_RANK $(hostname) ${SLURM_PROCID-unset} ${SLURM_LOCALID-unset} ${SLURM_NTASKS-unset} ${SLURM_GTIDS-unset} ${SLURM_STEP_TASKS_PER_NODE-unset} ${SLURM_TASK_PID-unset}"' ||
+        'echo "$ORCA_RANK $ORCA_LOCAL_RANK $(hostname) ${SLURM_PROCID-unset} ${SLURM_LOCALID-unset} ${SLURM_NTASKS-unset} ${SLURM_GTIDS-unset} ${SLURM_STEP_TASKS_PER_NODE-unset} ${SLURM_TASK_PID-unset} ${ORCA_BOOTSTRAP-unset}"' ||
         rc=$?
     expect_status taskvars 0 $rc
     # rank local host PROCID LOCALID NTASKS GTIDS STEP_TASKS_PER_NODE TASK_PID
-    expect_sorted_stdout taskvars "0 0 h3 0 0 3 0,1 1,2 unset" "1 1 h3 1 1 3 0,1 1,2 unset" "2 0 h2 2 0 3 2 1,2 unset"
+    # and no bootstrap (its secret) from the orcad's environment
+    expect_sorted_stdout taskvars "0 0 h3 0 0 3 0,1 1,2 unset unset" "1 1 h3 1 1 3 0,1 1,2 unset unset" \
+        "2 0 h2 2 0 3 2 1,2 unset unset"
     expect_nothing_left "$MARK"
 }
 
@@ -311,6 +313,22 @@ chain_tree_relays_parent_contacts() {
     expect_in_err chain '^  daemon 1 on h2 -> orcarun: tcp: '
     expect_in_err chain '^  daemon 2 on h3 -> daemon 1: tcp: '
     expect_in_err chain '^  daemon 4 on h5 -> daemon 3: tcp: '
+    expect_nothing_left "$MARK"
+}
+
+# The bootstrap rides in srun's environment up to 60 KiB; a larger one (a
+# setting of 70 000 characters here, forwarded to every daemon) goes on
+# srun's standard input, followed there by the relayed contacts of a
+# radix-1 tree.
+large_bootstrap_goes_on_standard_input() {
+    need_cluster; new_marker large
+    local rc=0 big
+    big=$(head -c 70000 /dev/zero | tr '\0' 'a')
+    client large 60 salloc -N 3 "$ORCARUN" --mca plm_rsh_agent "ssh -oSetEnv=X=$big" --mca routed_radix_radix 1 \
+        --report-routes sh -c 'echo "$(hostname) ${ORCA_BOOTSTRAP-unset}"' || rc=$?
+    expect_status large 0 $rc
+    expect_sorted_stdout large "h2 unset" "h3 unset" "h4 unset"
+    expect_in_err large '^  daemon 3 on h4 -> daemon 2: tcp: '
     expect_nothing_left "$MARK"
 }
 
@@ -402,7 +420,7 @@ plm_rsh_inside_the_allocation() {
 
 CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes host_subset_of_the_allocation
        ranks_get_every_allocated_cpu user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables
-       mpi_programs_under_slurm chain_tree_relays_parent_contacts daemon_killed_mid_job daemon_terminated_mid_job
+       mpi_programs_under_slurm chain_tree_relays_parent_contacts large_bootstrap_goes_on_standard_input daemon_killed_mid_job daemon_terminated_mid_job
        orcarun_killed_cancels_the_step srun_missing_from_path malformed_nodelist_is_quoted
        plm_rsh_inside_the_allocation)
 [ $# -eq 0 ] || CASES=("$@")

@@ -235,6 +235,19 @@ ORCA_EXPORT Result<Bootstrap> read_bootstrap(int fd, int limit_ms);
 ORCA_EXPORT Result<std::vector<std::uint8_t>> stdin_frame(const WireMessage& message);
 ORCA_EXPORT Result<WireMessage> read_stdin_message(int fd, int limit_ms);
 
+/* The bootstrap in the environment, for a launcher that starts every
+ * daemon at once and whose program carries the environment with the
+ * launch itself (srun: no wait for its standard input to be forwarded).
+ * The variable holds a bootstrap frame in hex; orcad removes it at once,
+ * so that no rank inherits it. Frames above kMaxEnvironmentBootstrap go on
+ * standard input instead (a variable may hold 128 KiB at most). */
+inline constexpr const char* kBootstrapVariable = "ORCA_BOOTSTRAP";
+inline constexpr size_t kMaxEnvironmentBootstrap = 60 * 1024;
+ORCA_EXPORT std::string bootstrap_text(std::span<const std::uint8_t> frame);
+/* Errors: not hex, or as read_bootstrap (a frame that does not hold one
+ * consistent bootstrap, or holds more than one). */
+ORCA_EXPORT Result<Bootstrap> parse_bootstrap_text(std::string_view text);
+
 /* Encodes one message. Errors: a field above its bound (named). */
 ORCA_EXPORT Result<std::vector<std::uint8_t>> encode(const WireMessage& message);
 /* Decodes exactly one message from `bytes`. Errors: an unknown kind, a

@@ -205,6 +205,8 @@ class ORCA_EXPORT DaemonLauncher {
     std::string host;
     std::vector<std::string> argv;
     std::vector<std::uint8_t> bootstrap;
+    /* NAME=VALUE set in the agent's environment, over this process's. */
+    std::vector<std::string> environment;
     /* The agent gets this signal when the launching process dies
      * (PR_SET_PDEATHSIG); 0: none. srun cancels its step on SIGTERM. */
     int parent_death_signal = 0;

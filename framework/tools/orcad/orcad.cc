@@ -9,6 +9,7 @@
 #include <orca/mca_forward.h>
 #include <orca/process.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -21,9 +22,10 @@ constexpr int kBootstrapLimitMs = 60000;
 
 const char* const kUsage =
     "Usage: orcad\n"
-    "The Orca daemon. orcarun starts it on each host of a job (directly, or\n"
-    "through plm_rsh_agent) and writes its bootstrap to its standard input;\n"
-    "it is not meant to be run by hand. See orcarun --help.\n";
+    "The Orca daemon. orcarun starts it on each host of a job (directly,\n"
+    "through plm_rsh_agent, or as one srun step) and hands it its bootstrap\n"
+    "on its standard input (or, with srun, in ORCA_BOOTSTRAP); it is not\n"
+    "meant to be run by hand. See orcarun --help.\n";
 
 }  // namespace
 
@@ -52,10 +54,16 @@ static int orcad_main(int argc, char** argv) {
       return 0;
     }
   }
-  auto bootstrap = orca::launch::read_bootstrap(0, kBootstrapLimitMs);
+  // From the environment when the launcher put it there (plm/slurm), and
+  // gone from it before anything is started: no rank may inherit it.
+  const char* in_environment = std::getenv(orca::launch::kBootstrapVariable);
+  const std::string text = in_environment != nullptr ? in_environment : "";
+  ::unsetenv(orca::launch::kBootstrapVariable);
+  auto bootstrap = in_environment != nullptr ? orca::launch::parse_bootstrap_text(text)
+                                             : orca::launch::read_bootstrap(0, kBootstrapLimitMs);
   if (!bootstrap) {
-    std::cerr << "orcad: no usable bootstrap on standard input: " << bootstrap.error().arg("why")
-              << bootstrap.error().arg("field") << "\n"
+    std::cerr << "orcad: no usable bootstrap " << (in_environment != nullptr ? "in the environment" : "on standard input")
+              << ": " << bootstrap.error().arg("why") << bootstrap.error().arg("field") << "\n"
               << kUsage;
     return 1;
   }

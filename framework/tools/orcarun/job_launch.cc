@@ -193,8 +193,9 @@ void JobLaunch::launch_daemon(std::uint32_t vpid) {
 }
 
 // A launcher that starts every daemon at once (plm/slurm: one srun step)
-// gets one bootstrap, with vpid 0, which it hands to every daemon; each
-// finds its own vpid. The daemons below another in the routing tree learn
+// gets one bootstrap, with vpid 0, which it hands to every daemon (in
+// their environment, or on standard input if it is large); each finds
+// its own vpid. The daemons below another in the routing tree learn
 // their parent's contact URI later, on the same standard input (on_report).
 // srun gets SIGTERM if orcarun dies, and never SIGKILL: SIGTERM makes it
 // cancel the step, while a SIGKILLed srun leaves the step running.
@@ -215,12 +216,21 @@ void JobLaunch::launch_all() {
     return;
   }
   step_program_ = argv->front();
-  launcher_->launch({.vpid = plm::DaemonLauncher::kEveryDaemon,
-                     .host = {},
-                     .argv = std::move(argv.value()),
-                     .bootstrap = std::move(frame.value()),
-                     .parent_death_signal = SIGTERM,
-                     .kill_signal = SIGTERM});
+  plm::DaemonLauncher::Launch l{.vpid = plm::DaemonLauncher::kEveryDaemon,
+                                .host = {},
+                                .argv = std::move(argv.value()),
+                                .bootstrap = {},
+                                .environment = {},
+                                .parent_death_signal = SIGTERM,
+                                .kill_signal = SIGTERM};
+  // In the environment, the bootstrap travels with the launch itself;
+  // srun forwards standard input only once every task runs.
+  if (frame->size() <= launch::kMaxEnvironmentBootstrap) {
+    l.environment.push_back(std::string(launch::kBootstrapVariable) + "=" + launch::bootstrap_text(frame.value()));
+  } else {
+    l.bootstrap = std::move(frame.value());
+  }
+  launcher_->launch(std::move(l));
 }
 
 // A line of the launch of every daemon saying that one of them ended

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -268,6 +269,52 @@ TEST(LaunchWire, ABootstrapForEveryDaemonReadsBackFromAPipe) {
   EXPECT_EQ(back->settings, sent.settings);
   EXPECT_EQ(back->daemon_command, sent.daemon_command);
   EXPECT_EQ(back->flags, sent.flags);
+}
+
+// The bootstrap as plm/slurm hands it over, in ORCA_BOOTSTRAP: the same
+// frame in hex, read back whole.
+TEST(LaunchWire, ABootstrapInTheEnvironmentReadsBack) {
+  Bootstrap sent = std::get<Bootstrap>(samples()[0]);
+  sent.vpid = 0;
+  sent.parent = 0;
+  const auto frame = bootstrap_frame(sent).value();
+  const std::string text = bootstrap_text(frame);
+  EXPECT_EQ(text.size(), 2 * frame.size());
+  EXPECT_EQ(text.find_first_not_of("0123456789abcdef"), std::string::npos);
+  auto back = parse_bootstrap_text(text);
+  ASSERT_TRUE(back.ok()) << back.error().summary();
+  EXPECT_EQ(back->secret, sent.secret);
+  EXPECT_EQ(back->hosts, sent.hosts);
+  EXPECT_EQ(back->settings, sent.settings);
+  // Upper-case hex is hex too.
+  std::string upper = text;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_TRUE(parse_bootstrap_text(upper).ok());
+}
+
+// What a variable of another program, a truncated copy or an edited one
+// holds is refused, saying what is wrong with it.
+TEST(LaunchWire, AMalformedBootstrapInTheEnvironmentIsRefused) {
+  const std::string good = bootstrap_text(bootstrap_frame(std::get<Bootstrap>(samples()[0])).value());
+  std::string not_hex = good;
+  not_hex[20] = 'g';
+  std::string longer_frame = good;
+  longer_frame[7] = static_cast<char>(longer_frame[7] == '0' ? '1' : '0');  // the length's last digit
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "no whole frame"},
+      {"abc", "no whole frame"},
+      {good.substr(0, good.size() - 2), "a frame of"},
+      {good + "00", "a frame of"},
+      {not_hex, "not a hex digit at 20"},
+      {longer_frame, "a frame of"},
+      {bootstrap_text(stdin_frame(samples()[1]).value()), "instead of a bootstrap"},
+  };
+  for (const auto& [text, why] : cases) {
+    auto back = parse_bootstrap_text(text);
+    ASSERT_FALSE(back.ok()) << why;
+    EXPECT_NE(back.error().arg("why").find(why), std::string::npos) << back.error().arg("why");
+    EXPECT_NE(back.error().arg("why").find("ORCA_BOOTSTRAP"), std::string::npos) << back.error().arg("why");
+  }
 }
 
 // Every daemon finds its parent itself from its vpid: a bootstrap for
