@@ -34,3 +34,22 @@ expect_text() {
         fail "\"$2\" not in std$1"
     fi
 }
+
+# private_tool_home: a private directory T as $HOME, removed when the case
+# (its subshell) ends; no param or override file and no ORCA_MCA_* setting
+# from the caller except the help path, so a tester's own settings never
+# change a result.
+private_tool_home() {
+    T=$(mktemp -d) || fail "mktemp -d failed"
+    trap 'rm -rf "$T"' EXIT
+    local v
+    for v in $(compgen -e); do
+        case $v in
+            ORCA_MCA_mca_base_help_path) ;;
+            ORCA_MCA_*) unset "$v" ;;
+        esac
+    done
+    export HOME="$T"
+    export ORCA_MCA_mca_base_param_files=none
+    export ORCA_MCA_mca_base_override_param_file=none
+}

@@ -7,6 +7,7 @@
 # (--help, orca_info --param all all --parsable), so these cases also check
 # that it reads them right.
 . "$(dirname "$0")/../../lib/testcase.sh"
+. "$(dirname "$0")/../../lib/tool_output.sh"
 
 # `make check` sets these (AM_TESTS_ENVIRONMENT in test/Makefile.inc).
 if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ] ||
@@ -32,18 +33,7 @@ COMPONENTS=${COMPONENTS%:}
 # path; the build tree's orcarun and orca_info first on PATH, then a
 # directory of the case's own commands ($T/bin); the completion sourced.
 setup() {
-    T=$(mktemp -d) || fail "mktemp -d failed"
-    trap 'rm -rf "$T"' EXIT
-    local v
-    for v in $(compgen -e); do
-        case $v in
-            ORCA_MCA_mca_base_help_path) ;;
-            ORCA_MCA_*) unset "$v" ;;
-        esac
-    done
-    export HOME="$T"
-    export ORCA_MCA_mca_base_param_files=none
-    export ORCA_MCA_mca_base_override_param_file=none
+    private_tool_home
     export ORCA_MCA_mca_base_component_path="$COMPONENTS"
     mkdir "$T/bin" || fail "mkdir"
     printf '#!/bin/sh\n' >"$T/bin/orcatestcmd" || fail "cannot write $T/bin/orcatestcmd"

@@ -18,23 +18,8 @@ fi
 # Each case runs in its own subshell (run_case) under `set -e`; the checks
 # below still fail explicitly, so that each failure says what was expected.
 
-# A private directory as $HOME, removed when the case ends; no param or
-# override file and no ORCA_MCA_* setting from the caller except the help
-# path. Sets T.
-setup() {
-    T=$(mktemp -d) || fail "mktemp -d failed"
-    trap 'rm -rf "$T"' EXIT
-    local v
-    for v in $(compgen -e); do
-        case $v in
-            ORCA_MCA_mca_base_help_path) ;;
-            ORCA_MCA_*) unset "$v" ;;
-        esac
-    done
-    export HOME="$T"
-    export ORCA_MCA_mca_base_param_files=none
-    export ORCA_MCA_mca_base_override_param_file=none
-}
+# A private $HOME (T) and no settings of the caller's (tool_output.sh).
+setup() { private_tool_home; }
 
 # info ARGS...: runs orca_info; stdout in $T/out, stderr in $T/err, exit
 # status in $status.
