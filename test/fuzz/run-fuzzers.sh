@@ -11,7 +11,8 @@
 # Usage: run-fuzzers.sh --bin DIR --src DIR --work DIR --log FILE NAME...
 #   ORCA_FUZZ_SECONDS   seconds per target (default 3: under a minute in all,
 #                       with start-up and the corpus load)
-#   ORCA_FUZZ_ARGS      extra libFuzzer flags (e.g. -jobs=2, -seed=1)
+#   ORCA_FUZZ_ARGS      extra libFuzzer flags (e.g. -seed=1)
+#   ORCA_FUZZ_JOBS      targets run at once (default: the CPUs)
 set -u
 
 bin= src= work= log=
@@ -83,18 +84,29 @@ run_one() {
     return 1
 }
 
+# Targets run ORCA_FUZZ_JOBS at a time (default: one per CPU), each into
+# its own report, printed in the order named once all have ended.
 run_all() {
-    local failed=0 name
-    echo "[==========] ${#@} fuzz targets, $seconds s each"
+    local failed=0 name jobs=${ORCA_FUZZ_JOBS:-$(nproc)}
+    echo "[==========] ${#@} fuzz targets, $seconds s each, $jobs at a time"
+    mkdir -p "$work/reports"
     for name in "$@"; do
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
         if [ ! -x "$bin/${name}_fuzz" ]; then
-            echo "[ RUN      ] Fuzz.$name"
-            echo "no program $bin/${name}_fuzz: run make fuzz first"
-            echo "[  FAILED  ] Fuzz.$name (0 ms)"
-            failed=$((failed + 1))
+            {
+                echo "[ RUN      ] Fuzz.$name"
+                echo "no program $bin/${name}_fuzz: run make fuzz first"
+                echo "[  FAILED  ] Fuzz.$name (0 ms)"
+            } >"$work/reports/$name"
+            echo 1 >"$work/reports/$name.rc"
             continue
         fi
-        run_one "$name" || failed=$((failed + 1))
+        { run_one "$name" >"$work/reports/$name" 2>&1; echo $? >"$work/reports/$name.rc"; } &
+    done
+    wait
+    for name in "$@"; do
+        cat "$work/reports/$name"
+        [ "$(cat "$work/reports/$name.rc" 2>/dev/null)" = 0 ] || failed=$((failed + 1))
     done
     echo "[==========] $(( ${#@} - failed )) passed, $failed failed"
     [ "$failed" -eq 0 ]
