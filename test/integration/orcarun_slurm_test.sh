@@ -6,7 +6,8 @@
 #  - `salloc -N 4 orcarun hostname` runs on the four nodes with no --host,
 #    the daemons started by plm/slurm as one srun step;
 #  - `sbatch --wait` of a script running `orcarun -n 8` over 4 nodes of 2
-#    slots gives two ranks on each node;
+#    slots gives two ranks on each node; orcarun inside a job step (srun
+#    --pty bash) takes the allocation's CPUs as slots;
 #  - --host naming a subset of the allocation; ranks may use every CPU of
 #    their node's allocation, and the user's own srun steps start while
 #    the daemons' step runs (it overlaps); each rank's SLURM_PROCID and
@@ -201,6 +202,20 @@ $got"; done
         [ "$(grep -c " on $h\$" <<<"$got")" -eq 2 ] || fail "not two ranks on $h:
 $got"
     done
+    expect_nothing_left "$MARK"
+    no_steps
+}
+
+# orcarun in a job step (as in `srun --pty bash`): srun has set
+# SLURM_TASKS_PER_NODE to the step's one task, so the allocation's slots
+# come from its CPUs; the daemons' step starts beside the one orcarun is in.
+inside_a_job_step() {
+    need_cluster; new_marker instep
+    local rc=0
+    client instep 60 salloc -N 3 --ntasks-per-node=2 srun -N 1 -n 1 --overlap "$ORCARUN" \
+        sh -c 'echo "$ORCA_RANK $(hostname)"' || rc=$?
+    expect_status instep 0 $rc
+    expect_sorted_stdout instep "0 h2" "1 h2" "2 h3" "3 h3" "4 h4" "5 h4"
     expect_nothing_left "$MARK"
     no_steps
 }
@@ -418,7 +433,7 @@ plm_rsh_inside_the_allocation() {
     expect_nothing_left "$MARK"
 }
 
-CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes host_subset_of_the_allocation
+CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_job_step host_subset_of_the_allocation
        ranks_get_every_allocated_cpu user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables
        mpi_programs_under_slurm chain_tree_relays_parent_contacts large_bootstrap_goes_on_standard_input daemon_killed_mid_job daemon_terminated_mid_job
        orcarun_killed_cancels_the_step srun_missing_from_path malformed_nodelist_is_quoted

@@ -18,8 +18,13 @@ Result<std::optional<std::vector<launch::HostSlots>>> slurm_allocation(const Loo
   if (job == nullptr || *job == '\0') return std::optional<std::vector<launch::HostSlots>>();
   auto list = first_set(lookup, {"SLURM_JOB_NODELIST", "SLURM_NODELIST"});
   if (!list) return Message("ras", "slurm-variable-missing", {{"variable", "SLURM_JOB_NODELIST"}, {"job", printable(job)}});
-  auto tasks = first_set(lookup, {"SLURM_TASKS_PER_NODE"});
-  if (!tasks) return Message("ras", "slurm-variable-missing", {{"variable", "SLURM_TASKS_PER_NODE"}, {"job", printable(job)}});
+  // Inside a job step (srun --pty bash, or a batch script's srun of
+  // orcarun), srun has set SLURM_TASKS_PER_NODE to the step's own tasks;
+  // the allocation's slots are then its CPUs on each node.
+  const char* step = lookup("SLURM_STEP_ID");
+  const char* counts_name = step != nullptr && *step != '\0' ? "SLURM_JOB_CPUS_PER_NODE" : "SLURM_TASKS_PER_NODE";
+  auto tasks = first_set(lookup, {counts_name});
+  if (!tasks) return Message("ras", "slurm-variable-missing", {{"variable", counts_name}, {"job", printable(job)}});
   auto names = launch::expand_hostlist(list->second, list->first + "=" + printable(list->second));
   if (!names) return names.error();
   auto counts = launch::parse_tasks_per_node(tasks->second, tasks->first);

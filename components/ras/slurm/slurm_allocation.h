@@ -1,8 +1,11 @@
 // SlurmAllocation: the nodes of the Slurm allocation a process runs in,
 // from the variables Slurm sets in it: SLURM_JOB_ID (inside at all),
 // SLURM_JOB_NODELIST (or the older SLURM_NODELIST; hostlist syntax) and
-// SLURM_TASKS_PER_NODE ("2(x3),5"), parsed here, without scontrol. Pure:
-// the variables come from a lookup function.
+// SLURM_TASKS_PER_NODE ("2(x3),5"), parsed here, without scontrol. Inside
+// a job step (SLURM_STEP_ID set: orcarun in `srun --pty bash`, or run by
+// srun), SLURM_TASKS_PER_NODE describes the step, so the slots are the
+// allocation's CPUs per node instead, SLURM_JOB_CPUS_PER_NODE. Pure: the
+// variables come from a lookup function.
 #ifndef ORCA_COMPONENTS_RAS_SLURM_SLURM_ALLOCATION_H
 #define ORCA_COMPONENTS_RAS_SLURM_SLURM_ALLOCATION_H
 

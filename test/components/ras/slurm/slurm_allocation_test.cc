@@ -36,6 +36,21 @@ TEST(SlurmAllocation, NodesInOrderWithTheirTasks) {
   EXPECT_EQ(*a.value(), want);
 }
 
+// In a job step (srun --pty bash), srun has set SLURM_TASKS_PER_NODE to
+// the step's one task, as Slurm 22.05 does: the slots are the job's CPUs.
+TEST(SlurmAllocation, InsideAJobStepTheSlotsAreTheJobsCpus) {
+  Env env{{{"SLURM_JOB_ID", "17"}, {"SLURM_JOB_NODELIST", "h[2-4]"}, {"SLURM_TASKS_PER_NODE", "1"},
+           {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NODELIST", "h2"}, {"SLURM_JOB_CPUS_PER_NODE", "2(x2),4"}}};
+  auto a = slurm_allocation(env.lookup());
+  ASSERT_TRUE(Succeeded(a));
+  const std::vector<launch::HostSlots> want{{"h2", 2, true}, {"h3", 2, true}, {"h4", 4, true}};
+  EXPECT_EQ(*a.value(), want);
+  env.vars.erase("SLURM_JOB_CPUS_PER_NODE");
+  a = slurm_allocation(env.lookup());
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.error().arg("variable"), "SLURM_JOB_CPUS_PER_NODE");
+}
+
 TEST(SlurmAllocation, MoreNodesThanCountsIsRefusedNotGuessed) {
   Env env{{{"SLURM_JOB_ID", "17"}, {"SLURM_JOB_NODELIST", "rack[0-1]_blade[01-02],login"}, {"SLURM_TASKS_PER_NODE", "2(x3),5"}}};
   auto a = slurm_allocation(env.lookup());
