@@ -7,7 +7,8 @@
 #    the daemons started by plm/slurm as one srun step;
 #  - `sbatch --wait` of a script running `orcarun -n 8` over 4 nodes of 2
 #    slots gives two ranks on each node; orcarun inside a job step (srun
-#    --pty bash) takes the allocation's CPUs as slots;
+#    --pty bash) takes the allocation's CPUs as slots; a site's
+#    SLURM_EXPORT_ENV=NONE does not keep the bootstrap from the daemons;
 #  - --host naming a subset of the allocation; ranks may use every CPU of
 #    their node's allocation, and the user's own srun steps start while
 #    the daemons' step runs (it overlaps); each rank's SLURM_PROCID and
@@ -170,6 +171,18 @@ teardown_case() {
 }
 
 # --- cases -------------------------------------------------------------------
+
+# A site's SLURM_EXPORT_ENV=NONE (sbatch --export=NONE) would keep the
+# environment, and the bootstrap in it, from the daemons' step: plm/slurm
+# gives srun --export=ALL.
+export_none_does_not_strip_the_bootstrap() {
+    need_cluster; new_marker exportnone
+    local rc=0
+    client exportnone 60 salloc -N 2 env SLURM_EXPORT_ENV=NONE "$ORCARUN" hostname || rc=$?
+    expect_status exportnone 0 $rc
+    expect_sorted_stdout exportnone h2 h3
+    expect_nothing_left "$MARK"
+}
 
 salloc_runs_on_every_node() {
     need_cluster; new_marker every
@@ -433,11 +446,12 @@ plm_rsh_inside_the_allocation() {
     expect_nothing_left "$MARK"
 }
 
-CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_job_step host_subset_of_the_allocation
-       ranks_get_every_allocated_cpu user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables
-       mpi_programs_under_slurm chain_tree_relays_parent_contacts large_bootstrap_goes_on_standard_input daemon_killed_mid_job daemon_terminated_mid_job
-       orcarun_killed_cancels_the_step srun_missing_from_path malformed_nodelist_is_quoted
-       plm_rsh_inside_the_allocation)
+CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_job_step
+       export_none_does_not_strip_the_bootstrap host_subset_of_the_allocation ranks_get_every_allocated_cpu
+       user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables mpi_programs_under_slurm
+       chain_tree_relays_parent_contacts large_bootstrap_goes_on_standard_input daemon_killed_mid_job
+       daemon_terminated_mid_job orcarun_killed_cancels_the_step srun_missing_from_path
+       malformed_nodelist_is_quoted plm_rsh_inside_the_allocation)
 [ $# -eq 0 ] || CASES=("$@")
 
 if ! why=$(slurm_available); then

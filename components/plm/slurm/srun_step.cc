@@ -75,7 +75,7 @@ Result<std::vector<std::string>> srun_command(const std::vector<std::string>& sr
   std::vector<std::string> words = srun;
   for (std::string w : {"--nodes=" + k, "--ntasks=" + k, std::string("--ntasks-per-node=1"), "--nodelist=" + nodelist,
                         std::string("--kill-on-bad-exit"), std::string("--cpu-bind=none"), std::string("--mpi=none"),
-                        std::string("--input=all")}) {
+                        std::string("--input=all"), std::string("--export=ALL")}) {
     words.push_back(std::move(w));
   }
   if (features.overlap) words.emplace_back("--overlap");

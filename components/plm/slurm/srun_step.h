@@ -36,8 +36,10 @@ Result<std::vector<std::string>> allocation_nodes(const Lookup& lookup);
 
 /* The words: srun, then --nodes=K --ntasks=K --ntasks-per-node=1
  * --nodelist=HOSTS --kill-on-bad-exit --cpu-bind=none --mpi=none
- * --input=all (every daemon reads the one bootstrap, and its end), the
- * features srun has, `extra` (plm_slurm_args), then the daemon's words.
+ * --input=all (every daemon reads the standard input, and its end)
+ * --export=ALL (the bootstrap and settings ride in the environment, even
+ * where a site's SLURM_EXPORT_ENV=NONE would leave it out), the features
+ * srun has, `extra` (plm_slurm_args), then the daemon's words.
  * Errors (why): no host, a host srun would misread (empty, starting with
  * '-', holding ',' or whitespace). */
 Result<std::vector<std::string>> srun_command(const std::vector<std::string>& srun, const SrunFeatures& features,

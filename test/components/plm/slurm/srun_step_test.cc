@@ -236,7 +236,7 @@ TEST(SrunCommand, ThreeHostsWithoutFeatures) {
   ASSERT_TRUE(Succeeded(words));
   const Words want{"/usr/bin/srun",       "--nodes=3",   "--ntasks=3",        "--ntasks-per-node=1",
                    "--nodelist=h4,h2,h3", "--kill-on-bad-exit", "--cpu-bind=none",  "--mpi=none",
-                   "--input=all",         "--partition=debug",  "-v",               "/opt/orca/bin/orcad",
+                   "--input=all",         "--export=ALL",       "--partition=debug",  "-v", "/opt/orca/bin/orcad",
                    "--daemon"};
   EXPECT_EQ(words.value(), want);
 }
@@ -255,6 +255,7 @@ TEST(SrunCommand, ThreeHostsWithBothFeatures) {
                    "--cpu-bind=none",
                    "--mpi=none",
                    "--input=all",
+                   "--export=ALL",
                    "--overlap",
                    "--external-launcher",
                    "--partition=debug",
@@ -267,7 +268,7 @@ TEST(SrunCommand, OneFeatureAndNoExtraWords) {
   ASSERT_TRUE(Succeeded(words));
   const Words want{"srun",          "--nodes=1",         "--ntasks=1",      "--ntasks-per-node=1",
                    "--nodelist=solo", "--kill-on-bad-exit", "--cpu-bind=none", "--mpi=none",
-                   "--input=all",   "--overlap",         "orcad"};
+                   "--input=all",   "--export=ALL",      "--overlap",       "orcad"};
   EXPECT_EQ(words.value(), want);
 }
 
