@@ -70,6 +70,17 @@ bool crashed(int wait_status) {
   return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) > 128 && fault(WEXITSTATUS(wait_status) - 128);
 }
 
+// What to check when a daemon did not come up or failed, for the
+// launcher that started it.
+std::string launcher_hint(const std::string& component, const std::string& host) {
+  if (component == "rsh") return "If the host cannot be reached, check the host name and plm_rsh_agent (try: AGENT " + host + " true)";
+  if (component == "slurm") {
+    return "Check what srun printed above and the node's state in Slurm (sinfo -n " + host +
+           "); --mca plm rsh starts the daemons through ssh instead";
+  }
+  return "Check what the daemon printed above (plm/" + component + ")";
+}
+
 }  // namespace
 
 JobLaunch::JobLaunch(Process& process, const Options& options, JobPlan plan, Clock::time_point started)
@@ -279,13 +290,15 @@ int JobLaunch::run() {
   }
   t_agents_ = launcher_->last_start();
   startup_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
-    std::string missing;
+    std::string missing, first;
     for (std::uint32_t v = 1; v <= daemons(); ++v) {
       if (daemon_[v].up) continue;
       missing += "\n  " + describe(v) + (daemon_[v].launched ? "" : ": not started (its parent never came up)");
+      if (first.empty()) first = printable(daemon_[v].host);
     }
     fail_job(Message("orcarun", "startup-timeout",
-                     {{"seconds", seconds_text(static_cast<double>(plan_.startup_timeout.count()) / 1000.0)},
+                     {{"hint", launcher_hint(plan_.plm.component, first)},
+                      {"seconds", seconds_text(static_cast<double>(plan_.startup_timeout.count()) / 1000.0)},
                       {"up", std::to_string(up_count_)},
                       {"daemons", std::to_string(daemons())},
                       {"missing", missing}}),
@@ -495,7 +508,8 @@ void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
   if (d.gone) return;
   d.gone = true;
   fail_job(Message("orcarun", "daemon-failed", {{"host", printable(d.host)}, {"vpid", std::to_string(vpid)},
-                                                 {"what", printable(message)}}),
+                                                 {"what", printable(message)},
+                                                 {"hint", launcher_hint(plan_.plm.component, printable(d.host))}}),
            1);
   if (phase_ == Phase::WireUp) {
     begin_teardown();
