@@ -46,7 +46,8 @@ Options:
                                 mca:<framework>:<component>:param:<var>:<field>:<value>
                                 iface:<name>:<addr>/<len>:kind=K:selected=yes|no:reason=R
                                 reach:<local>:<remote>:weight=N:reason=R
-  --mca NAME VALUE              set an MCA variable (beats files and environment)
+  --mca NAME VALUE              set an MCA variable (beats param files and environment;
+                                the override file beats it)
   --tune FILE                   read NAME = VALUE lines from FILE
   --version                     print the version and exit
   -h, --help                    print this help and exit

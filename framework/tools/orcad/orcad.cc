@@ -25,7 +25,12 @@ const char* const kUsage =
     "The Orca daemon. orcarun starts it on each host of a job (directly,\n"
     "through plm_rsh_agent, or as one srun step) and hands it its bootstrap\n"
     "on its standard input (or, with srun, in ORCA_BOOTSTRAP); it is not\n"
-    "meant to be run by hand. See orcarun --help.\n";
+    "meant to be run by hand. See orcarun --help.\n"
+    "\n"
+    "  -h, --help             print this help and exit\n"
+    "  --mca NAME VALUE       set an MCA variable on this host (orcarun's settings\n"
+    "                         reach every daemon with the bootstrap anyway)\n"
+    "  --tune FILE            read MCA settings from FILE\n";
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // orcarun's command line.
 #include "orcarun_options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -72,6 +73,12 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       if (has_inline) return inline_value;
       return value(name);
     };
+    // A flag takes no value: "--oversubscribe=0" must not read as on.
+    static const char* const kFlags[] = {"--help", "--version", "--oversubscribe", "--tag-output", "--timing",
+                                         "--report-routes", "--report-topology"};
+    if (has_inline && std::find(std::begin(kFlags), std::end(kFlags), name) != std::end(kFlags)) {
+      return bad_option(a, "it is a flag and takes no value");
+    }
     if (name == "--help" || name == "-h") {
       o.help = true;
     } else if (name == "--version" || name == "-V") {

@@ -69,6 +69,8 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"--stdin", "some", "x"}, "--stdin", "none, all or a rank"},
       {{"--mca", "oob"}, "--mca", "a variable name and a value"},
       {{"--mca=routed", "direct", "x", "y"}, "--mca=routed", "not --mca=NAME"},
+      {{"--oversubscribe=0", "x"}, "--oversubscribe=0", "takes no value"},
+      {{"--timing=yes", "x"}, "--timing=yes", "takes no value"},
       {{"--bogus", "x"}, "--bogus", "not an orcarun option"},
   };
   for (const auto& c : cases) {
