@@ -362,4 +362,12 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }
 
+std::vector<std::uint32_t> ranks_per_daemon(const std::vector<RankPlacement>& placements, std::uint32_t daemons) {
+  std::vector<std::uint32_t> counts(static_cast<size_t>(daemons) + 1, 0);
+  for (const auto& p : placements) {
+    if (p.daemon >= 1 && p.daemon <= daemons) ++counts[p.daemon];
+  }
+  return counts;
+}
+
 }  // namespace orca::launch

@@ -257,6 +257,12 @@ ORCA_EXPORT Result<WireMessage> decode(std::span<const std::uint8_t> bytes);
 /* "bootstrap", "daemon report", ... for messages. */
 ORCA_EXPORT const char* kind_name(const WireMessage& message);
 
+/* How many of `placements` each daemon runs: [v] for vpid v in
+ * 1..daemons ([0], orcarun, stays 0); a placement naming no such daemon
+ * counts nowhere. */
+ORCA_EXPORT std::vector<std::uint32_t> ranks_per_daemon(const std::vector<RankPlacement>& placements,
+                                                        std::uint32_t daemons);
+
 }  // namespace orca::launch
 
 #endif  // ORCA_LAUNCH_WIRE_H

@@ -324,10 +324,8 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     return;
   }
   const std::vector<std::string> base_env = plm::current_environment();
-  std::vector<std::uint32_t> node_ranks, ranks_per_daemon(bootstrap_.daemons, 0);
-  for (const auto& p : command.placements) {
-    if (p.daemon >= 1 && p.daemon <= bootstrap_.daemons) ++ranks_per_daemon[p.daemon - 1];
-  }
+  const std::vector<std::uint32_t> ranks_at = launch::ranks_per_daemon(command.placements, bootstrap_.daemons);
+  std::vector<std::uint32_t> node_ranks;
   for (const launch::RankPlacement* p : mine) node_ranks.push_back(p->rank);
   std::sort(node_ranks.begin(), node_ranks.end());
   for (const launch::RankPlacement* p : mine) {
@@ -349,8 +347,8 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
                                       .size = command.size,
                                       .node_ranks = node_ranks.data(),
                                       .node_rank_count = node_ranks.size(),
-                                      .ranks_per_daemon = ranks_per_daemon.data(),
-                                      .daemons = ranks_per_daemon.size()};
+                                      .ranks_per_daemon = ranks_at.data() + 1,  // [0] is orcarun's
+                                      .daemons = bootstrap_.daemons};
       plm::apply_environment(spec.environment, plm::rank_environment(*started_by_, bootstrap_.hosts, place));
     }
     if (!command.directory.empty() && ::access(command.directory.c_str(), X_OK) == 0) spec.directory = command.directory;

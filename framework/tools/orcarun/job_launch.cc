@@ -379,9 +379,7 @@ void JobLaunch::all_up() {
     case StdinTarget::All: command.stdin_target = launch::kStdinAll; break;
     case StdinTarget::Rank: command.stdin_target = static_cast<std::int32_t>(options_.stdin_rank); break;
   }
-  std::vector<std::uint32_t> ranks_at(daemons() + 1, 0);
-  for (const auto& p : command.placements) ++ranks_at[p.daemon];
-  fences_ = std::make_unique<FenceRoot>(*plan_.tree, ranks_at);
+  fences_ = std::make_unique<FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()));
   broadcast(command);
   t_command_ = Clock::now();
   // stdin: to the daemons of the ranks that read it.

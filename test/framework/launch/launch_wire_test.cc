@@ -271,6 +271,13 @@ TEST(LaunchWire, ABootstrapForEveryDaemonReadsBackFromAPipe) {
   EXPECT_EQ(back->flags, sent.flags);
 }
 
+TEST(LaunchWire, RanksPerDaemonCountsByVpid) {
+  const std::vector<RankPlacement> placements = {
+      {.rank = 0, .daemon = 2}, {.rank = 1, .daemon = 2}, {.rank = 2, .daemon = 1}, {.rank = 3, .daemon = 9}, {.rank = 4, .daemon = 0}};
+  EXPECT_EQ(ranks_per_daemon(placements, 3), (std::vector<std::uint32_t>{0, 1, 2, 0}));
+  EXPECT_EQ(ranks_per_daemon({}, 1), (std::vector<std::uint32_t>{0, 0}));
+}
+
 // The bootstrap as plm/slurm hands it over, in ORCA_BOOTSTRAP: the same
 // frame in hex, read back whole.
 TEST(LaunchWire, ABootstrapInTheEnvironmentReadsBack) {
