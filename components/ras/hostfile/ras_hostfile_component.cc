@@ -3,12 +3,10 @@
 #include <orca/component_glue.h>
 #include <orca/host_list.h>
 #include <orca/mca_component.h>
-#include <orca/mca_context_reader.h>
 #include <orca/ras.h>
 
 #include <cstdio>
 #include <iterator>
-#include <memory>
 
 namespace {
 
@@ -23,12 +21,7 @@ const orca_mca_var_decl kVars[] = {
      .max_value = "1000"},
 };
 
-struct State {
-  int priority_value = 0;
-  orca_ras_module module{};
-  void* handle() noexcept { return &module; }
-  int priority() const noexcept { return priority_value; }
-};
+using Glue = orca::mca::PriorityOnly<orca_ras_module>;
 
 orca_mca_rc hostfile_allocate(void*, const orca_ras_request* request, const orca_ras_nodes* out, orca_mca_reason* why) {
   return orca::mca::guarded(why, [&] {
@@ -57,19 +50,13 @@ orca_mca_rc hostfile_register(orca_mca_registrar* registrar) {
 }
 
 orca_mca_rc hostfile_open(const orca_mca_context* context, void** out, orca_mca_reason* why) {
-  return orca::mca::guarded(why, [&] {
-    auto s = std::make_unique<State>();
-    const orca::mca::ContextReader reader(*context, "ras_hostfile_");
-    if (orca::mca::all_read({reader.read("priority", s->priority_value)}, why) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
-    s->module = orca_ras_module{.self = s.get(), .allocate = &hostfile_allocate};
-    return orca::mca::ComponentGlue<State>::keep(std::move(s), out);
-  });
+  return Glue::open(context, out, why, "ras_hostfile_", orca_ras_module{.self = nullptr, .allocate = &hostfile_allocate});
 }
 
 }  // namespace
 
 extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_ras_hostfile_component =
-    orca::mca::ComponentGlue<State>::descriptor("ras", ORCA_RAS_INTERFACE_VERSION, "hostfile",
+    orca::mca::ComponentGlue<Glue::State>::descriptor("ras", ORCA_RAS_INTERFACE_VERSION, "hostfile",
                                                 "The hosts named with --host (hostlist syntax, :SLOTS) and "
                                                 "--hostfile (slots=N)",
                                                 hostfile_register, hostfile_open);

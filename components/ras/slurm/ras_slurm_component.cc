@@ -4,13 +4,11 @@
 
 #include <orca/component_glue.h>
 #include <orca/mca_component.h>
-#include <orca/mca_context_reader.h>
 #include <orca/ras.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
-#include <memory>
 
 namespace {
 
@@ -25,12 +23,7 @@ const orca_mca_var_decl kVars[] = {
      .max_value = "1000"},
 };
 
-struct State {
-  int priority_value = 0;
-  orca_ras_module module{};
-  void* handle() noexcept { return &module; }
-  int priority() const noexcept { return priority_value; }
-};
+using Glue = orca::mca::PriorityOnly<orca_ras_module>;
 
 orca_mca_rc slurm_allocate(void*, const orca_ras_request* request, const orca_ras_nodes* out, orca_mca_reason* why) {
   return orca::mca::guarded(why, [&] {
@@ -54,19 +47,13 @@ orca_mca_rc slurm_register(orca_mca_registrar* registrar) {
 }
 
 orca_mca_rc slurm_open(const orca_mca_context* context, void** out, orca_mca_reason* why) {
-  return orca::mca::guarded(why, [&] {
-    auto s = std::make_unique<State>();
-    const orca::mca::ContextReader reader(*context, "ras_slurm_");
-    if (orca::mca::all_read({reader.read("priority", s->priority_value)}, why) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
-    s->module = orca_ras_module{.self = s.get(), .allocate = &slurm_allocate};
-    return orca::mca::ComponentGlue<State>::keep(std::move(s), out);
-  });
+  return Glue::open(context, out, why, "ras_slurm_", orca_ras_module{.self = nullptr, .allocate = &slurm_allocate});
 }
 
 }  // namespace
 
 extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_ras_slurm_component =
-    orca::mca::ComponentGlue<State>::descriptor("ras", ORCA_RAS_INTERFACE_VERSION, "slurm",
+    orca::mca::ComponentGlue<Glue::State>::descriptor("ras", ORCA_RAS_INTERFACE_VERSION, "slurm",
                                                 "The nodes and tasks of the Slurm allocation orcarun runs in "
                                                 "(SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE)",
                                                 slurm_register, slurm_open);

@@ -4,13 +4,11 @@
 #include "weighted_ranker.h"
 
 #include <orca/component_glue.h>
-#include <orca/mca_context_reader.h>
 #include <orca/mca_component.h>
 #include <orca/reachable.h>
 
 #include <cstdio>
 #include <iterator>
-#include <memory>
 
 namespace {
 
@@ -24,38 +22,28 @@ const orca_mca_var_decl kVars[] = {
      .max_value = "1000"},
 };
 
-struct State {
-  int priority_value = 0;
-  orca_reachable_module module{nullptr, &State::compute};
-  // For ComponentGlue.
-  void* handle() noexcept { return &module; }
-  int priority() const noexcept { return priority_value; }
-  static orca_mca_rc compute(void* /*self*/, const orca_reach_query* query, orca_reach_verdict* verdicts) {
-    try {
-      return orca::reach::weighted::rank(*query, verdicts);
-    } catch (...) {
-      return ORCA_MCA_FAILED;  // nothing may unwind across the C boundary
-    }
+orca_mca_rc weighted_compute(void* /*self*/, const orca_reach_query* query, orca_reach_verdict* verdicts) {
+  try {
+    return orca::reach::weighted::rank(*query, verdicts);
+  } catch (...) {
+    return ORCA_MCA_FAILED;  // nothing may unwind across the C boundary
   }
-};
+}
+
+using Glue = orca::mca::PriorityOnly<orca_reachable_module>;
 
 orca_mca_rc weighted_register(orca_mca_registrar* registrar) {
   return orca_mca_declare_vars(registrar, kVars, std::size(kVars));
 }
 
 orca_mca_rc weighted_open(const orca_mca_context* context, void** state, orca_mca_reason* why) {
-  return orca::mca::guarded(why, [&] {
-    auto s = std::make_unique<State>();
-    const orca::mca::ContextReader reader(*context, "reachable_weighted_");
-    if (orca::mca::all_read({reader.read("priority", s->priority_value)}, why) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
-    return orca::mca::ComponentGlue<State>::keep(std::move(s), state);
-  });
+  return Glue::open(context, state, why, "reachable_weighted_", orca_reachable_module{nullptr, &weighted_compute});
 }
 
 }  // namespace
 
 extern "C" ORCA_COMPONENT_EXPORT const orca_mca_component mca_reachable_weighted_component =
-    orca::mca::ComponentGlue<State>::descriptor(
+    orca::mca::ComponentGlue<Glue::State>::descriptor(
         "reachable", ORCA_REACHABLE_INTERFACE_VERSION, "weighted",
         "Ranks address pairs by rules: subnet, private/public, link kind and speed",
         weighted_register, weighted_open);

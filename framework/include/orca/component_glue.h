@@ -14,6 +14,7 @@
 #define ORCA_COMPONENT_GLUE_H
 
 #include <orca/mca_component.h>
+#include <orca/mca_context_reader.h>
 
 #include <cstdio>
 #include <exception>
@@ -67,6 +68,36 @@ struct ComponentGlue {
     return ORCA_MCA_OK;
   }
   static void close(void* state) noexcept { std::unique_ptr<State>(static_cast<State*>(state)); }
+};
+
+/*
+ * PriorityOnly: a component whose one setting is PREFIX"priority" and
+ * whose module is a fixed table (its functions need no state of the
+ * component's). Its State and open() are these; the component keeps its
+ * variables (register) and its descriptor:
+ *   orca_mca_rc x_open(const orca_mca_context* c, void** s, orca_mca_reason* why) {
+ *     return PriorityOnly<orca_ras_module>::open(c, s, why, "ras_x_", orca_ras_module{...});
+ *   }
+ *   ... ComponentGlue<PriorityOnly<orca_ras_module>::State>::descriptor(...)
+ */
+template <typename Module>
+struct PriorityOnly {
+  struct State {
+    int priority_value = 0;
+    Module module{};
+    void* handle() noexcept { return &module; }
+    int priority() const noexcept { return priority_value; }
+  };
+  static orca_mca_rc open(const orca_mca_context* context, void** state, orca_mca_reason* why, const char* prefix,
+                          const Module& module) noexcept {
+    return guarded(why, [&] {
+      auto s = std::make_unique<State>();
+      const ContextReader reader(*context, prefix);
+      if (all_read({reader.read("priority", s->priority_value)}, why) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
+      s->module = module;
+      return ComponentGlue<State>::keep(std::move(s), state);
+    });
+  }
 };
 
 }  // namespace orca::mca
