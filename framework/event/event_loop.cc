@@ -318,6 +318,16 @@ void SignalWatch::disable() {
   enabled_ = false;
 }
 
+void SignalWatch::ignore_from_now_on() {
+  // After the event_del: removing libevent's last event of a signal puts
+  // back the disposition it found, which would undo the SIG_IGN.
+  disable();
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(signo_, &ignore, nullptr);
+}
+
 void SignalWatch::on_signal(int /*signo*/, short /*what*/, void* self) {
   // Activating an active event only merges: one call for the lot.
   event_active(static_cast<SignalWatch*>(self)->fire_, EV_SIGNAL, 0);

@@ -90,7 +90,8 @@ $left"
     done
     left=$(find "$RUN_DIR/tmp" -mindepth 1)
     [ -z "$left" ] || fail "files left in the job's TMPDIR:
-$left"
+$left
+$(orun_output job)"
     FIGURE_CASE=${FUNCNAME[${#FUNCNAME[@]} - 3]} figure "fault to orcarun's exit $((t1 - t0)) ms, to nothing left $((t2 - t0)) ms;" \
         "orcarun said:"
     sed -n '/^orcarun: the daemon on /,$p' "$RUN_DIR/job.err" | head -8

@@ -172,6 +172,13 @@ class ORCA_EXPORT SignalWatch {
   void enable();
   void disable();
   bool enabled() const noexcept { return enabled_; }
+  /* Stops watching for good and has the process ignore the signal from
+   * then on, also once this watch is destroyed (destroying an enabled
+   * watch gives the signal back its earlier disposition, often death).
+   * For a process past its loop that is cleaning up: a second SIGTERM
+   * must not cut that short and leave its files behind. enable() would
+   * watch again. */
+  void ignore_from_now_on();
 
  private:
   static void on_signal(int signo, short what, void* self);

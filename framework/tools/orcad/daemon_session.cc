@@ -481,6 +481,11 @@ int DaemonSession::run() {
     return 1;
   }
   process_.loop().run();
+  // Ending now: the ranks are gone, the job's files go with the objects.
+  // A tree parent that is ending too sends SIGTERM, maybe more than once;
+  // by default one would kill this daemon with its tmpdir still there.
+  sigterm_->ignore_from_now_on();
+  sighup_->ignore_from_now_on();
   return exit_status_;
 }
 

@@ -176,6 +176,24 @@ TEST_F(EventLoopTest, SignalWatchMayBeDisabledByItsOwnCallback) {
   watch.reset();
 }
 
+TEST_F(EventLoopTest, SignalWatchIgnoredFromNowOnOutlivesTheWatch) {
+  // SIGUSR2's default is death: the test process survives the raises only
+  // if the signal is ignored, and the watch must not see them.
+  int calls = 0;
+  auto watch = std::make_unique<SignalWatch>(loop_, SIGUSR2, [&] { ++calls; });
+  watch->ignore_from_now_on();
+  EXPECT_FALSE(watch->enabled());
+  ::raise(SIGUSR2);
+  watch.reset();
+  ::raise(SIGUSR2);
+  loop_.run_until([] { return false; }, 20ms);
+  EXPECT_EQ(calls, 0);
+  struct sigaction now {};
+  ASSERT_EQ(::sigaction(SIGUSR2, nullptr, &now), 0);
+  EXPECT_EQ(now.sa_handler, SIG_IGN);
+  ::signal(SIGUSR2, SIG_DFL);
+}
+
 TEST_F(EventLoopTest, ChildWatchReportsExitCodes) {
   for (int code : {0, 3}) {
     const pid_t pid = spawn(code, 20ms);

@@ -595,6 +595,32 @@ daemon_stopped() {
     done_case
 }
 
+# A daemon that is ending still cleans up when more SIGTERMs come (as
+# when its tree parent, ending too, signals it): a storm of SIGTERMs from
+# the first to its exit leaves no file of the job's tmpdir (PMIx's
+# rendezvous) and no report of the daemon killed by the signal.
+sigterms_while_a_daemon_ends() {
+    setup
+    mkdir "$T/tmp"
+    TMPDIR="$T/tmp" start --mca plm_local_num_nodes 2 -n 2 --map-by node sh -c "$SLEEPER" "$T"
+    await_ranks 2
+    local pid; pid=$(orcad_pid "$M" 2)
+    [ -n "$pid" ] || fail "no orcad of daemon 2 found"
+    local sent=0
+    while kill -TERM "$pid" 2>/dev/null; do sent=$((sent + 1)); done
+    finish 30
+    expect_failure
+    expect_text err "orcarun: the daemon on $HOST#2 (vpid 2) failed: "
+    if grep -E 'killed by signal 15|Terminated' "$T/err"; then
+        show_output
+        fail "daemon 2 was killed by one of the $sent SIGTERMs instead of ending by itself"
+    fi
+    local left; left=$(find "$T/tmp" -mindepth 1)
+    [ -z "$left" ] || { show_output; fail "files of the job left in its TMPDIR after $sent SIGTERMs:
+$left"; }
+    done_case
+}
+
 # interior_case TREE_SPAWN: radix 2 over 7 nodes (1 -> 3, 4; 3 -> 7);
 # daemon 1, with its subtree below it, is SIGKILLed.
 interior_case() {
@@ -935,7 +961,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        stdout_and_stderr_apart partial_line_is_shown long_line_without_newline
        stdin_goes_to_rank_0 stdin_to_all stdin_to_none large_stdin_intact stdin_flow_control
        sigint_ends_the_job sigterm_ends_the_job sigint_ignored_then_killed
-       daemon_killed_mid_job daemon_stopped interior_daemon_killed interior_daemon_killed_tree_spawn
+       daemon_killed_mid_job daemon_stopped sigterms_while_a_daemon_ends interior_daemon_killed interior_daemon_killed_tree_spawn
        orcarun_killed orcarun_killed_tree_spawn sigterm_reaches_starting_daemons
        sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
        missing_daemon_program startup_timeout
