@@ -46,8 +46,8 @@ const char* const kUsage =
 #endif
 #endif
 #ifdef ORCA_UNDER_ASAN
-extern "C" const char* __lsan_default_suppressions() { return "leak:libpmix.so\n"; }  // NOLINT(bugprone-reserved-identifier)
-extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }  // NOLINT(bugprone-reserved-identifier)
+extern "C" const char* __lsan_default_suppressions() { return "leak:libpmix.so\n"; }
+extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }
 #endif
 
 static int orcad_main(int argc, char** argv) {
