@@ -284,12 +284,25 @@ void Timer::trampoline(int /*fd*/, short /*what*/, void* self) {
 // ChildWatch going) would leave it dangling for the next event_del() to
 // write through. The signal only activates `fire_`, whose callback is
 // free to do anything, and several arrivals become one call.
-SignalWatch::SignalWatch(EventLoop& loop, int signo, std::function<void()> callback)
+SignalWatch::SignalWatch(EventLoop& loop, int signo, std::function<void()> callback, Unwatched unwatched)
     : callback_(std::move(callback)),
       errors_(loop.errors_),
       signo_(signo),
       ev_(evsignal_new(loop.base(), signo, &SignalWatch::on_signal, this)),
       fire_(event_new(loop.base(), -1, 0, &SignalWatch::trampoline, this)) {
+  if (unwatched == Unwatched::kIgnore) {
+    // libevent saves the disposition it finds when it starts watching and
+    // puts it back when the last watch goes: found SIG_IGN, it restores
+    // SIG_IGN, with no moment of the default in between. A handler that is
+    // already there (libevent's, for another watch) is left alone.
+    struct sigaction now {};
+    if (::sigaction(signo, nullptr, &now) == 0 && now.sa_handler == SIG_DFL) {
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      sigemptyset(&ignore.sa_mask);
+      ::sigaction(signo, &ignore, nullptr);
+    }
+  }
   if (ev_ == nullptr || fire_ == nullptr || event_add(ev_, nullptr) != 0) {
     const bool allocated = ev_ != nullptr && fire_ != nullptr;
     if (ev_ != nullptr) event_free(ev_);
@@ -316,16 +329,6 @@ void SignalWatch::disable() {
     event_del(fire_);  // an arrival not called back yet is dropped
   }
   enabled_ = false;
-}
-
-void SignalWatch::ignore_from_now_on() {
-  // After the event_del: removing libevent's last event of a signal puts
-  // back the disposition it found, which would undo the SIG_IGN.
-  disable();
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  ::sigaction(signo_, &ignore, nullptr);
 }
 
 void SignalWatch::on_signal(int /*signo*/, short /*what*/, void* self) {

@@ -163,8 +163,15 @@ class ORCA_EXPORT Timer {
  * event_base per process at a time. */
 class ORCA_EXPORT SignalWatch {
  public:
+  /* What the signal does while no watch of it is enabled (this one
+   * disabled or destroyed): what it did before this watch (kRestore), or
+   * nothing (kIgnore, if it had its default action). kIgnore is for a
+   * process that must finish its cleanup once it stopped watching: a
+   * second SIGTERM must not kill it and leave its files behind. The
+   * switch is atomic: libevent gives back the disposition it found. */
+  enum class Unwatched { kRestore, kIgnore };
   /* Watching from construction on. */
-  SignalWatch(EventLoop& loop, int signo, std::function<void()> callback);
+  SignalWatch(EventLoop& loop, int signo, std::function<void()> callback, Unwatched unwatched = Unwatched::kRestore);
   ~SignalWatch();
   SignalWatch(const SignalWatch&) = delete;
   SignalWatch& operator=(const SignalWatch&) = delete;
@@ -172,13 +179,6 @@ class ORCA_EXPORT SignalWatch {
   void enable();
   void disable();
   bool enabled() const noexcept { return enabled_; }
-  /* Stops watching for good and has the process ignore the signal from
-   * then on, also once this watch is destroyed (destroying an enabled
-   * watch gives the signal back its earlier disposition, often death).
-   * For a process past its loop that is cleaning up: a second SIGTERM
-   * must not cut that short and leave its files behind. enable() would
-   * watch again. */
-  void ignore_from_now_on();
 
  private:
   static void on_signal(int signo, short what, void* self);

@@ -138,21 +138,27 @@ Status DaemonSession::start() {
   parent_watch_->enable();
   // SIGTERM (from whoever started us) ends this daemon as the loss of
   // its parent does: ranks first, then children.
-  sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] {
-    if (ending_) return;
-    // Said first, before the ranks' ends: the cause is this daemon's end
-    // (a batch system ending its step, an administrator), not the ranks.
-    report_failure(bootstrap_.vpid, "this daemon was sent SIGTERM while the job ran (by whoever started it, the batch "
-                                    "system or a user); it killed its ranks and exited");
-    end_at_once();
-  });
+  // Once the watches are gone (the loop has ended, the job's files go with
+  // the objects after them), SIGTERM and SIGHUP are ignored: a tree parent
+  // ending too sends SIGTERM, maybe more than once, and by default one
+  // would kill this daemon with its tmpdir still there.
+  sigterm_ = std::make_unique<SignalWatch>(
+      process_.loop(), SIGTERM,
+      [this] {
+        if (ending_) return;
+        // Said first, before the ranks' ends: the cause is this daemon's end
+        // (a batch system ending its step, an administrator), not the ranks.
+        report_failure(bootstrap_.vpid, "this daemon was sent SIGTERM while the job ran (by whoever started it, the "
+                                        "batch system or a user); it killed its ranks and exited");
+        end_at_once();
+      },
+      SignalWatch::Unwatched::kIgnore);
   // SIGHUP too: the kernel sends it (then SIGCONT) to a stopped daemon
   // whose agent died, its process group orphaned, and a hung-up session
   // means the same; by default it would kill this daemon before it ended
   // its ranks' process groups, leaving what they started running.
-  sighup_ = std::make_unique<SignalWatch>(process_.loop(), SIGHUP, [this] {
-    if (!ending_) end_at_once();
-  });
+  sighup_ = std::make_unique<SignalWatch>(
+      process_.loop(), SIGHUP, [this] { if (!ending_) end_at_once(); }, SignalWatch::Unwatched::kIgnore);
 
   // Hello first: it opens the connection to the parent.
   auto bytes = launch::encode(who_we_are());
@@ -481,11 +487,6 @@ int DaemonSession::run() {
     return 1;
   }
   process_.loop().run();
-  // Ending now: the ranks are gone, the job's files go with the objects.
-  // A tree parent that is ending too sends SIGTERM, maybe more than once;
-  // by default one would kill this daemon with its tmpdir still there.
-  sigterm_->ignore_from_now_on();
-  sighup_->ignore_from_now_on();
   return exit_status_;
 }
 

@@ -176,22 +176,33 @@ TEST_F(EventLoopTest, SignalWatchMayBeDisabledByItsOwnCallback) {
   watch.reset();
 }
 
-TEST_F(EventLoopTest, SignalWatchIgnoredFromNowOnOutlivesTheWatch) {
-  // SIGUSR2's default is death: the test process survives the raises only
-  // if the signal is ignored, and the watch must not see them.
+TEST_F(EventLoopTest, SignalWatchUnwatchedIgnoreLeavesTheSignalIgnored) {
+  // SIGUSR2's default is death: the test process survives the raises
+  // while the watch is disabled and after it is gone only if the signal
+  // is ignored then.
   int calls = 0;
-  auto watch = std::make_unique<SignalWatch>(loop_, SIGUSR2, [&] { ++calls; });
-  watch->ignore_from_now_on();
-  EXPECT_FALSE(watch->enabled());
+  auto watch = std::make_unique<SignalWatch>(loop_, SIGUSR2, [&] { ++calls; }, SignalWatch::Unwatched::kIgnore);
   ::raise(SIGUSR2);
+  ASSERT_TRUE(loop_.run_until([&] { return calls == 1; }, 2s));
+  watch->disable();
+  ::raise(SIGUSR2);
+  watch->enable();
+  loop_.run_until([] { return false; }, 20ms);
+  EXPECT_EQ(calls, 1);
   watch.reset();
   ::raise(SIGUSR2);
-  loop_.run_until([] { return false; }, 20ms);
-  EXPECT_EQ(calls, 0);
   struct sigaction now {};
   ASSERT_EQ(::sigaction(SIGUSR2, nullptr, &now), 0);
   EXPECT_EQ(now.sa_handler, SIG_IGN);
   ::signal(SIGUSR2, SIG_DFL);
+}
+
+TEST_F(EventLoopTest, SignalWatchRestoresTheDefaultByDefault) {
+  auto watch = std::make_unique<SignalWatch>(loop_, SIGUSR2, [] {});
+  watch.reset();
+  struct sigaction now {};
+  ASSERT_EQ(::sigaction(SIGUSR2, nullptr, &now), 0);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 
 TEST_F(EventLoopTest, ChildWatchReportsExitCodes) {
