@@ -1,14 +1,16 @@
 #!/bin/bash
 # Installs the Debian packages Orca needs, and runs every check there is:
 #  1. the normal build: `make check` and `make lint`;
-#  2. `make distcheck` built with ASan and UBSan (--enable-sanitizers),
-#     which runs the whole suite again under the sanitizers;
+#  2. `make distcheck` built by clang with ASan and UBSan
+#     (--enable-sanitizers), which runs the whole suite again under the
+#     sanitizers;
 #  3. a clang build of the libFuzzer targets (--enable-fuzzing): each target
 #     for a bounded time (ORCA_FUZZ_SECONDS each, see test/fuzz/).
 # Ends with one line, "N passed, N failed, N skipped", over every test case
 # of all three; exits nonzero if any failed.
 . "$(dirname "$0")/common.sh"
-# clang and its runtimes for the fuzz targets, clang-tidy for the lint.
+# clang and its runtimes for the sanitized build and the fuzz targets,
+# clang-tidy for the lint.
 install_packages clang libclang-rt-14-dev clang-tidy python3
 
 # run_case NAME COMMAND...: runs a command as one test case of the summary
@@ -46,13 +48,15 @@ make -j"$(nproc)" check || true
 # the whole suite under the sanitizers. Its build tree goes when it passes:
 # the test driver keeps each test's log under sanitized/ to be counted.
 # The sanitized builds use -O1 -g1, as ASan advises: about half the compile
-# time of -O2 -g, and reports still name file and line.
+# time of -O2 -g, and reports still name file and line. They use clang:
+# with ASan and UBSan, g++ 12 takes 11 to 14 s for a file that clang 14
+# compiles in 7 (the normal build above is g++'s).
 SANITIZED_FLAGS=(CFLAGS="-O1 -g1" CXXFLAGS="-O1 -g1")
 echo "== make distcheck, with ASan and UBSan (${SECONDS}s so far)"
 rm -rf "$ORCA_BUILD_DIR/sanitized"
 ORCA_TEST_KEEP_LOGS=$ORCA_BUILD_DIR/sanitized \
     run_case distcheck make -j"$(nproc)" distcheck \
-    DISTCHECK_CONFIGURE_FLAGS="--enable-sanitizers CFLAGS='-O1 -g1' CXXFLAGS='-O1 -g1'"
+    DISTCHECK_CONFIGURE_FLAGS="CC=clang CXX=clang++ --enable-sanitizers CFLAGS='-O1 -g1' CXXFLAGS='-O1 -g1'"
 
 configure_orca "$ORCA_TOP/_build-fuzz" CC=clang CXX=clang++ --enable-fuzzing "${SANITIZED_FLAGS[@]}"
 echo "== fuzz targets (${SECONDS}s so far)"
