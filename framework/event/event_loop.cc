@@ -290,6 +290,7 @@ SignalWatch::SignalWatch(EventLoop& loop, int signo, std::function<void()> callb
       signo_(signo),
       ev_(evsignal_new(loop.base(), signo, &SignalWatch::on_signal, this)),
       fire_(event_new(loop.base(), -1, 0, &SignalWatch::trampoline, this)) {
+  bool ignored_here = false;
   if (unwatched == Unwatched::kIgnore) {
     // libevent saves the disposition it finds when it starts watching and
     // puts it back when the last watch goes: found SIG_IGN, it restores
@@ -300,10 +301,11 @@ SignalWatch::SignalWatch(EventLoop& loop, int signo, std::function<void()> callb
       struct sigaction ignore {};
       ignore.sa_handler = SIG_IGN;
       sigemptyset(&ignore.sa_mask);
-      ::sigaction(signo, &ignore, nullptr);
+      ignored_here = ::sigaction(signo, &ignore, nullptr) == 0;
     }
   }
   if (ev_ == nullptr || fire_ == nullptr || event_add(ev_, nullptr) != 0) {
+    if (ignored_here) ::signal(signo, SIG_DFL);  // no watch: as it was
     const bool allocated = ev_ != nullptr && fire_ != nullptr;
     if (ev_ != nullptr) event_free(ev_);
     if (fire_ != nullptr) event_free(fire_);
