@@ -16,6 +16,15 @@ const orca_mca_var_decl kBaseVars[] = {
                     "are shown at once and never mixed with another rank's",
      .min_value = "1",
      .max_value = "60000"},
+    {.name = "output_buffer",
+     .type = ORCA_MCA_VAR_SIZE,
+     .default_value = "32M",
+     .level = 5,
+     .description = "The most of the ranks' output orcarun holds while its own stdout or stderr is not read "
+                    "(a pager, a paused terminal, a full pipe): shared out among the daemons, each between 64k and "
+                    "4M; a daemon whose share is unwritten stops reading its ranks' output, so they wait in write()",
+     .min_value = "64k",
+     .max_value = "16G"},
 };
 }  // namespace
 
@@ -25,6 +34,12 @@ Result<std::chrono::milliseconds> partial_line_delay(const mca::Registry& regist
   const mca::Variable* v = registry.find("iof_base_partial_line_ms");
   if (v == nullptr) return Message("mca-base", "not-registered", {{"framework", "iof"}});
   return std::chrono::milliseconds(v->as_unsigned());
+}
+
+Result<std::uint64_t> output_buffer(const mca::Registry& registry) {
+  const mca::Variable* v = registry.find("iof_base_output_buffer");
+  if (v == nullptr) return Message("mca-base", "not-registered", {{"framework", "iof"}});
+  return v->as_size();
 }
 
 }  // namespace orca::iof

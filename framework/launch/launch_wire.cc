@@ -23,6 +23,7 @@ enum class Kind : std::uint8_t {
   FenceRelease = 12,
   RankAbort = 13,
   PmiDirect = 14,
+  OutputCredit = 15,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -264,6 +265,8 @@ void fields(IO& io, M& m) {
     io.bytes("bytes", m.bytes);
   } else if constexpr (std::is_same_v<T, StdinCredit>) {
     io.u32("bytes", m.bytes);
+  } else if constexpr (std::is_same_v<T, OutputCredit>) {
+    io.u32("bytes", m.bytes);
   } else if constexpr (std::is_same_v<T, DaemonFailure>) {
     io.u32("vpid", m.vpid);
     io.text("host", m.host, 1024);
@@ -306,7 +309,8 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, FenceData>) return Kind::FenceData;
   else if constexpr (std::is_same_v<T, FenceRelease>) return Kind::FenceRelease;
   else if constexpr (std::is_same_v<T, RankAbort>) return Kind::RankAbort;
-  else return Kind::PmiDirect;
+  else if constexpr (std::is_same_v<T, PmiDirect>) return Kind::PmiDirect;
+  else return Kind::OutputCredit;
 }
 
 template <typename T>
@@ -324,7 +328,7 @@ const char* kind_name(const WireMessage& message) {
   static constexpr const char* kNames[] = {"bootstrap", "daemon report", "launch command",
                                            "output chunk", "exit record", "teardown",
                                            "signal ranks", "stdin data", "stdin credit", "daemon failure",
-                                           "fence data", "fence release", "rank abort", "pmi direct"};
+                                           "fence data", "fence release", "rank abort", "pmi direct", "output credit"};
   return kNames[message.index()];
 }
 
@@ -358,6 +362,7 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::FenceRelease: return decode_as<FenceRelease>("fence release", body);
     case Kind::RankAbort: return decode_as<RankAbort>("rank abort", body);
     case Kind::PmiDirect: return decode_as<PmiDirect>("pmi direct", body);
+    case Kind::OutputCredit: return decode_as<OutputCredit>("output credit", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

@@ -116,6 +116,18 @@ orcad_pid() {
     done
 }
 
+# check_numbered_lines FILE RANKS LINES: every line is "[r] r i", each
+# rank's i goes 0, 1, ... in order and ends at LINES; prints what is wrong.
+check_numbered_lines() {
+    awk -v ranks="$2" -v lines="$3" '
+        $0 !~ /^\[[0-9]+\] [0-9]+ [0-9]+$/ { if (bad++ < 5) print "torn or foreign line " NR ": " substr($0, 1, 80); next }
+        { r = substr($1, 2, length($1) - 2)
+          if ($2 != r || $3 != next_[r] + 0) { if (bad++ < 5) print "line " NR " out of order: " $0 }
+          next_[r] = $3 + 1 }
+        END { for (r = 0; r < ranks; r++) if (next_[r] + 0 != lines) { bad++; print "rank " r ": " next_[r] + 0 " lines, not " lines }
+              exit bad > 0 }' "$1"
+}
+
 # process_alive PID: PID exists and is not a zombie (dead, not yet reaped:
 # the init of some containers reaps orphans late).
 process_alive() {

@@ -19,6 +19,14 @@ expect_status() {
     fi
 }
 
+# expect_no_stderr: the run printed nothing on stderr.
+expect_no_stderr() {
+    if [ -s "$T/err" ]; then
+        show_output
+        fail "stderr is not empty"
+    fi
+}
+
 # expect_line out|err LINE: that exact line is there.
 expect_line() {
     if ! grep -qxF -- "$2" "$T/$1"; then

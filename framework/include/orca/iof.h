@@ -5,6 +5,8 @@
  *
  *   iof_base_partial_line_ms  how long a line without '\n' is held before
  *                             it is shown anyway (a prompt, a progress bar)
+ *   iof_base_output_buffer    how much output orcarun holds for a reader
+ *                             that does not read (iof_flow.h)
  */
 #ifndef ORCA_IOF_H
 #define ORCA_IOF_H
@@ -26,6 +28,9 @@ inline const mca::FrameworkDecl kFramework{"iof", "forwards the standard output,
 /* iof_base_partial_line_ms of a registry where the iof framework was
  * added. Errors: the framework was not added. */
 ORCA_EXPORT Result<std::chrono::milliseconds> partial_line_delay(const mca::Registry& registry);
+
+/* iof_base_output_buffer, likewise. */
+ORCA_EXPORT Result<std::uint64_t> output_buffer(const mca::Registry& registry);
 
 }  // namespace orca::iof
 

@@ -20,6 +20,9 @@
  *                  standard input: bytes, or its end.
  *   StdinCredit    that orcad -> orcarun: bytes written to the ranks, so
  *                  orcarun reads more (flow control, bounded memory).
+ *   OutputCredit   orcarun -> one orcad: bytes of its ranks' output that
+ *                  orcarun wrote to its own stdout / stderr, so the daemon
+ *                  reads more of its ranks' pipes (iof_flow.h).
  *   DaemonFailure  orcad -> orcarun: a daemon it started or relays for
  *                  could not start or was lost.
  *   FenceData      orcad -> its parent in the routing tree: its subtree's
@@ -158,6 +161,10 @@ struct StdinCredit {
   std::uint32_t bytes = 0;
 };
 
+struct OutputCredit {
+  std::uint32_t bytes = 0;       // of OutputChunk::bytes, as the daemon counted them
+};
+
 struct DaemonFailure {
   std::uint32_t vpid = 0;        // the daemon that failed
   std::string host;
@@ -200,7 +207,7 @@ struct PmiDirect {
 
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
                                  SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
-                                 RankAbort, PmiDirect>;
+                                 RankAbort, PmiDirect, OutputCredit>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
@@ -213,6 +220,7 @@ inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitR
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
 inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun
+inline constexpr std::uint32_t kTagOutputCredit = oob::tags::kIofFirst + 4;  // OutputCredit -> a daemon
 inline constexpr std::uint32_t kTagFence = oob::tags::kPmiFirst + 1;    // FenceData -> the tree parent
 inline constexpr std::uint32_t kTagPmiDirect = oob::tags::kPmiFirst + 2;  // PmiDirect -> a daemon
 

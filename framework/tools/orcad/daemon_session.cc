@@ -69,6 +69,9 @@ Status DaemonSession::start() {
   auto iof_fw = rt.add_framework(iof::kFramework);
   if (!iof_fw) return iof_fw.error();
   if (auto d = iof::partial_line_delay(rt.registry()); d) partial_delay_ = d.value();
+  auto buffer = iof::output_buffer(rt.registry());
+  if (!buffer) return buffer.error();
+  output_window_.emplace(iof::output_window(buffer.value(), bootstrap_.daemons));
   auto routed_fw = rt.add_framework(routed::kFramework);
   if (!routed_fw) return routed_fw.error();
   if (Status st = routed_fw.value()->open(); !st) return st;
@@ -99,7 +102,7 @@ Status DaemonSession::start() {
   oob_ = oob.value();
   oob_opened_ = StartupClock::Clock::now();
   outbox_ = std::make_unique<oob::Outbox>(
-      process_.loop(), *oob_, [this] { for (auto& [rank, r] : ranks_) r->resume_output(); },
+      process_.loop(), *oob_, [this] { resume_output(); },
       [this](ProcessName to, std::uint32_t tag, const Message& why) {
         process_.runtime().log("plm", "dropped a message for " + to.to_string() + " (tag " + std::to_string(tag) +
                                           "): " + why.summary());
@@ -111,6 +114,9 @@ Status DaemonSession::start() {
   oob_->on_receive(launch::kTagWelcome, [this](ProcessName, std::span<const std::uint8_t>) { on_welcome(); });
   oob_->on_receive(launch::kTagControl, [this](ProcessName, std::span<const std::uint8_t> b) { on_control(b); });
   oob_->on_receive(launch::kTagStdin, [this](ProcessName, std::span<const std::uint8_t> b) { on_stdin(b); });
+  oob_->on_receive(launch::kTagOutputCredit, [this](ProcessName from, std::span<const std::uint8_t> b) {
+    if (from.vpid == 0) on_output_credit(b);  // only orcarun writes our output
+  });
   oob_->on_receive(launch::kTagFence, [this](ProcessName from, std::span<const std::uint8_t> b) { on_fence(from, b); });
   oob_->on_receive(launch::kTagPmiDirect, [this](ProcessName, std::span<const std::uint8_t> b) { on_pmi_direct(b); });
   oob_->on_peer_lost([this](ProcessName peer, const std::string& why) {
@@ -370,7 +376,8 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
       launch::OutputChunk chunk{.rank = rank, .stream = stream, .partial = partial,
                                 .bytes = std::vector<std::uint8_t>(text.begin(), text.end())};
       up(launch::kTagOutput, chunk);
-      if (outbox_->waiting() > 0) {
+      output_window_->sent(text.size());
+      if (!output_may_flow()) {
         for (auto& [r, proc] : ranks_) proc->pause_output();
       }
     };
@@ -405,6 +412,20 @@ void DaemonSession::on_stdin(std::span<const std::uint8_t> bytes) {
   for (auto& [rank, r] : ranks_) {
     if (r->reads_stdin()) r->write_stdin(data.bytes, data.eof);
   }
+}
+
+void DaemonSession::on_output_credit(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::OutputCredit>(m.value())) return;
+  output_window_->credited(std::get<launch::OutputCredit>(m.value()).bytes);
+  resume_output();
+}
+
+bool DaemonSession::output_may_flow() const { return outbox_->waiting() == 0 && output_window_->open(); }
+
+void DaemonSession::resume_output() {
+  if (!output_may_flow()) return;
+  for (auto& [rank, r] : ranks_) r->resume_output();
 }
 
 void DaemonSession::child_agent_ended(std::uint32_t vpid, int status, const std::string& tail) {

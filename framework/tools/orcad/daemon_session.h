@@ -16,6 +16,7 @@
 #include "pmi_service.h"
 #include "rank_process.h"
 
+#include <orca/iof_flow.h>
 #include <orca/launch_wire.h>
 #include <orca/oob_outbox.h>
 #include <orca/plm.h>
@@ -56,6 +57,11 @@ class DaemonSession {
   launch::DaemonReport who_we_are() const;
   void on_control(std::span<const std::uint8_t> bytes);
   void on_stdin(std::span<const std::uint8_t> bytes);
+  void on_output_credit(std::span<const std::uint8_t> bytes);
+  /* The ranks' pipes may be read: nothing waits in the outbox, and the
+   * output window to orcarun is open. */
+  bool output_may_flow() const;
+  void resume_output();
   void launch_ranks(const launch::LaunchCommand& command);
   void spawn_children();
   void child_agent_ended(std::uint32_t vpid, int wait_status, const std::string& tail);
@@ -79,6 +85,7 @@ class DaemonSession {
   std::optional<routed::RoutingTree> tree_;
   std::unique_ptr<PmiService> pmi_;  // from the launch command on
   std::unique_ptr<oob::Outbox> outbox_;
+  std::optional<iof::OutputWindow> output_window_;  // output sent to orcarun and not yet credited
   std::unique_ptr<plm::DaemonLauncher> launcher_;
   std::optional<plm::ChosenModule> plm_;
   mca::Framework* plm_fw_ = nullptr;  // declared and opened when first needed

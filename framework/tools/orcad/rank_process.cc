@@ -42,7 +42,16 @@ RankProcess::RankProcess(EventLoop& loop, std::uint32_t rank, const plm::SpawnSp
     Pipe* raw = p.get();
     p->stream = stream;
     p->fd = std::move(fd);
-    p->partial_timer = std::make_unique<Timer>(loop_, [raw] { raw->lines->on_timer(); });
+    // A tail held while output is paused is incomplete only because its
+    // pipe is not read: it is not shown as a partial line (that would cut
+    // a whole line in two at the pause) until reading resumes.
+    p->partial_timer = std::make_unique<Timer>(loop_, [this, raw, partial_delay] {
+      if (paused_) {
+        raw->partial_timer->start(partial_delay);
+        return;
+      }
+      raw->lines->on_timer();
+    });
     iof::LineAssembler::Hooks lh;
     lh.emit = [this, raw](std::string_view text, bool partial) {
       if (!partial) {
@@ -159,12 +168,10 @@ void RankProcess::pause_output() {
 void RankProcess::resume_output() {
   if (!paused_) return;
   paused_ = false;
+  // The watches are level-triggered: what waited is read from the loop,
+  // every resumed rank in its turn, not this one first.
   for (Pipe* p : {out_.get(), err_.get()}) {
     if (p && p->watch) p->watch->enable();
-  }
-  // Read what waited, as the watch would have.
-  for (Pipe* p : {out_.get(), err_.get()}) {
-    if (p && !p->done && !paused_) read_pipe(*p);
   }
 }
 

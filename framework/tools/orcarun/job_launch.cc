@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <random>
 
 namespace orca::orcarun {
@@ -31,15 +32,6 @@ constexpr std::chrono::milliseconds kLostAgentGrace{1000};
 // When the progress line starts (stderr a terminal only) and how often it changes.
 constexpr std::chrono::milliseconds kProgressAfter{2000};
 constexpr std::chrono::milliseconds kProgressEvery{250};
-
-void write_all(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // a closed stdout is the reader's choice
-    text.remove_prefix(static_cast<size_t>(n));
-  }
-}
 
 int exit_code_of(int wait_status) {
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
@@ -99,10 +91,43 @@ void JobLaunch::show(const Message& message) {
     printer_->end_open_line(iof::Stream::Stdout);
   }
   if (progress_shown_) {
-    write_all(2, "\r\033[K");
+    say("\r\033[K");
     progress_shown_ = false;
   }
-  process_.runtime().help().show(message, std::cerr, true);
+  std::ostringstream text;
+  process_.runtime().help().show(message, text, true);
+  say(text.str());
+}
+
+void JobLaunch::say(std::string_view text) {
+  if (err_) {
+    err_->write(text);
+  } else {
+    std::cerr << text;  // before open(): nothing of the job runs yet
+  }
+}
+
+// A chunk of daemon `vpid`'s output is written: its credit, once a
+// quarter window of it is owed (iof_flow.h).
+void JobLaunch::output_written(std::uint32_t vpid, std::uint64_t bytes) {
+  if (vpid == 0 || vpid > daemons() || daemon_[vpid].gone) return;
+  auto credit = credits_->written(vpid, bytes);
+  if (!credit) return;
+  auto encoded = launch::encode(launch::OutputCredit{.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(*credit, UINT32_MAX))});
+  if (encoded) outbox_->post(name(vpid), launch::kTagOutputCredit, std::move(encoded.value()));
+}
+
+// orcarun's stdout reader is gone (`orcarun ... | head -1`): the job ends
+// as a pipeline's writer does, with 128 + SIGPIPE and nothing more said.
+void JobLaunch::output_broken() {
+  if (failed_) return;
+  failed_ = true;
+  exit_status_ = 128 + SIGPIPE;
+  if (phase_ == Phase::WireUp) {
+    begin_teardown();
+    return;
+  }
+  signal_ranks(SIGTERM);
 }
 
 std::string JobLaunch::describe(std::uint32_t vpid) const {
@@ -122,14 +147,30 @@ Status JobLaunch::open() {
   oob_ = oob.value();
   oob_->set_router(routed::make_router(*plan_.tree, name(0)));
 
-  iof::OutputPrinter::Sinks sinks{.out = [](std::string_view t) { write_all(1, t); },
-                                  .err = [](std::string_view t) { write_all(2, t); }};
+  // The ranks' output: every chunk's bytes are credited to its daemon
+  // once written; a stdout nobody reads any more ends the job, a stderr
+  // nobody reads only loses what goes there.
+  out_ = std::make_unique<StreamWriter>(
+      process_.loop(), 1,
+      StreamWriter::Hooks{.written = [this](std::uint32_t v, std::uint64_t n) { output_written(v, n); },
+                          .broken = [this] { output_broken(); }});
+  err_ = std::make_unique<StreamWriter>(
+      process_.loop(), 2, StreamWriter::Hooks{.written = [this](std::uint32_t v, std::uint64_t n) { output_written(v, n); }, .broken = {}});
+  const std::uint64_t window = iof::output_window(plan_.output_buffer, daemons());
+  credits_ = std::make_unique<iof::CreditLedger>(window);
+  outbox_ = std::make_unique<oob::Outbox>(process_.loop(), *oob_);
+  auto sink = [this](StreamWriter& w) {
+    return [this, &w](std::string_view t) {
+      w.write(t, printing_from_, std::exchange(printing_credit_, 0));
+    };
+  };
+  iof::OutputPrinter::Sinks sinks{.out = sink(*out_), .err = sink(*err_)};
   printer_ = std::make_unique<iof::OutputPrinter>(std::move(sinks), options_.tag_output);
 
   oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
   oob_->on_receive(launch::kTagReport, [this](ProcessName, std::span<const std::uint8_t> b) { on_report(b); });
   oob_->on_receive(launch::kTagStatus, [this](ProcessName, std::span<const std::uint8_t> b) { on_status(b); });
-  oob_->on_receive(launch::kTagOutput, [this](ProcessName, std::span<const std::uint8_t> b) { on_output(b); });
+  oob_->on_receive(launch::kTagOutput, [this](ProcessName from, std::span<const std::uint8_t> b) { on_output(from, b); });
   oob_->on_receive(launch::kTagFence, [this](ProcessName from, std::span<const std::uint8_t> b) { on_fence(from, b); });
   oob_->on_receive(launch::kTagCredit, [this](ProcessName, std::span<const std::uint8_t> b) {
     auto m = launch::decode(b);
@@ -151,7 +192,7 @@ Status JobLaunch::open() {
     // One launch for every daemon: its lines are srun's or any daemon's.
     const std::string who = vpid == plm::DaemonLauncher::kEveryDaemon ? "[orcad via " + printable(step_program_) + "] "
                                                                        : "[orcad " + printable(daemon_[vpid].host) + "] ";
-    write_all(2, (named ? std::string() : who) + printable(line) + "\n");
+    say((named ? std::string() : who) + printable(line) + "\n");
     if (vpid == plm::DaemonLauncher::kEveryDaemon) daemon_ended_said(line);
   };
   hooks.on_failed_start = [this](std::uint32_t vpid, const Message& why) {
@@ -312,6 +353,10 @@ int JobLaunch::run() {
   if (phase_ != Phase::Done) process_.loop().run();
   if (options_.report_routes) print_collectives();
   if (options_.timing) print_timing();
+  // What the job printed and a slow reader has not taken yet: all of it,
+  // in order, before orcarun exits.
+  out_->flush_blocking();
+  err_->flush_blocking();
   return exit_status_;
 }
 
@@ -354,7 +399,7 @@ void JobLaunch::all_up() {
   startup_timer_.reset();
   progress_timer_.reset();
   if (progress_shown_) {
-    write_all(2, "\r\033[K");
+    say("\r\033[K");
     progress_shown_ = false;
   }
   if (options_.report_routes) print_routes();
@@ -362,7 +407,7 @@ void JobLaunch::all_up() {
     for (std::uint32_t v = 1; v <= daemons(); ++v) {
       std::string text = "topology of " + describe(v) + ":\n";
       for (const auto& n : daemon_[v].report.notes) text += "  " + printable(n) + "\n";
-      write_all(2, text);
+      say(text);
     }
   }
   phase_ = Phase::Running;
@@ -394,8 +439,7 @@ void JobLaunch::all_up() {
     if (std::find(targets.begin(), targets.end(), n) == targets.end()) targets.push_back(n);
   }
   if (!targets.empty()) {
-    stdin_outbox_ = std::make_unique<oob::Outbox>(process_.loop(), *oob_);
-    stdin_ = std::make_unique<StdinForwarder>(process_.loop(), *stdin_outbox_, std::move(targets), readers);
+    stdin_ = std::make_unique<StdinForwarder>(process_.loop(), *outbox_, std::move(targets), readers);
   }
   if (options_.timeout_seconds) {
     timeout_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
@@ -415,14 +459,20 @@ void JobLaunch::broadcast(const launch::WireMessage& message) {
   }
 }
 
-void JobLaunch::on_output(std::span<const std::uint8_t> bytes) {
+void JobLaunch::on_output(ProcessName from, std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
   if (!m) return;
   auto* chunk = std::get_if<launch::OutputChunk>(&m.value());
-  if (!chunk) return;
+  if (!chunk || from.vpid == 0 || from.vpid > daemons()) return;
   const std::string_view text(reinterpret_cast<const char*>(chunk->bytes.data()), chunk->bytes.size());
+  // print() makes one sink write of a chunk that is not empty; the sink
+  // takes the credit with it.
+  printing_from_ = from.vpid;
+  printing_credit_ = chunk->bytes.size();
   printer_->print(chunk->rank, chunk->stream == launch::Stream::Stdout ? iof::Stream::Stdout : iof::Stream::Stderr, text,
                   chunk->partial);
+  printing_from_ = 0;
+  printing_credit_ = 0;
 }
 
 void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
@@ -709,7 +759,7 @@ void JobLaunch::show_progress() {
     waiting += (listed++ ? ", " : "") + printable(daemon_[v].host);
   }
   if (listed == 8 && daemons() - up_count_ > 8) waiting += " ...";
-  write_all(2, "\r\033[Kdaemons up " + std::to_string(up_count_) + "/" + std::to_string(daemons()) + "; waiting for " +
+  say("\r\033[Kdaemons up " + std::to_string(up_count_) + "/" + std::to_string(daemons()) + "; waiting for " +
                    waiting);
   progress_shown_ = true;
   progress_timer_->start(kProgressEvery);
@@ -730,7 +780,7 @@ void JobLaunch::print_routes() {
             " -> " + (parent == 0 ? std::string("orcarun") : "daemon " + std::to_string(parent)) + ": " +
             (r.route.empty() ? std::string("(no connection recorded)") : printable(r.route)) + "\n";
   }
-  write_all(2, text);
+  say(text);
 }
 
 void JobLaunch::print_collectives() {
@@ -747,7 +797,7 @@ void JobLaunch::print_collectives() {
   if (fences_->completed() > records.size()) {
     text += "  (" + std::to_string(fences_->completed() - records.size()) + " more not shown)\n";
   }
-  write_all(2, text);
+  say(text);
 }
 
 void JobLaunch::print_timing() {
@@ -787,7 +837,7 @@ void JobLaunch::print_timing() {
       text += line;
     }
   }
-  write_all(2, text);
+  say(text);
 }
 
 }  // namespace orca::orcarun

@@ -9,12 +9,14 @@
 #include "orcarun_options.h"
 #include "stdin_forwarder.h"
 
+#include <orca/iof_flow.h>
 #include <orca/iof_lines.h>
 #include <orca/launch_wire.h>
 #include <orca/plm.h>
 #include <orca/process.h>
 #include <orca/rank_map.h>
 #include <orca/routed.h>
+#include <orca/stream_writer.h>
 
 #include <chrono>
 #include <map>
@@ -37,6 +39,7 @@ struct JobPlan {
   std::chrono::milliseconds startup_timeout{60000};
   std::chrono::milliseconds kill_grace{5000};
   std::chrono::milliseconds partial_line_delay{100};
+  std::uint64_t output_buffer = 32u << 20;  // iof_base_output_buffer
 };
 
 class JobLaunch {
@@ -71,7 +74,7 @@ class JobLaunch {
   void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_report(std::span<const std::uint8_t> bytes);
   void on_status(std::span<const std::uint8_t> bytes);
-  void on_output(std::span<const std::uint8_t> bytes);
+  void on_output(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
   void rank_aborted(const launch::RankAbort& abort);
   void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
@@ -92,6 +95,10 @@ class JobLaunch {
   ProcessName name(std::uint32_t vpid) const { return ProcessName{job_, vpid}; }
   std::uint32_t daemons() const { return static_cast<std::uint32_t>(plan_.nodes.size()); }
   void show(const Message& message);
+  /* orcarun's own text on its stderr, in order with the ranks' (never blocking). */
+  void say(std::string_view text);
+  void output_written(std::uint32_t vpid, std::uint64_t bytes);
+  void output_broken();
 
   Process& process_;
   const Options& options_;
@@ -102,8 +109,15 @@ class JobLaunch {
   oob::Oob* oob_ = nullptr;
   std::unique_ptr<plm::DaemonLauncher> launcher_;
   std::string step_program_;  // with a launch of every daemon at once: its program (srun), for messages
+  std::unique_ptr<StreamWriter> out_;  // orcarun's stdout and stderr
+  std::unique_ptr<StreamWriter> err_;
+  std::unique_ptr<iof::CreditLedger> credits_;  // output written, owed to its daemons
+  // The chunk being printed: its daemon and bytes, for the one sink write
+  // that OutputPrinter::print makes of it.
+  std::uint32_t printing_from_ = 0;
+  std::uint64_t printing_credit_ = 0;
   std::unique_ptr<iof::OutputPrinter> printer_;
-  std::unique_ptr<oob::Outbox> stdin_outbox_;
+  std::unique_ptr<oob::Outbox> outbox_;  // stdin and output credit to the daemons
   std::unique_ptr<StdinForwarder> stdin_;
   std::unique_ptr<FenceRoot> fences_;  // from the launch command on
   std::vector<Daemon> daemon_;  // by vpid; [0] unused

@@ -98,6 +98,7 @@ static int orcarun_main(int argc, char** argv) {
   plan.startup_timeout = launcher.startup_timeout;
   plan.kill_grace = launcher.kill_grace;
   if (auto d = orca::iof::partial_line_delay(rt.registry()); d) plan.partial_line_delay = d.value();
+  if (auto b = orca::iof::output_buffer(rt.registry()); b) plan.output_buffer = b.value();
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);
   return job.run();

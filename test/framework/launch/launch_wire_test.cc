@@ -98,7 +98,9 @@ std::vector<WireMessage> samples() {
   ei.started = true;
   ei.message = "";
   ei.pmi = PmiProgress::Initialized;
-  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei};
+  OutputCredit oc;
+  oc.bytes = 262144;
+  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, oc};
 }
 
 /* The indices of the pmi samples above. */
@@ -413,7 +415,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 15, 200, 255}) {
+  for (std::uint8_t kind : {0, 16, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);
