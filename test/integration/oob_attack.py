@@ -14,7 +14,10 @@ shell. Subcommands:
       "READY opened=N open=M closed=K failed=F" (closed: the listener
       closed it; failed: never connected), then holds the sockets until
       --hold-file exists or --hold seconds pass, closes them and prints
-      "RELEASED".
+      "RELEASED". With --keep, every --keep-period seconds (0.1) of the
+      hold it opens again, from the same source, each connection the
+      listener closed (an attacker that keeps its share), and prints
+      "RELEASED reconnects=R failed=F open=M".
 
   hellos ADDRESS PORT --count N --to J.V [--job J] [--first-vpid V]
          [--parallel P] [--version 2]
@@ -130,9 +133,19 @@ def new_socket(args, i):
     return s
 
 
-def hold(args):
+def released(args):
+    return bool(args.hold_file) and os.path.exists(args.hold_file)
+
+
+def hold(args, keep=None):
+    """Until --hold-file exists or --hold seconds pass; calls keep(), if
+    given, every --keep-period seconds meanwhile."""
     end = time.monotonic() + args.hold
-    while time.monotonic() < end and not (args.hold_file and os.path.exists(args.hold_file)):
+    next_keep = time.monotonic()
+    while time.monotonic() < end and not released(args):
+        if keep and time.monotonic() >= next_keep:
+            keep()
+            next_keep = time.monotonic() + args.keep_period
         time.sleep(0.02)
 
 
@@ -150,16 +163,24 @@ def cmd_connect(args):
     raise_nofile(args.count)
     sources = [a for a in (args.sources or "").split(",") if a]
     family = socket.AF_INET6 if ":" in args.address else socket.AF_INET
-    pending, connected, failed = [], [], 0
-    for i in range(args.count):
+    source_of = {}  # socket -> its index, which picks its source address
+
+    def open_one(i):
         s = socket.socket(family, socket.SOCK_STREAM)
         s.setblocking(False)
         if sources:
             s.bind((sources[i % len(sources)], 0))
-        err = s.connect_ex((args.address, args.port))
-        if err not in (0, 115):  # EINPROGRESS
-            failed += 1
+        if s.connect_ex((args.address, args.port)) not in (0, 115):  # EINPROGRESS
             s.close()
+            return None
+        source_of[s] = i
+        return s
+
+    pending, connected, failed = [], [], 0
+    for i in range(args.count):
+        s = open_one(i)
+        if s is None:
+            failed += 1
             continue
         pending.append(s)
         # Keep the listener's backlog from overflowing: finish some connects.
@@ -177,10 +198,34 @@ def cmd_connect(args):
     closed = sum(1 for s in connected if peer_closed(s))
     print("READY opened=%d open=%d closed=%d failed=%d" % (len(connected), len(connected) - closed, closed, failed),
           flush=True)
-    hold(args)
+    kept = {"reconnects": 0, "failed": 0}
+
+    def keep_open():
+        """Opens again, from the same source, every connection the listener closed."""
+        gone = [s for s in connected if peer_closed(s)]
+        again = []
+        for s in gone:
+            connected.remove(s)
+            n = open_one(source_of.pop(s))
+            s.close()
+            if n is None:
+                kept["failed"] += 1
+            else:
+                again.append(n)
+        kept["reconnects"] += len(gone)
+        connected.extend(finish_connects(again, 1.0, args))
+        kept["failed"] += len(again)
+        for s in again:
+            s.close()
+
+    hold(args, keep_open if args.keep else None)
+    open_at_end = sum(1 for s in connected if not peer_closed(s))
     for s in connected:
         s.close()
-    print("RELEASED", flush=True)
+    if args.keep:
+        print("RELEASED reconnects=%d failed=%d open=%d" % (kept["reconnects"], kept["failed"], open_at_end), flush=True)
+    else:
+        print("RELEASED", flush=True)
 
 
 def finish_connects(pending, limit, args):
@@ -388,12 +433,14 @@ def main():
         p.add_argument("port", type=int)
         p.add_argument("--hold-file")
         p.add_argument("--hold", type=float, default=30.0)
+        p.add_argument("--keep-period", type=float, default=0.1)
         if name == "connect":
             p.add_argument("--count", type=int, required=True)
             p.add_argument("--what", choices=("none", "byte", "header", "hello-header", "random"), default="byte")
             p.add_argument("--length", type=int, default=0)
             p.add_argument("--sources")
             p.add_argument("--settle", type=float, default=1.0)
+            p.add_argument("--keep", action="store_true")
         elif name == "hellos":
             p.add_argument("--count", type=int, required=True)
             p.add_argument("--to", required=True)

@@ -5,9 +5,9 @@
 # built with contrib/netcluster): what a listener spends on connections that
 # have not proven the job secret (memory, CPU, descriptors), what an
 # authenticated peer can make it allocate, connection races that must not
-# end in reconnects, and how soon a dead, stopped or unreachable peer is
-# reported. Every bounded case prints its measurements on a "FIGURE" line.
-# Needs root.
+# end in reconnects, how soon a dead, stopped or unreachable peer is
+# reported, and what strangers may hold of the handshake slots. Every
+# bounded case prints its measurements on a "FIGURE" line. Needs root.
 #
 # By hand, against another build: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC
 # ORCA_MCA_mca_base_help_path=SRC/framework/help bash oob_hostile_test.sh [CASE...]
@@ -58,7 +58,7 @@ $(cat "$OOB_DIR/$1.att")"
 # waits for it.
 attack_release() {
     touch "$OOB_DIR/$1.release"
-    attack_await "$1" '^RELEASED$' 30 >/dev/null
+    attack_await "$1" '^RELEASED( |$)' 30 >/dev/null
     wait "${_attack_jobs[$1]}" 2>/dev/null || true
 }
 
@@ -512,11 +512,54 @@ $(oob_output 1.1)"
     [ "$silent" -lt 7000 ] || fail "with oob_tcp_heartbeat 2000 x 3, 1.2 was declared silent only after $silent ms"
 }
 
+# --- 10. strangers' share of the handshake slots ---------------------------------------------
+
+# 8 source addresses on h1 ask for every handshake slot of 1.2 (32 each,
+# 256 in all: oob_tcp_max_pending_per_source and oob_tcp_max_pending),
+# send nothing and, every 0.1 s, open again whatever the listener closed;
+# no handshake times out meanwhile (oob_tcp_handshake_timeout 60 s). Then
+# 1.1 on h3, an address 1.2 has never seen (a daemon's first connect),
+# connects and sends 100 messages: it must get in at once. Strangers hold
+# at most oob_tcp_max_pending - oob_tcp_pending_reserve (192) slots.
+strangers_from_eight_addresses_leave_a_daemon_room() {
+    local p; p=$(new_cluster --hosts 3)
+    local i sources=
+    for i in $(seq 101 108); do
+        in_host "$p" h1 ip addr add "10.200.0.$i/24" dev eth0
+        sources+=${sources:+,}10.200.0.$i
+    done
+    oob_dir
+    start_pair "$p" h3 h2 100 --mca oob_tcp_handshake_timeout 60000
+    local line fds0 fds1 cpu0 cpu1
+    fds0=$(proc_fd_count "$L_PID")
+    attack_start hold "$p" h1 connect 10.200.0.2 "$L_PORT" --count 256 --what none --sources "$sources" --settle 1 \
+        --keep --hold-file "$OOB_DIR/hold.release" --hold 60
+    line=$(attack_await hold '^READY' 60)
+    sleep 0.5  # a few rounds of reconnects
+    fds1=$(proc_fd_count "$L_PID")
+    cpu0=$(proc_cpu_ms "$L_PID")
+    local rc=0
+    ( release_pair 100 20 ) || rc=$?
+    cpu1=$(proc_cpu_ms "$L_PID")
+    alive 1.2
+    attack_release hold
+    local end; end=$(grep '^RELEASED' "$OOB_DIR/hold.att" | tail -1)
+    figure "attackers=$(field "$line" opened) open_after_1s=$(field "$line" open) listener_fds_before=$fds0" \
+        "listener_fds_held=$fds1 ${end#RELEASED } cpu_ms_during_exchange=$((cpu1 - cpu0))" \
+        "legit_exchange=$([ $rc -eq 0 ] && echo ok || echo failed) (bounds: open <= 192, the exchange completes)"
+    [ "$(field "$line" opened)" -ge 250 ] || fail "fewer than 250 of the 256 connections connected: $line"
+    [ $rc -eq 0 ] || fail "a process on a new address could not reach 1.2 while 8 addresses held its handshake slots:
+$(oob_output 1.1)
+$(grep -E 'max_pending|handshake slot' "$OOB_DIR/1.2.err" | head -5)"
+    [ "$(field "$line" open)" -le 192 ] || fail "strangers hold $(field "$line" open) handshake slots\
+ (at most oob_tcp_max_pending - oob_tcp_pending_reserve = 192): $line"
+}
+
 CASES=(unauthenticated_data_headers_cost_nothing unauthenticated_gigabyte_header_costs_nothing
        authenticated_stalled_message_costs_what_arrived claimed_names_leave_no_state pending_connections_are_capped
        out_of_descriptors_does_not_spin simultaneous_candidates_keep_one_connection killed_idle_peer_is_reported_lost
        stopped_idle_peer_is_reported_lost bridges_only_peer_is_lost_at_once aborted_round_does_not_claim_a_winner
-       stopped_streaming_peer_is_silent_within_misses)
+       stopped_streaming_peer_is_silent_within_misses strangers_from_eight_addresses_leave_a_daemon_room)
 
 # Arguments, if any, name the cases to run (by hand: bash oob_hostile_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")
