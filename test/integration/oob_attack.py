@@ -19,6 +19,17 @@ shell. Subcommands:
       listener closed (an attacker that keeps its share), and prints
       "RELEASED reconnects=R failed=F open=M".
 
+  usock --match REGEX --ready REGEX --count N [--processes P]
+        [--keep-period S] [--hold-file F] [--hold S]
+      P processes (10) that keep N connections in all (N/P each) open to
+      every abstract Unix-domain listener of /proc/net/unix whose name
+      (@...) matches --match, new ones as they appear: every
+      --keep-period seconds each opens again what the listener closed.
+      Prints "READY processes=P per_listener=N uid=U" once every process
+      holds connections to a listener matching --ready, and at the end
+      "RELEASED attempts=A closed_by_listener=K failed=F processes=P"
+      (failed: connect() refused, as when the listen backlog is full).
+
   hellos ADDRESS PORT --count N --to J.V [--job J] [--first-vpid V]
          [--parallel P] [--version 2]
       N connections, P at a time, each sending a HELLO from J.(V+i) and
@@ -59,6 +70,7 @@ import argparse
 import hashlib
 import hmac
 import os
+import re
 import resource
 import select
 import socket
@@ -424,13 +436,111 @@ def cmd_stall(args):
     print("RELEASED", flush=True)
 
 
+def usock_listeners(pattern):
+    """The abstract Unix-domain listeners named in /proc/net/unix (as
+    "@name") whose name matches the regular expression `pattern`."""
+    found = set()
+    with open("/proc/net/unix") as f:
+        next(f)
+        for line in f:
+            parts = line.split()
+            # Num RefCount Protocol Flags Type St Inode Path; Flags has
+            # __SO_ACCEPTCON (0x10000) on a listening socket.
+            if len(parts) >= 8 and int(parts[3], 16) & 0x10000 and parts[7].startswith("@") \
+                    and re.search(pattern, parts[7]):
+                found.add(parts[7])
+    return found
+
+
+def usock_worker(args, share, report):
+    """One attacking process: holds `share` connections to every matching
+    listener, opening again each period whatever the listener closed.
+    Writes "UP" to `report` once it holds some to a --ready listener, and
+    "DONE ..." at the end."""
+    held = {}  # listener name -> sockets
+    counts = {"attempts": 0, "closed": 0, "failed": 0}
+    up = False
+    end = time.monotonic() + args.hold
+    while time.monotonic() < end and not released(args):
+        names = usock_listeners(args.match)
+        for name in list(held):
+            if name not in names:
+                for s in held.pop(name):
+                    s.close()
+        for name in names:
+            live = []
+            for s in held.get(name, []):
+                if peer_closed(s):
+                    counts["closed"] += 1
+                    s.close()
+                else:
+                    live.append(s)
+            while len(live) < share:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.setblocking(False)
+                counts["attempts"] += 1
+                try:
+                    s.connect("\0" + name[1:])
+                except OSError:  # the backlog is full (EAGAIN), or the listener went
+                    counts["failed"] += 1
+                    s.close()
+                    break
+                live.append(s)
+            held[name] = live
+        if not up and any(re.search(args.ready, n) and held[n] for n in held):
+            os.write(report, b"UP\n")
+            up = True
+        time.sleep(args.keep_period)
+    for sockets in held.values():
+        for s in sockets:
+            s.close()
+    os.write(report, ("DONE attempts=%(attempts)d closed=%(closed)d failed=%(failed)d\n" % counts).encode())
+
+
+def cmd_usock(args):
+    share = (args.count + args.processes - 1) // args.processes
+    raise_nofile(share * 16)
+    r, w = os.pipe()
+    children = []
+    for _ in range(args.processes):
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                usock_worker(args, share, w)
+            finally:
+                os._exit(0)
+        children.append(pid)
+    os.close(w)
+    totals = {"attempts": 0, "closed": 0, "failed": 0}
+    ups = done = 0
+    with os.fdopen(r) as lines:
+        for line in lines:
+            if line.startswith("UP"):
+                ups += 1
+                if ups == args.processes:
+                    print("READY processes=%d per_listener=%d uid=%d" % (args.processes, share * args.processes,
+                                                                         os.getuid()), flush=True)
+            elif line.startswith("DONE"):
+                done += 1
+                for word in line.split()[1:]:
+                    key, value = word.split("=")
+                    totals[key] += int(value)
+    for pid in children:
+        os.waitpid(pid, 0)
+    totals["processes"] = done
+    print("RELEASED attempts=%(attempts)d closed_by_listener=%(closed)d failed=%(failed)d processes=%(processes)d" %
+          totals, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    for name in ("connect", "hellos", "stall", "halfway", "wrongkey"):
+    for name in ("connect", "hellos", "stall", "halfway", "wrongkey", "usock"):
         p = sub.add_parser(name)
-        p.add_argument("address")
-        p.add_argument("port", type=int)
+        if name != "usock":
+            p.add_argument("address")
+            p.add_argument("port", type=int)
         p.add_argument("--hold-file")
         p.add_argument("--hold", type=float, default=30.0)
         p.add_argument("--keep-period", type=float, default=0.1)
@@ -441,6 +551,11 @@ def main():
             p.add_argument("--sources")
             p.add_argument("--settle", type=float, default=1.0)
             p.add_argument("--keep", action="store_true")
+        elif name == "usock":
+            p.add_argument("--match", required=True)
+            p.add_argument("--ready", required=True)
+            p.add_argument("--count", type=int, required=True)
+            p.add_argument("--processes", type=int, default=10)
         elif name == "hellos":
             p.add_argument("--count", type=int, required=True)
             p.add_argument("--to", required=True)
@@ -460,7 +575,7 @@ def main():
             p.add_argument("--send", type=int, default=0)
     args = ap.parse_args()
     {"connect": cmd_connect, "hellos": cmd_hellos, "stall": cmd_stall, "halfway": cmd_halfway,
-     "wrongkey": cmd_wrongkey}[args.command](args)
+     "wrongkey": cmd_wrongkey, "usock": cmd_usock}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,19 @@ Status UsockModule::start(const orca_oob_host& host) {
   socklen_t len = 0;
   const sockaddr_un sa = abstract_address(name_, &len);
   if (::bind(listener.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) return socket_error("bind");
+  // Why an abstract name, which anyone on this host (in this network
+  // namespace) can connect to, and not a socket file in a 0700 directory,
+  // which the kernel would refuse to strangers at connect(): the
+  // abstract name needs no directory (where? $TMPDIR may be shared, on
+  // NFS, or too long for sun_path) and leaves nothing behind when the
+  // process is SIGKILLed, where a file and its directory would stay until
+  // something cleans them up; and it lives in the network namespace,
+  // which is what the host identity a peer checks already includes. The
+  // price: strangers can connect. Their connections are refused at
+  // accept (on_accepted), before they get a handshake slot or a byte of
+  // buffer, so all they can hold is room in the listen backlog: bounded
+  // by the kernel (the 128 below), and drained as fast as accept(), one
+  // getsockopt and close() go, up to StreamAcceptor::kBatch a wakeup.
   if (::listen(listener.get(), 128) != 0) return socket_error("listen");
   acceptor_ = std::make_unique<StreamAcceptor>(
       *loop_, std::move(listener), "@" + name_, [this](UniqueFd c) { on_accepted(std::move(c)); },
@@ -57,14 +70,15 @@ Status UsockModule::start(const orca_oob_host& host) {
 }
 
 void UsockModule::on_accepted(UniqueFd c) {
-  // Every local client has the same address; its share of the pending
-  // cap is counted by the process the kernel says it is.
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  std::string source = ::getsockopt(c.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0
-                           ? "pid " + std::to_string(cred.pid)
-                           : std::string("local");
-  engine_->accept(std::move(c), "@" + name_ + " <- local", std::move(source));
+  // Another uid's connection closes here, before the engine sees it. Every
+  // local client has the same address: the handshake slots of the others
+  // are counted by the process the kernel says each is.
+  UidGate::Verdict v = gate_.check(c.get(), "@" + name_, LogThrottle::Clock::now());
+  if (!v.admitted) {
+    if (!v.log_line.empty()) log(0, v.log_line);
+    return;  // c closes here
+  }
+  engine_->accept(std::move(c), "@" + name_ + " <- local", std::move(v.source));
 }
 
 Status UsockModule::add_peer(ProcessName peer, const std::string& uri) {

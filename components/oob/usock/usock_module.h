@@ -4,12 +4,16 @@
 #ifndef ORCA_COMPONENTS_OOB_USOCK_MODULE_H
 #define ORCA_COMPONENTS_OOB_USOCK_MODULE_H
 
+#include "uid_gate.h"
+
 #include <orca/event_loop.h>
 #include <orca/oob.h>
 #include <orca/oob_acceptor.h>
 #include <orca/oob_engine.h>
 #include <orca/oob_stream_module.h>
 #include <orca/unique_fd.h>
+
+#include <unistd.h>
 
 #include <map>
 #include <memory>
@@ -22,7 +26,7 @@ class UsockModule : public StreamModule {
   /* Above tcp: a peer on this host goes over usock. */
   static constexpr int kPriority = 30;
 
-  explicit UsockModule(EngineConfig config) : StreamModule("usock", kPriority, std::move(config)) {}
+  explicit UsockModule(EngineConfig config) : StreamModule("usock", kPriority, std::move(config)), gate_(::geteuid()) {}
   ~UsockModule() override;
 
   Status start(const orca_oob_host& host) override;
@@ -36,6 +40,7 @@ class UsockModule : public StreamModule {
  private:
   void on_accepted(UniqueFd socket);
 
+  UidGate gate_;  // only this uid's connections reach the engine
   std::unique_ptr<StreamAcceptor> acceptor_;
   std::string name_;  // abstract socket name, without the leading NUL
   std::map<ProcessName, std::string> peers_;  // abstract names
