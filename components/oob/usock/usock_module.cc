@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -59,9 +60,12 @@ Status UsockModule::start(const orca_oob_host& host) {
   // price: strangers can connect. Their connections are refused at
   // accept (on_accepted), before they get a handshake slot or a byte of
   // buffer, so all they can hold is room in the listen backlog: bounded
-  // by the kernel (the 128 below), and drained as fast as accept(), one
-  // getsockopt and close() go, up to StreamAcceptor::kBatch a wakeup.
-  if (::listen(listener.get(), 128) != 0) return socket_error("listen");
+  // by the kernel (SOMAXCONN, below), and drained as fast as accept(),
+  // one getsockopt and close() go, up to StreamAcceptor::kBatch a wakeup.
+  // A stranger who connects faster than that fills the backlog, and a
+  // daemon's connect() meets EAGAIN: want_connection retries it for up to
+  // handshake_timeout, so the flood delays the daemon, nothing more.
+  if (::listen(listener.get(), SOMAXCONN) != 0) return socket_error("listen");
   acceptor_ = std::make_unique<StreamAcceptor>(
       *loop_, std::move(listener), "@" + name_, [this](UniqueFd c) { on_accepted(std::move(c)); },
       [this](int level, const std::string& text) { log(level, text); });
@@ -99,14 +103,24 @@ Status UsockModule::add_peer(ProcessName peer, const std::string& uri) {
 void UsockModule::want_connection(ProcessName peer) {
   auto it = peers_.find(peer);
   if (it == peers_.end() || dialing_.count(peer)) return;
+  BacklogWait& wait = backlog_waits_[peer];
+  if (wait.timer && wait.timer->pending()) return;  // retried when it fires
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   socklen_t len = 0;
   const sockaddr_un sa = abstract_address(it->second, &len);
   if (!fd.valid() || ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), len) != 0) {
-    const std::string why = "cannot connect to @" + it->second + ": " + std::strerror(errno);
+    const int err = errno;
+    if (fd.valid() && err == EAGAIN && wait_for_backlog(peer, wait)) return;
+    std::string why = "cannot connect to @" + it->second + ": " + std::strerror(err);
+    if (err == EAGAIN) {
+      why += ": its listen backlog stayed full for " + std::to_string(engine_->config().handshake_timeout.count()) +
+             " ms (" + engine_->config().variable("handshake_timeout") + "; is another local user flooding it?)";
+    }
+    wait.since.reset();
     host_->peer_lost(host_->host, peer.to_c(), why.c_str());
     return;
   }
+  wait.since.reset();
   dialing_[peer] = nullptr;  // a placeholder: the outcome may come before dial() returns
   auto attempt = engine_->dial(std::move(fd), peer, "local -> @" + it->second, [this, peer](const Status& st) {
     // Freed after this callback returns; the engine no longer needs it.
@@ -117,7 +131,27 @@ void UsockModule::want_connection(ProcessName peer) {
   if (auto slot = dialing_.find(peer); slot != dialing_.end()) slot->second = std::move(attempt);
 }
 
+bool UsockModule::wait_for_backlog(ProcessName peer, BacklogWait& wait) {
+  // A nonblocking connect to a unix listener whose backlog is full fails
+  // at once (EAGAIN), where TCP would retransmit its SYN: try again soon,
+  // 1 ms doubling up to 100 ms, for up to handshake_timeout.
+  const auto now = std::chrono::steady_clock::now();
+  if (!wait.since) {
+    wait.since = now;
+    wait.delay = std::chrono::milliseconds(1);
+  } else if (now - *wait.since >= engine_->config().handshake_timeout) {
+    return false;
+  }
+  if (!wait.timer) wait.timer = std::make_unique<Timer>(*loop_, [this, peer] { want_connection(peer); });
+  log(wait.delay.count() == 1 ? 10 : 20, "the listen backlog of " + peer.to_string() + " is full; connecting again in " +
+                                             std::to_string(wait.delay.count()) + " ms");
+  wait.timer->start(wait.delay);
+  wait.delay = std::min(wait.delay * 2, std::chrono::milliseconds(100));
+  return true;
+}
+
 void UsockModule::stop() {
+  backlog_waits_.clear();
   dialing_.clear();
   acceptor_.reset();
   stop_engine();
