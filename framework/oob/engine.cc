@@ -104,7 +104,7 @@ std::uint64_t Engine::delivered_from(ProcessName name) const {
   return it == peers_.end() ? 0 : it->second->channel.delivered();
 }
 
-void Engine::accept(UniqueFd fd, std::string label, std::string source) {
+void Engine::accept(UniqueFd fd, std::string label, const std::string& source) {
   const HandshakeSlots::Admission admission = slots_->admit(source);
   if (admission.evicted) evict(*admission.evicted, label, eviction_reason(admission, slots_->limits(), config_, source));
   // A server side does not know its peer before HELLO; delivered_from

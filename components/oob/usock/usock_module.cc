@@ -82,7 +82,7 @@ void UsockModule::on_accepted(UniqueFd c) {
     if (!v.log_line.empty()) log(0, v.log_line);
     return;  // c closes here
   }
-  engine_->accept(std::move(c), "@" + name_ + " <- local", std::move(v.source));
+  engine_->accept(std::move(c), "@" + name_ + " <- local", v.source);
 }
 
 Status UsockModule::add_peer(ProcessName peer, const std::string& uri) {

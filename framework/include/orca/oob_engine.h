@@ -141,7 +141,7 @@ class ORCA_EXPORT Engine {
    * a second and every time at level 10. So a daemon's first connection,
    * from a new address, gets in while strangers hold every slot they can,
    * and is not displaced while any of them holds two. */
-  void accept(UniqueFd fd, std::string label, std::string source);
+  void accept(UniqueFd fd, std::string label, const std::string& source);
   /* Accepted connections still in their handshake. */
   size_t pending() const noexcept;
   /* Peers this engine keeps state for (sequence numbers, queues): only
