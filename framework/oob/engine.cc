@@ -2,6 +2,7 @@
 #include <orca/oob_engine.h>
 
 #include "oob/frame_codec.h"
+#include "oob/handshake_slots.h"
 #include "oob/peer_channel.h"
 #include "oob/stream_connection.h"
 
@@ -13,6 +14,28 @@ namespace {
 // A delivered message is acknowledged by the next frame going the other
 // way, or after this long by a frame of its own.
 constexpr std::chrono::milliseconds kAckDelay{5};
+
+// Why a newcomer from `source` took the handshake slot HandshakeSlots
+// gave it, naming the variable of the limit.
+std::string eviction_reason(const HandshakeSlots::Admission& a, const HandshakeSlots::Limits& limits,
+                            const EngineConfig& config, const std::string& source) {
+  const std::string oldest = "the oldest handshake of " + a.victim_source + ", which held " +
+                             std::to_string(a.victim_held) + ", the most, gave way";
+  switch (a.limit) {
+    case HandshakeSlots::Limit::PerSource:
+      return source + " has " + std::to_string(limits.per_source) + " connections in their handshake (" +
+             config.variable("max_pending_per_source") + "): its oldest gave way";
+    case HandshakeSlots::Limit::NewSources:
+      return "sources that have not completed a handshake in this job hold all " +
+             std::to_string(limits.total - limits.reserve) + " handshake slots they may use (" +
+             config.variable("max_pending") + " minus " + config.variable("pending_reserve") + "): " + oldest;
+    case HandshakeSlots::Limit::Total:
+    case HandshakeSlots::Limit::None:
+      break;
+  }
+  return "all " + std::to_string(limits.total) + " handshake slots are taken (" + config.variable("max_pending") +
+         "): " + oldest;
+}
 }  // namespace
 
 struct PeerState {
@@ -27,6 +50,9 @@ Engine::Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks)
     : loop_(loop), config_(std::move(config)), callbacks_(std::move(callbacks)), graveyard_(loop.base()) {
   if (config_.secret.empty()) throw std::invalid_argument("the oob engine needs a job secret");
   if (config_.variable_prefix.empty()) throw std::invalid_argument("the oob engine needs its component's variable prefix");
+  slots_ = std::make_unique<HandshakeSlots>(HandshakeSlots::Limits{.total = config_.max_pending,
+                                                                   .reserve = config_.pending_reserve,
+                                                                   .per_source = config_.max_pending_per_source});
 }
 
 Engine::~Engine() {
@@ -78,42 +104,51 @@ std::uint64_t Engine::delivered_from(ProcessName name) const {
   return it == peers_.end() ? 0 : it->second->channel.delivered();
 }
 
-bool Engine::accept(UniqueFd fd, std::string label, std::string source) {
-  auto share = pending_by_source_.find(source);
-  const std::uint32_t from_source = share == pending_by_source_.end() ? 0 : share->second;
-  if (pending_total_ >= config_.max_pending || from_source >= config_.max_pending_per_source) {
-    const bool total = pending_total_ >= config_.max_pending;
-    const std::string why = "refused " + label + " at once: " +
-                            (total ? std::to_string(pending_total_) + " connections are in their handshake (" +
-                                         config_.variable("max_pending") + ")"
-                                   : std::to_string(from_source) + " connections from " + source +
-                                         " are in their handshake (" + config_.variable("max_pending_per_source") + ")");
-    log(cap_reported_ ? 10 : 0, why + (cap_reported_ ? "" : "; further refusals are logged at verbose level 10"));
-    cap_reported_ = true;
-    return false;  // fd closes here
-  }
+void Engine::accept(UniqueFd fd, std::string label, const std::string& source) {
+  const HandshakeSlots::Admission admission = slots_->admit(source);
+  if (admission.evicted) evict(*admission.evicted, label, eviction_reason(admission, slots_->limits(), config_, source));
   // A server side does not know its peer before HELLO; delivered_from
   // answers for whoever it turns out to be.
   auto c = std::make_unique<Connection>(*this, std::move(fd), std::move(label), Connection::Role::Server,
                                         ProcessName{}, HandshakeIdentity{config_.self, config_.secret},
                                         [this](ProcessName p) { return delivered_from(p); });
   c->pending = true;
-  c->pending_source = source;
-  ++pending_total_;
-  ++pending_by_source_[std::move(source)];
+  c->slot = admission.ticket;
   Connection* raw = c.get();
+  pending_by_slot_.emplace(admission.ticket, raw);
   connections_.push_back(std::move(c));
   log(20, "handshake with a new connection " + raw->label());
   raw->start();
-  return true;
 }
 
-void Engine::settle_pending(Connection* c) {
+size_t Engine::pending() const noexcept { return slots_->pending(); }
+
+std::chrono::steady_clock::time_point Engine::now() const {
+  return config_.clock ? config_.clock() : std::chrono::steady_clock::now();
+}
+
+void Engine::evict(std::uint64_t ticket, const std::string& label, const std::string& why) {
+  auto it = pending_by_slot_.find(ticket);
+  if (it == pending_by_slot_.end()) return;  // every slot is a pending connection's; never here
+  Connection* victim = it->second;
+  pending_by_slot_.erase(it);
+  victim->pending = false;  // its slot is the newcomer's already
+  if (auto unlogged = eviction_log_.occurred(now())) {
+    log(0, "closed " + victim->label() + " for " + label + ": " + why + LogThrottle::since(*unlogged) +
+               "; every such close is logged at verbose level 10");
+  }
+  victim->close("its handshake slot went to " + label + ": " + why);
+}
+
+void Engine::settle_pending(Connection* c, bool completed) {
   if (!c->pending) return;
   c->pending = false;
-  --pending_total_;
-  auto it = pending_by_source_.find(c->pending_source);
-  if (it != pending_by_source_.end() && --it->second == 0) pending_by_source_.erase(it);
+  pending_by_slot_.erase(c->slot);
+  if (completed) {
+    slots_->proven(c->slot);
+  } else {
+    slots_->release(c->slot);
+  }
 }
 
 std::unique_ptr<Engine::Attempt> Engine::dial(UniqueFd fd, ProcessName expected, std::string label,
@@ -133,7 +168,7 @@ std::unique_ptr<Engine::Attempt> Engine::dial(UniqueFd fd, ProcessName expected,
 
 void Engine::on_established(Connection* c, ProcessName name, std::uint64_t peer_delivered) {
   release_attempt(c);
-  settle_pending(c);
+  settle_pending(c, true);
   PeerState& p = peer(name);
   if (p.current != nullptr && p.current != c) {
     // The same side connecting again has given up on the old connection:
@@ -160,7 +195,7 @@ void Engine::on_established(Connection* c, ProcessName name, std::uint64_t peer_
 
 void Engine::on_closed(Connection* c, const std::string& why) {
   release_attempt(c);
-  settle_pending(c);
+  settle_pending(c, false);
   if (shutting_down_) return;
   log(10, "connection " + c->label() + " closed: " + why);
   bury(c);

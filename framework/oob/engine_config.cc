@@ -50,15 +50,24 @@ const orca_mca_var_decl kEngineDecls[] = {
      .type = ORCA_MCA_VAR_UNSIGNED,
      .default_value = "256",
      .level = 5,
-     .description = "Connections that have not yet proven the job secret, in all; a new one beyond this is closed at once",
+     .description = "Handshake slots: connections that have not yet proven the job secret, in all. A new connection "
+                    "that finds none free takes the slot of the oldest handshake of the source holding the most",
      .min_value = "1",
      .max_value = "65536"},
+    {.name = "pending_reserve",
+     .type = ORCA_MCA_VAR_UNSIGNED,
+     .default_value = "64",
+     .level = 5,
+     .description = "Of max_pending, the handshake slots only sources that completed a handshake in this job (a "
+                    "daemon reconnecting) may use; other sources share the rest. Must be below max_pending",
+     .min_value = "0",
+     .max_value = "65535"},
     {.name = "max_pending_per_source",
      .type = ORCA_MCA_VAR_UNSIGNED,
      .default_value = "32",
      .level = 5,
-     .description = "Connections from one source address that have not yet proven the job secret; beyond this a new "
-                    "one from that address is closed at once",
+     .description = "Handshake slots one source (a remote address; for usock a process) may hold; a new connection "
+                    "beyond this takes the slot of that source's oldest handshake",
      .min_value = "1",
      .max_value = "65536"},
 };
@@ -78,8 +87,18 @@ Result<EngineConfig> read_engine_config(const orca_mca_context& context, std::st
     if (Status st = in.read(name, *target); !st) return st.error();
   }
   for (const auto& [name, target] : {std::pair{"max_pending", &cfg.max_pending},
+                                     std::pair{"pending_reserve", &cfg.pending_reserve},
                                      std::pair{"max_pending_per_source", &cfg.max_pending_per_source}}) {
     if (Status st = in.read(name, *target); !st) return st.error();
+  }
+  if (cfg.pending_reserve >= cfg.max_pending) {
+    // New sources (a daemon's first connection among them) need a slot.
+    const std::string reserve = prefix + "pending_reserve", total = prefix + "max_pending";
+    return Message("oob", "pending-reserve-too-large",
+                   {{"reserve", reserve},
+                    {"total", total},
+                    {"why", reserve + " (" + std::to_string(cfg.pending_reserve) + ") is not below " + total + " (" +
+                                std::to_string(cfg.max_pending) + ")"}});
   }
   if (Status st = in.read("heartbeat_misses", cfg.heartbeat_misses); !st) return st.error();
   cfg.variable_prefix = std::move(prefix);

@@ -24,9 +24,9 @@ class Connection {
 
   Connection(Engine& engine, UniqueFd fd, std::string label, Role role, ProcessName expected,
              HandshakeIdentity identity, std::function<std::uint64_t(ProcessName)> delivered_from);
-  /* An accepted connection counts against its source's share of pending
-   * connections until it is established or closed; `source` is that key. */
-  std::string pending_source;
+  /* An accepted connection holds a handshake slot (HandshakeSlots) until
+   * it is established or closed; `slot` is its ticket. */
+  std::uint64_t slot = 0;
   bool pending = false;
   ~Connection();
   Connection(const Connection&) = delete;

@@ -14,7 +14,21 @@ shell. Subcommands:
       "READY opened=N open=M closed=K failed=F" (closed: the listener
       closed it; failed: never connected), then holds the sockets until
       --hold-file exists or --hold seconds pass, closes them and prints
-      "RELEASED".
+      "RELEASED". With --keep, every --keep-period seconds (0.1) of the
+      hold it opens again, from the same source, each connection the
+      listener closed (an attacker that keeps its share), and prints
+      "RELEASED reconnects=R failed=F open=M".
+
+  usock --match REGEX --ready REGEX --count N [--processes P]
+        [--keep-period S] [--hold-file F] [--hold S]
+      P processes (10) that keep N connections in all (N/P each) open to
+      every abstract Unix-domain listener of /proc/net/unix whose name
+      (@...) matches --match, new ones as they appear: every
+      --keep-period seconds each opens again what the listener closed.
+      Prints "READY processes=P per_listener=N uid=U" once every process
+      holds connections to a listener matching --ready, and at the end
+      "RELEASED attempts=A closed_by_listener=K failed=F processes=P"
+      (failed: connect() refused, as when the listen backlog is full).
 
   hellos ADDRESS PORT --count N --to J.V [--job J] [--first-vpid V]
          [--parallel P] [--version 2]
@@ -56,6 +70,7 @@ import argparse
 import hashlib
 import hmac
 import os
+import re
 import resource
 import select
 import socket
@@ -130,9 +145,19 @@ def new_socket(args, i):
     return s
 
 
-def hold(args):
+def released(args):
+    return bool(args.hold_file) and os.path.exists(args.hold_file)
+
+
+def hold(args, keep=None):
+    """Until --hold-file exists or --hold seconds pass; calls keep(), if
+    given, every --keep-period seconds meanwhile."""
     end = time.monotonic() + args.hold
-    while time.monotonic() < end and not (args.hold_file and os.path.exists(args.hold_file)):
+    next_keep = time.monotonic()
+    while time.monotonic() < end and not released(args):
+        if keep and time.monotonic() >= next_keep:
+            keep()
+            next_keep = time.monotonic() + args.keep_period
         time.sleep(0.02)
 
 
@@ -150,16 +175,24 @@ def cmd_connect(args):
     raise_nofile(args.count)
     sources = [a for a in (args.sources or "").split(",") if a]
     family = socket.AF_INET6 if ":" in args.address else socket.AF_INET
-    pending, connected, failed = [], [], 0
-    for i in range(args.count):
+    source_of = {}  # socket -> its index, which picks its source address
+
+    def open_one(i):
         s = socket.socket(family, socket.SOCK_STREAM)
         s.setblocking(False)
         if sources:
             s.bind((sources[i % len(sources)], 0))
-        err = s.connect_ex((args.address, args.port))
-        if err not in (0, 115):  # EINPROGRESS
-            failed += 1
+        if s.connect_ex((args.address, args.port)) not in (0, 115):  # EINPROGRESS
             s.close()
+            return None
+        source_of[s] = i
+        return s
+
+    pending, connected, failed = [], [], 0
+    for i in range(args.count):
+        s = open_one(i)
+        if s is None:
+            failed += 1
             continue
         pending.append(s)
         # Keep the listener's backlog from overflowing: finish some connects.
@@ -177,10 +210,34 @@ def cmd_connect(args):
     closed = sum(1 for s in connected if peer_closed(s))
     print("READY opened=%d open=%d closed=%d failed=%d" % (len(connected), len(connected) - closed, closed, failed),
           flush=True)
-    hold(args)
+    kept = {"reconnects": 0, "failed": 0}
+
+    def keep_open():
+        """Opens again, from the same source, every connection the listener closed."""
+        gone = [s for s in connected if peer_closed(s)]
+        again = []
+        for s in gone:
+            connected.remove(s)
+            n = open_one(source_of.pop(s))
+            s.close()
+            if n is None:
+                kept["failed"] += 1
+            else:
+                again.append(n)
+        kept["reconnects"] += len(gone)
+        connected.extend(finish_connects(again, 1.0, args))
+        kept["failed"] += len(again)
+        for s in again:
+            s.close()
+
+    hold(args, keep_open if args.keep else None)
+    open_at_end = sum(1 for s in connected if not peer_closed(s))
     for s in connected:
         s.close()
-    print("RELEASED", flush=True)
+    if args.keep:
+        print("RELEASED reconnects=%d failed=%d open=%d" % (kept["reconnects"], kept["failed"], open_at_end), flush=True)
+    else:
+        print("RELEASED", flush=True)
 
 
 def finish_connects(pending, limit, args):
@@ -379,21 +436,126 @@ def cmd_stall(args):
     print("RELEASED", flush=True)
 
 
+def usock_listeners(pattern):
+    """The abstract Unix-domain listeners named in /proc/net/unix (as
+    "@name") whose name matches the regular expression `pattern`."""
+    found = set()
+    with open("/proc/net/unix") as f:
+        next(f)
+        for line in f:
+            parts = line.split()
+            # Num RefCount Protocol Flags Type St Inode Path; Flags has
+            # __SO_ACCEPTCON (0x10000) on a listening socket.
+            if len(parts) >= 8 and int(parts[3], 16) & 0x10000 and parts[7].startswith("@") \
+                    and re.search(pattern, parts[7]):
+                found.add(parts[7])
+    return found
+
+
+def usock_worker(args, share, report):
+    """One attacking process: holds `share` connections to every matching
+    listener, opening again each period whatever the listener closed.
+    Writes "UP" to `report` once it holds some to a --ready listener, and
+    "DONE ..." at the end."""
+    held = {}  # listener name -> sockets
+    counts = {"attempts": 0, "closed": 0, "failed": 0}
+    up = False
+    end = time.monotonic() + args.hold
+    while time.monotonic() < end and not released(args):
+        names = usock_listeners(args.match)
+        for name in list(held):
+            if name not in names:
+                for s in held.pop(name):
+                    s.close()
+        for name in names:
+            live = []
+            for s in held.get(name, []):
+                if peer_closed(s):
+                    counts["closed"] += 1
+                    s.close()
+                else:
+                    live.append(s)
+            while len(live) < share:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.setblocking(False)
+                counts["attempts"] += 1
+                try:
+                    s.connect("\0" + name[1:])
+                except OSError:  # the backlog is full (EAGAIN), or the listener went
+                    counts["failed"] += 1
+                    s.close()
+                    break
+                live.append(s)
+            held[name] = live
+        if not up and any(re.search(args.ready, n) and held[n] for n in held):
+            os.write(report, b"UP\n")
+            up = True
+        time.sleep(args.keep_period)
+    for sockets in held.values():
+        for s in sockets:
+            s.close()
+    os.write(report, ("DONE attempts=%(attempts)d closed=%(closed)d failed=%(failed)d\n" % counts).encode())
+
+
+def cmd_usock(args):
+    share = (args.count + args.processes - 1) // args.processes
+    raise_nofile(share * 16)
+    r, w = os.pipe()
+    children = []
+    for _ in range(args.processes):
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                usock_worker(args, share, w)
+            finally:
+                os._exit(0)
+        children.append(pid)
+    os.close(w)
+    totals = {"attempts": 0, "closed": 0, "failed": 0}
+    ups = done = 0
+    with os.fdopen(r) as lines:
+        for line in lines:
+            if line.startswith("UP"):
+                ups += 1
+                if ups == args.processes:
+                    print("READY processes=%d per_listener=%d uid=%d" % (args.processes, share * args.processes,
+                                                                         os.getuid()), flush=True)
+            elif line.startswith("DONE"):
+                done += 1
+                for word in line.split()[1:]:
+                    key, value = word.split("=")
+                    totals[key] += int(value)
+    for pid in children:
+        os.waitpid(pid, 0)
+    totals["processes"] = done
+    print("RELEASED attempts=%(attempts)d closed_by_listener=%(closed)d failed=%(failed)d processes=%(processes)d" %
+          totals, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    for name in ("connect", "hellos", "stall", "halfway", "wrongkey"):
+    for name in ("connect", "hellos", "stall", "halfway", "wrongkey", "usock"):
         p = sub.add_parser(name)
-        p.add_argument("address")
-        p.add_argument("port", type=int)
+        if name != "usock":
+            p.add_argument("address")
+            p.add_argument("port", type=int)
         p.add_argument("--hold-file")
         p.add_argument("--hold", type=float, default=30.0)
+        p.add_argument("--keep-period", type=float, default=0.1)
         if name == "connect":
             p.add_argument("--count", type=int, required=True)
             p.add_argument("--what", choices=("none", "byte", "header", "hello-header", "random"), default="byte")
             p.add_argument("--length", type=int, default=0)
             p.add_argument("--sources")
             p.add_argument("--settle", type=float, default=1.0)
+            p.add_argument("--keep", action="store_true")
+        elif name == "usock":
+            p.add_argument("--match", required=True)
+            p.add_argument("--ready", required=True)
+            p.add_argument("--count", type=int, required=True)
+            p.add_argument("--processes", type=int, default=10)
         elif name == "hellos":
             p.add_argument("--count", type=int, required=True)
             p.add_argument("--to", required=True)
@@ -413,7 +575,7 @@ def main():
             p.add_argument("--send", type=int, default=0)
     args = ap.parse_args()
     {"connect": cmd_connect, "hellos": cmd_hellos, "stall": cmd_stall, "halfway": cmd_halfway,
-     "wrongkey": cmd_wrongkey}[args.command](args)
+     "wrongkey": cmd_wrongkey, "usock": cmd_usock}[args.command](args)
 
 
 if __name__ == "__main__":

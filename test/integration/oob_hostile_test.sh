@@ -5,15 +5,18 @@
 # built with contrib/netcluster): what a listener spends on connections that
 # have not proven the job secret (memory, CPU, descriptors), what an
 # authenticated peer can make it allocate, connection races that must not
-# end in reconnects, and how soon a dead, stopped or unreachable peer is
-# reported. Every bounded case prints its measurements on a "FIGURE" line.
-# Needs root.
+# end in reconnects, how soon a dead, stopped or unreachable peer is
+# reported, what strangers may hold of the handshake slots, and (with
+# orcarun, test/lib/orcarun.sh) that another local user's connections to a
+# job's Unix sockets take none. Every bounded case prints its measurements
+# on a "FIGURE" line. Needs root.
 #
 # By hand, against another build: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC
 # ORCA_MCA_mca_base_help_path=SRC/framework/help bash oob_hostile_test.sh [CASE...]
 . "$(dirname "$0")/../lib/testcase.sh"
 . "$(dirname "$0")/../lib/netns.sh"
 . "$(dirname "$0")/../lib/proc_figures.sh"
+. "$(dirname "$0")/../lib/orcarun.sh"
 
 OOB_ATTACK="$(cd "$(dirname "$0")" && pwd)/oob_attack.py"
 MIB=$((1024 * 1024))
@@ -58,7 +61,7 @@ $(cat "$OOB_DIR/$1.att")"
 # waits for it.
 attack_release() {
     touch "$OOB_DIR/$1.release"
-    attack_await "$1" '^RELEASED$' 30 >/dev/null
+    attack_await "$1" '^RELEASED( |$)' 30 >/dev/null
     wait "${_attack_jobs[$1]}" 2>/dev/null || true
 }
 
@@ -512,11 +515,149 @@ $(oob_output 1.1)"
     [ "$silent" -lt 7000 ] || fail "with oob_tcp_heartbeat 2000 x 3, 1.2 was declared silent only after $silent ms"
 }
 
+# --- 10. strangers' share of the handshake slots ---------------------------------------------
+
+# 8 source addresses on h1 ask for every handshake slot of 1.2 (32 each,
+# 256 in all: oob_tcp_max_pending_per_source and oob_tcp_max_pending),
+# send nothing and, every 0.1 s, open again whatever the listener closed;
+# no handshake times out meanwhile (oob_tcp_handshake_timeout 60 s). Then
+# 1.1 on h3, an address 1.2 has never seen (a daemon's first connect),
+# connects and sends 100 messages: it must get in at once. Strangers hold
+# at most oob_tcp_max_pending - oob_tcp_pending_reserve (192) slots.
+strangers_from_eight_addresses_leave_a_daemon_room() {
+    local p; p=$(new_cluster --hosts 3)
+    local i sources=
+    for i in $(seq 101 108); do
+        in_host "$p" h1 ip addr add "10.200.0.$i/24" dev eth0
+        sources+=${sources:+,}10.200.0.$i
+    done
+    oob_dir
+    start_pair "$p" h3 h2 100 --mca oob_tcp_handshake_timeout 60000
+    local line fds0 fds1 cpu0 cpu1
+    fds0=$(proc_fd_count "$L_PID")
+    attack_start hold "$p" h1 connect 10.200.0.2 "$L_PORT" --count 256 --what none --sources "$sources" --settle 1 \
+        --keep --hold-file "$OOB_DIR/hold.release" --hold 60
+    line=$(attack_await hold '^READY' 60)
+    sleep 0.5  # a few rounds of reconnects
+    fds1=$(proc_fd_count "$L_PID")
+    cpu0=$(proc_cpu_ms "$L_PID")
+    local rc=0
+    ( release_pair 100 20 ) || rc=$?
+    cpu1=$(proc_cpu_ms "$L_PID")
+    alive 1.2
+    attack_release hold
+    local end; end=$(grep '^RELEASED' "$OOB_DIR/hold.att" | tail -1)
+    figure "attackers=$(field "$line" opened) open_after_1s=$(field "$line" open) listener_fds_before=$fds0" \
+        "listener_fds_held=$fds1 ${end#RELEASED } cpu_ms_during_exchange=$((cpu1 - cpu0))" \
+        "legit_exchange=$([ $rc -eq 0 ] && echo ok || echo failed) (bounds: open <= 192, the exchange completes)"
+    [ "$(field "$line" opened)" -ge 250 ] || fail "fewer than 250 of the 256 connections connected: $line"
+    [ $rc -eq 0 ] || fail "a process on a new address could not reach 1.2 while 8 addresses held its handshake slots:
+$(oob_output 1.1)
+$(grep -E 'max_pending|handshake slot' "$OOB_DIR/1.2.err" | head -5)"
+    [ "$(field "$line" open)" -le 192 ] || fail "strangers hold $(field "$line" open) handshake slots\
+ (at most oob_tcp_max_pending - oob_tcp_pending_reserve = 192): $line"
+}
+
+# A python3 that user nobody can run (a shim under /root is not one).
+python_for_nobody() {
+    local py
+    for py in "$(command -v python3)" /usr/bin/python3 /usr/local/bin/python3; do
+        [ -x "$py" ] && setpriv --reuid=nobody --regid=nogroup --clear-groups "$py" -c '' 2>/dev/null && {
+            echo "$py"
+            return 0
+        }
+    done
+    return 1
+}
+
+# Another user (nobody), from 10 processes, keeps 300 connections open to
+# every usock listener of a job (their abstract names are in
+# /proc/net/unix for anyone): orcarun's first, then each orcad's as it
+# appears, opening again every 0.25 s what the listener closed. The job
+# (plm/local, 4 simulated nodes, ranks that take 2 s) starts its daemons
+# only once the attacker holds orcarun's listener, and must run as if
+# nobody were there: a connection of another uid takes no handshake slot
+# (no descriptor stays open for it), and each process says so at most
+# once a second, counting the refusals it did not log. (Before: 256 of
+# the 300 held orcarun's every slot, and the daemons were refused.)
+other_users_take_no_usock_slot() {
+    command -v setpriv >/dev/null || skip "no setpriv to run the attacker as another user"
+    id nobody >/dev/null 2>&1 || skip "no user nobody to attack as"
+    local py; py=$(python_for_nobody) || skip "no python3 that user nobody can run"
+    local_case_setup oob-hostile-usock
+    chmod 755 "$T"  # the attacker (nobody) looks for its release file there
+    local orcad="$ORCA_TEST_BUILDDIR/framework/tools/orcad/orcad"
+    printf '#!/bin/sh\nwhile [ ! -e %s/gate ]; do sleep 0.02; done\nexec %s "$@"\n' "$T" "$orcad" >"$T/gated-orcad"
+    chmod 755 "$T/gated-orcad"
+    ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 4 \
+        --mca plm_base_daemon "$T/gated-orcad" --oversubscribe -n 4 sh -c 'sleep 2; hostname'
+    local name= i
+    for ((i = 0; i < 200 && ${#name} == 0; i++)); do
+        name=$(awk -v pid="$ORCARUN_PID" '$8 ~ ("^@orca/[0-9]+\\.0/" pid "/") { print $8; exit }' /proc/net/unix)
+        [ -n "$name" ] || sleep 0.05
+    done
+    [ -n "$name" ] || fail "orcarun has no usock listener in /proc/net/unix:
+$(cat "$T/err")"
+    local job=${name#@orca/}
+    job=${job%%.*}
+    local fds0 cpu0 t0
+    fds0=$(proc_fd_count "$ORCARUN_PID")
+    cpu0=$(proc_cpu_ms "$ORCARUN_PID")
+    t0=$(now_ms)
+    ORCA_TEST_MARKER=$M setpriv --reuid=nobody --regid=nogroup --clear-groups "$py" "$OOB_ATTACK" usock \
+        --match "^@orca/$job\\." --ready "^@orca/$job\\.0/$ORCARUN_PID/" --count 300 --processes 10 --keep-period 0.25 \
+        --hold-file "$T/release" --hold 90 >"$T/attack" 2>&1 &
+    wait_line "$T/attack" '^(READY|Traceback)' 30 >/dev/null && grep -q '^READY' "$T/attack" ||
+        fail "the attacker did not get going:
+$(cat "$T/attack")"
+    sleep 1  # four rounds of reconnects before any daemon starts
+    local fds1; fds1=$(proc_fd_count "$ORCARUN_PID")
+    touch "$T/gate"
+    local rc=0 cpu1
+    cpu1=$(proc_cpu_ms "$ORCARUN_PID")
+    orcarun_wait 60 || rc=$?
+    touch "$T/release"
+    wait_line "$T/attack" '^RELEASED' 30 >/dev/null || fail "the attacker did not end:
+$(cat "$T/attack")"
+    local t1 end; t1=$(now_ms)
+    end=$(grep '^RELEASED' "$T/attack")
+    local lines refused per_process worst
+    lines=$(grep -c 'connection of uid 65534' "$T/err" || true)
+    # Lines per process, told by the "[orcarun:PID]" / "[orcad:PID]" tag of each.
+    per_process=$(grep -oE '\[orca(run|d):[0-9]+\] oob: usock: refused a connection of uid 65534' "$T/err" |
+        cut -d' ' -f1 | sort | uniq -c | awk '{ print $1 }')
+    worst=$(sort -n <<<"$per_process" | tail -1)
+    # Each line stands for itself and the refusals it says it did not log.
+    refused=$(sed -nE 's/.*connection of uid 65534.*\(([0-9]+) more since.*/\1/p' "$T/err" | awk '{ s += $1 } END { print s + 0 }')
+    refused=$((refused + lines))
+    local seconds=$(((t1 - t0 + 999) / 1000))
+    figure "job_status=$rc orcarun_fds_before=$fds0 orcarun_fds_attacked=$fds1 ${end#RELEASED }" \
+        "refusal_lines=$lines processes_logging=$(wc -w <<<"$per_process") most_lines_of_one=${worst:-0}" \
+        "refusals_counted=$refused attack_seconds=$seconds orcarun_cpu_ms_before_daemons=$((cpu1 - cpu0))" \
+        "(bounds: status 0, fds held < 16, cpu before the daemons < 500 ms, lines of one process <= seconds + 1)"
+    [ $rc -eq 0 ] || fail "the job failed ($rc) while another user held its usock listeners:
+$(head -20 "$T/err")"
+    [ "$(grep -c . "$T/out")" -eq 4 ] || fail "not 4 ranks' output:
+$(cat "$T/out")"
+    [ $((fds1 - fds0)) -lt 16 ] || fail "orcarun held $((fds1 - fds0)) more descriptors while another user connected to it"
+    [ $((cpu1 - cpu0)) -lt 500 ] || fail "refusing another user's connections for a second cost orcarun $((cpu1 - cpu0)) ms of CPU"
+    [ "$(field "$end" attempts)" -ge 600 ] || fail "the attacker made only $(field "$end" attempts) connections: $end"
+    [ "$lines" -ge 1 ] || fail "no process said it refused another user's connections:
+$(head -20 "$T/err")"
+    [ "$(wc -w <<<"$per_process")" -ge 2 ] || fail "no orcad said it refused another user's connections:
+$(grep 'connection of uid 65534' "$T/err" | head -10)"
+    [ "$worst" -le $((seconds + 1)) ] || fail "one process logged $worst lines about refused connections in $seconds s:
+$(grep 'connection of uid 65534' "$T/err" | head -10)"
+    [ "$refused" -gt "$lines" ] || fail "the refusal lines count no refusal they did not log:
+$(grep 'connection of uid 65534' "$T/err" | head -5)"
+}
+
 CASES=(unauthenticated_data_headers_cost_nothing unauthenticated_gigabyte_header_costs_nothing
        authenticated_stalled_message_costs_what_arrived claimed_names_leave_no_state pending_connections_are_capped
        out_of_descriptors_does_not_spin simultaneous_candidates_keep_one_connection killed_idle_peer_is_reported_lost
        stopped_idle_peer_is_reported_lost bridges_only_peer_is_lost_at_once aborted_round_does_not_claim_a_winner
-       stopped_streaming_peer_is_silent_within_misses)
+       stopped_streaming_peer_is_silent_within_misses strangers_from_eight_addresses_leave_a_daemon_room
+       other_users_take_no_usock_slot)
 
 # Arguments, if any, name the cases to run (by hand: bash oob_hostile_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")

@@ -265,8 +265,10 @@ $(orun_output job)"
 # --- the attacks -------------------------------------------------------------------------------
 
 # a) 1,000 connections opened and held, sending nothing: the listener
-# holds at most oob_tcp_max_pending (256) of them, closes the rest at
-# once, and the ones it holds when the handshake timeout passes.
+# holds at most the 192 handshake slots strangers share
+# (oob_tcp_max_pending - oob_tcp_pending_reserve): each one beyond takes
+# the slot of the oldest of the source holding the most, which is closed
+# at once; the ones it holds close when the handshake timeout passes.
 idle_connections() { thousand_connections idle none; }
 
 # b) 1,000 connections that each send 1 to 2048 random bytes: nearly

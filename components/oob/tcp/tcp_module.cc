@@ -272,11 +272,11 @@ Status TcpModule::add_peer(ProcessName peer, const std::string& uri) {
 
 void TcpModule::on_accepted(UniqueFd c) {
   tune_stream(c.get(), config_);
-  // A connection's share of the pending cap is counted by its source
-  // address: one client, however many sockets it opens, gets one share.
+  // A connection's handshake slot is counted by its source address: one
+  // client, however many sockets it opens, gets one source's share.
   const std::string label = local_text(c.get()) + " <- " + peer_text(c.get());
-  std::string source = peer_address_text(c.get());
-  engine_->accept(std::move(c), label, std::move(source));
+  const std::string source = peer_address_text(c.get());
+  engine_->accept(std::move(c), label, source);
 }
 
 void TcpModule::want_connection(ProcessName peer) {

@@ -20,6 +20,7 @@
 
 #include <orca/event_loop.h>
 #include <orca/export.h>
+#include <orca/log_throttle.h>
 #include <orca/mca_component.h>
 #include <orca/process_name.h>
 #include <orca/result.h>
@@ -33,6 +34,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace orca::oob {
@@ -49,9 +51,13 @@ struct ORCA_EXPORT EngineConfig {
   std::chrono::milliseconds heartbeat{500};            // 0: no heartbeat
   int heartbeat_misses = 4;                            // silent this long (period x misses): connection dead
   std::chrono::milliseconds handshake_timeout{5000};
-  /* Connections that have not proven the secret yet: beyond these, new
-   * ones are closed at once (in all, and from any one source address). */
+  /* Handshake slots: connections that have not proven the secret yet, in
+   * all; of these, pending_reserve (< max_pending) only for sources that
+   * completed a handshake in this engine (a daemon's reconnect); and from
+   * any one source. A newcomer that finds no room takes the slot of the
+   * oldest handshake of the source holding the most (see accept()). */
   std::uint32_t max_pending = 256;                     // <prefix>max_pending
+  std::uint32_t pending_reserve = 64;                  // <prefix>pending_reserve
   std::uint32_t max_pending_per_source = 32;           // <prefix>max_pending_per_source
   /* Where connections read the time for heartbeats and silence (the
    * timer that wakes them still runs on the loop): for tests, which move
@@ -63,14 +69,15 @@ struct ORCA_EXPORT EngineConfig {
 };
 
 /* The engine's variables (max_msg_size, send_queue_limit, heartbeat,
- * heartbeat_misses, handshake_timeout, max_pending,
+ * heartbeat_misses, handshake_timeout, max_pending, pending_reserve,
  * max_pending_per_source), as rows for a stream component's variable
  * table: each component declares them under its own prefix. */
 ORCA_EXPORT std::span<const orca_mca_var_decl> engine_variable_decls();
 
 /* Reads those variables through a component's context into an
  * EngineConfig whose variable_prefix is `prefix` ("oob_tcp_"). Errors: a
- * variable that cannot be read or does not fit (names it). */
+ * variable that cannot be read or does not fit (names it); a
+ * pending_reserve not below max_pending (names both). */
 ORCA_EXPORT Result<EngineConfig> read_engine_config(const orca_mca_context& context, std::string prefix);
 
 struct ORCA_EXPORT EngineCallbacks {
@@ -103,11 +110,14 @@ class ORCA_EXPORT Payload {
 };
 
 class Connection;
+class HandshakeSlots;
 struct PeerState;
 struct FrameHeader;
 
 class ORCA_EXPORT Engine {
  public:
+  /* Throws std::invalid_argument for an empty secret or variable prefix,
+   * or a pending_reserve not below max_pending. */
   Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks);
   /* Closes every connection. The `done` of every attempt still held is
    * called with "shutting down" from inside the destructor: it must not
@@ -118,14 +128,22 @@ class ORCA_EXPORT Engine {
 
   /* An accepted stream: run the server handshake, then carry traffic.
    * `label` names it in logs ("10.0.0.1:5000 <- 10.0.0.2:40112");
-   * `source` is the key its share of pending connections is counted by
-   * (the remote address). Until it proves the secret it costs a small,
-   * fixed amount and creates nothing keyed by the name it claims. Returns
-   * false, having closed it, when max_pending connections are pending in
-   * all or max_pending_per_source from `source`. */
-  bool accept(UniqueFd fd, std::string label, std::string source);
+   * `source` is what the kernel says it comes from (the remote address,
+   * the process), the key its handshake slot is counted by; once a
+   * connection from a source completes the handshake, that source is
+   * proven. Until it proves the secret a connection costs a small, fixed
+   * amount and creates nothing keyed by the name it claims. It is never
+   * refused: when it finds no free slot, the oldest handshake of the
+   * source holding the most slots it may take is closed for it (its own
+   * source's, beyond max_pending_per_source; a never proven source's,
+   * beyond the max_pending - pending_reserve they share; any, beyond
+   * max_pending, never proven ones first), logged at level 0 at most once
+   * a second and every time at level 10. So a daemon's first connection,
+   * from a new address, gets in while strangers hold every slot they can,
+   * and is not displaced while any of them holds two. */
+  void accept(UniqueFd fd, std::string label, const std::string& source);
   /* Accepted connections still in their handshake. */
-  size_t pending() const noexcept { return pending_total_; }
+  size_t pending() const noexcept;
   /* Peers this engine keeps state for (sequence numbers, queues): only
    * ones it dialed, sent to, or that proved the secret. */
   size_t peer_count() const noexcept { return peers_.size(); }
@@ -191,7 +209,12 @@ class ORCA_EXPORT Engine {
   void pump(PeerState& p);
   void log(int level, const std::string& text) const;
   void bury(Connection* c);
-  void settle_pending(Connection* c);
+  /* Frees c's handshake slot, if it holds one; `completed`: its source is proven. */
+  void settle_pending(Connection* c, bool completed);
+  /* Closes the pending connection whose slot (`ticket`) went to `label`, saying why. */
+  void evict(std::uint64_t ticket, const std::string& label, const std::string& why);
+  /* EngineConfig::clock, or steady_clock::now when it is empty. */
+  std::chrono::steady_clock::time_point now() const;
   std::uint64_t delivered_from(ProcessName name) const;
 
   EventLoop& loop_;
@@ -199,9 +222,9 @@ class ORCA_EXPORT Engine {
   EngineCallbacks callbacks_;
   std::map<ProcessName, std::unique_ptr<PeerState>> peers_;
   std::vector<std::unique_ptr<Connection>> connections_;
-  size_t pending_total_ = 0;
-  std::map<std::string, std::uint32_t, std::less<>> pending_by_source_;
-  bool cap_reported_ = false;  // the first refusal is logged loudly, the rest at level 10
+  std::unique_ptr<HandshakeSlots> slots_;  // who holds the slots for handshakes
+  std::unordered_map<std::uint64_t, Connection*> pending_by_slot_;  // the connections holding them
+  LogThrottle eviction_log_;               // a level-0 line about evictions at most once a second
   bool shutting_down_ = false;
   /* A view of loop_ of the engine's own: a closed Connection is freed by a
    * call deferred on it, outside the Connection's own callbacks, and no

@@ -1,6 +1,7 @@
 // The oob stream Engine over socketpairs, without root: the handshake to
 // established, raced dials that must leave both ends on one connection,
-// the pending-connection caps, no per-peer state before the secret is
+// who gives way when every handshake slot is taken (and that a proven
+// source's reconnect gets one), no per-peer state before the secret is
 // proven, and an idle peer's closed connection reported for reconnection.
 // Through a Relay the test controls: frames split at every byte boundary,
 // reconnect and resend, duplicate drop, back-pressure, a peer closing
@@ -57,12 +58,21 @@ struct Side {
       messages.emplace_back(bytes.begin(), bytes.end());
     };
     cb.want_connection = [this](ProcessName peer) { wanted.push_back(peer); };
-    cb.log = [this](int, const std::string& text) { log.push_back(text); };
+    cb.log = [this](int level, const std::string& text) {
+      log.push_back(text);
+      levels.push_back(level);
+    };
     engine = std::make_unique<Engine>(loop, std::move(base), std::move(cb));
   }
   size_t log_count(const std::string& needle) const {
     size_t n = 0;
     for (const auto& l : log) n += l.find(needle) != std::string::npos;
+    return n;
+  }
+  /* Lines at `level` that contain `needle`. */
+  size_t log_count_at(int level, const std::string& needle) const {
+    size_t n = 0;
+    for (size_t i = 0; i < log.size(); ++i) n += levels[i] == level && log[i].find(needle) != std::string::npos;
     return n;
   }
   std::unique_ptr<Engine> engine;
@@ -73,6 +83,7 @@ struct Side {
   std::vector<std::vector<std::uint8_t>> messages;  // their bytes
   std::vector<ProcessName> wanted;
   std::vector<std::string> log;
+  std::vector<int> levels;  // of each line of log
 };
 
 /* Message `n` of a test: `size` bytes, the first four (when there is room)
@@ -247,9 +258,7 @@ class Relay {
 ::testing::AssertionResult establish(EventLoop& loop, Side& a, Side& b, UniqueFd fa, UniqueFd fb,
                                      std::vector<std::unique_ptr<Engine::Attempt>>& attempts,
                                      const std::string& label = "a -> b") {
-  if (!b.engine->accept(std::move(fb), "b <- " + label.substr(0, label.find(' ')), "a")) {
-    return ::testing::AssertionFailure() << "the server refused the connection";
-  }
+  b.engine->accept(std::move(fb), "b <- " + label.substr(0, label.find(' ')), "a");
   auto outcome = std::make_shared<std::optional<Status>>();
   attempts.push_back(a.engine->dial(std::move(fa), kB, label, [outcome](const Status& st) { *outcome = st; }));
   if (!loop.run_until([&] { return outcome->has_value() && b.engine->connected(kA); }, std::chrono::seconds(10))) {
@@ -267,7 +276,7 @@ class EngineTest : public ::testing::Test {
 TEST_F(EngineTest, HandshakeThenMessagesInOrder) {
   Side a(loop_, kA), b(loop_, kB);
   auto [fa, fb] = stream_pair();
-  ASSERT_TRUE(b.engine->accept(std::move(fb), "b <- a", "a"));
+  b.engine->accept(std::move(fb), "b <- a", "a");
   bool done = false;
   Status outcome = Message("test", "not-yet");
   auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](const Status& st) {
@@ -294,7 +303,7 @@ TEST_F(EngineTest, RacedDialsLeaveBothEndsOnTheSameConnection) {
     int winner = -1;
     for (int i = 0; i < kCandidates; ++i) {
       auto [fa, fb] = stream_pair();
-      ASSERT_TRUE(b.engine->accept(std::move(fb), "b <- a#" + std::to_string(i), "a"));
+      b.engine->accept(std::move(fb), "b <- a#" + std::to_string(i), "a");
       attempts.push_back(a.engine->dial(std::move(fa), kB, "a#" + std::to_string(i) + " -> b", [&, i](const Status& st) {
         if (!st || winner >= 0) return;
         winner = i;
@@ -316,40 +325,126 @@ TEST_F(EngineTest, RacedDialsLeaveBothEndsOnTheSameConnection) {
   }
 }
 
-TEST_F(EngineTest, PendingConnectionsAreCappedInAllAndPerSource) {
-  EngineConfig config;
-  config.max_pending = 5;
-  config.max_pending_per_source = 3;
-  Side b(loop_, kB, config);
-  std::vector<UniqueFd> clients;
-  auto offer = [&](const std::string& source) {
+/* Sockets offered to an engine's accept() as if from `source`, the test
+ * keeping the client ends: closed(i) says whether the engine closed the
+ * i-th. */
+struct Offers {
+  explicit Offers(Engine& e) : engine(e) {}
+  size_t offer(const std::string& source) {
     auto [mine, theirs] = stream_pair();
     clients.push_back(std::move(mine));
-    return b.engine->accept(std::move(theirs), "b <- " + source, source);
-  };
-  EXPECT_TRUE(offer("x"));
-  EXPECT_TRUE(offer("x"));
-  EXPECT_TRUE(offer("x"));
-  EXPECT_FALSE(offer("x")) << "a fourth from one source";
-  EXPECT_TRUE(offer("y"));
-  EXPECT_TRUE(offer("z"));
-  EXPECT_FALSE(offer("w")) << "a sixth in all";
-  EXPECT_EQ(b.engine->pending(), 5u);
-  EXPECT_EQ(b.log_count("max_pending"), 2u);
-  // A refused socket is closed at once: its client reads end of stream.
-  std::uint8_t byte;
-  EXPECT_EQ(::read(clients[3].get(), &byte, 1), 0);
-  // Closing clients frees their share.
-  clients[0].reset();
-  ASSERT_TRUE(loop_.run_until([&] { return b.engine->pending() == 4; }, 5s));
-  EXPECT_TRUE(offer("x"));
+    const size_t i = clients.size() - 1;
+    engine.accept(std::move(theirs), "b <- " + source + "#" + std::to_string(i), source);
+    return i;
+  }
+  bool closed(size_t i) const {
+    std::uint8_t byte;
+    return ::read(clients[i].get(), &byte, 1) == 0;  // else -1, EAGAIN: still open
+  }
+  size_t closed_count() const {
+    size_t n = 0;
+    for (size_t i = 0; i < clients.size(); ++i) n += closed(i);
+    return n;
+  }
+  Engine& engine;
+  std::vector<UniqueFd> clients;
+};
+
+TEST_F(EngineTest, AFullEngineClosesTheOldestHandshakeOfWhoeverHoldsTheMost) {
+  EngineConfig config;
+  config.max_pending = 6;
+  config.pending_reserve = 2;  // strangers share 4
+  config.max_pending_per_source = 3;
+  auto now = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::time_point{} + 100s);
+  config.clock = [now] { return *now; };
+  Side b(loop_, kB, config);
+  Offers o(*b.engine);
+  o.offer("x");
+  o.offer("x");
+  o.offer("x");
+  EXPECT_EQ(o.closed_count(), 0u);
+  o.offer("x");  // x beyond its 3: its own oldest gives way
+  EXPECT_TRUE(o.closed(0));
+  EXPECT_EQ(b.engine->pending(), 3u);
+  EXPECT_EQ(b.log_count_at(0, "closed b <- x#0 for b <- x#3: x has 3 connections in their handshake "
+                              "(oob_tcp_max_pending_per_source): its oldest gave way"),
+            1u);
+  o.offer("y");  // the strangers' 4 are taken: x 3, y 1
+  EXPECT_EQ(b.engine->pending(), 4u);
+  EXPECT_EQ(o.closed_count(), 1u);
+  o.offer("z");  // beyond the strangers' share: x holds the most
+  EXPECT_TRUE(o.closed(1));
+  EXPECT_EQ(b.engine->pending(), 4u) << "strangers never reach the reserve";
+  EXPECT_EQ(b.log_count_at(10, "connection b <- x#1 closed: its handshake slot went to b <- z#5: sources that have not "
+                               "completed a handshake in this job hold all 4 handshake slots they may use "
+                               "(oob_tcp_max_pending minus oob_tcp_pending_reserve): the oldest handshake of x, "
+                               "which held 3, the most, gave way"),
+            1u);
+  // Within the same second: no second line at level 0; a second later,
+  // one that counts it.
+  EXPECT_EQ(b.log_count_at(0, "closed b <- "), 1u);
+  *now += 1s;
+  o.offer("w");
+  EXPECT_TRUE(o.closed(2));
+  EXPECT_EQ(b.log_count_at(0, "closed b <- x#2 for b <- w#6: "), 1u);
+  EXPECT_EQ(b.log_count_at(0, "(1 more since the last such line)"), 1u);
+  // Closing a client frees its slot.
+  o.clients[3].reset();
+  ASSERT_TRUE(loop_.run_until([&] { return b.engine->pending() == 3; }, 5s));
+  o.offer("v");
+  EXPECT_EQ(o.closed_count(), 3u) << "there was room";
+}
+
+TEST_F(EngineTest, AReconnectFromAProvenSourceGetsInWhileStrangersHoldTheirShare) {
+  EngineConfig config;
+  config.max_pending = 6;
+  config.pending_reserve = 2;
+  config.max_pending_per_source = 4;
+  Side a(loop_, kA), b(loop_, kB, config);
+  std::vector<std::unique_ptr<Engine::Attempt>> attempts;
+  auto [fa, fb] = stream_pair();
+  ASSERT_TRUE(establish(loop_, a, b, std::move(fa), std::move(fb), attempts));  // from source "a": proven now
+  Offers o(*b.engine);
+  for (int i = 0; i < 12; ++i) o.offer(i % 3 == 0 ? "t" : "s");
+  EXPECT_EQ(b.engine->pending(), 4u) << "the strangers' share";
+  const size_t strangers_closed = o.closed_count();
+  // The daemon reconnects (its old connection is given up): the reserve.
+  a.engine->drop_connection(kB, "the test reconnects");
+  auto [fa2, fb2] = stream_pair();
+  ASSERT_TRUE(establish(loop_, a, b, std::move(fa2), std::move(fb2), attempts, "a#2 -> b"));
+  EXPECT_EQ(o.closed_count(), strangers_closed) << "the reserve had room: no stranger was displaced";
+  // The reserve taken as well (two more from "a" that never handshake):
+  // the next reconnect takes a stranger's slot.
+  o.offer("a");
+  o.offer("a");
+  EXPECT_EQ(b.engine->pending(), 6u);
+  EXPECT_EQ(o.closed_count(), strangers_closed);
+  a.engine->drop_connection(kB, "the test reconnects again");
+  auto [fa3, fb3] = stream_pair();
+  ASSERT_TRUE(establish(loop_, a, b, std::move(fa3), std::move(fb3), attempts, "a#3 -> b"));
+  EXPECT_EQ(o.closed_count(), strangers_closed + 1);
+  EXPECT_FALSE(o.closed(12));
+  EXPECT_FALSE(o.closed(13)) << "the daemon's own pending ones are not what gave way";
+  EXPECT_EQ(b.log_count_at(10, "its handshake slot went to b <- a#3: all 6 handshake slots are taken "
+                               "(oob_tcp_max_pending): the oldest handshake of "),
+            1u);
+}
+
+TEST_F(EngineTest, AnEngineWhoseReserveLeavesNewSourcesNoSlotIsRefused) {
+  EngineConfig config;
+  config.self = kB;
+  config.secret = {1, 2, 3};
+  config.variable_prefix = "oob_tcp_";
+  config.max_pending = 16;
+  config.pending_reserve = 16;
+  EXPECT_THROW(Engine(loop_, config, EngineCallbacks{}), std::invalid_argument);
 }
 
 TEST_F(EngineTest, ClaimedNamesCreateNoStateBeforeTheSecretIsProven) {
   Side b(loop_, kB);
   for (std::uint32_t i = 0; i < 500; ++i) {
     auto [mine, theirs] = stream_pair();
-    ASSERT_TRUE(b.engine->accept(std::move(theirs), "b <- forger", "forger#" + std::to_string(i)));
+    b.engine->accept(std::move(theirs), "b <- forger", "forger#" + std::to_string(i));
     // A HELLO from "7.<1000+i>" to kB, then nothing: the server answers
     // with a CHALLENGE, and the forger leaves.
     std::vector<std::uint8_t> hello = {'O', 'R', 'C', 'A'};
@@ -377,7 +472,7 @@ TEST_F(EngineTest, ClaimedNamesCreateNoStateBeforeTheSecretIsProven) {
 TEST_F(EngineTest, TrafficBeforeTheHandshakeClosesAtTheHeader) {
   Side b(loop_, kB);
   auto [mine, theirs] = stream_pair();
-  ASSERT_TRUE(b.engine->accept(std::move(theirs), "b <- liar", "liar"));
+  b.engine->accept(std::move(theirs), "b <- liar", "liar");
   FrameHeader h;
   h.type = FrameType::Data;
   h.seq = 1;
@@ -393,7 +488,7 @@ TEST_F(EngineTest, AnIdlePeersClosedConnectionAsksForAnother) {
   Side a(loop_, kA);
   auto b = std::make_unique<Side>(loop_, kB);
   auto [fa, fb] = stream_pair();
-  ASSERT_TRUE(b->engine->accept(std::move(fb), "b <- a", "a"));
+  b->engine->accept(std::move(fb), "b <- a", "a");
   bool done = false;
   auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](const Status&) { done = true; });
   ASSERT_TRUE(loop_.run_until([&] { return done && b->engine->connected(kA); }, 5s));
@@ -527,7 +622,7 @@ TEST_F(EngineTest, ManyReconnectsWhileSendingLoseAndRepeatNothing) {
       return;
     }
     relay.down().hold();
-    ASSERT_TRUE(b.engine->accept(relay.server_end(), "b <- " + name, "a"));
+    b.engine->accept(relay.server_end(), "b <- " + name, "a");
     attempts.push_back(a.engine->dial(relay.client_end(), kB, name + " -> b", [](const Status&) {}));
     ASSERT_TRUE(loop_.run_until([&] { return relay.down().buffered() > 0; }, 10s)) << "no CHALLENGE";
     held->up().release();
@@ -597,7 +692,7 @@ struct DuplicateRace {
     if (a.wanted != std::vector<ProcessName>{kB}) return ::testing::AssertionFailure() << "no want_connection";
     // b takes the new HELLO; its CHALLENGE waits in the relay.
     second.down().hold();
-    if (!b.engine->accept(second.server_end(), "b <- a#2", "a")) return ::testing::AssertionFailure() << "refused";
+    b.engine->accept(second.server_end(), "b <- a#2", "a");
     attempts.push_back(a.engine->dial(second.client_end(), kB, "a#2 -> b", [this](const Status& st) { dialed = st; }));
     if (!loop.run_until([&] { return second.down().buffered() > 0; }, std::chrono::seconds(10))) {
       return ::testing::AssertionFailure() << "no CHALLENGE";
@@ -804,7 +899,7 @@ TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
     // 4: b's ACCEPT waits (likewise).
     relays[3]->down().hold();
     for (int i = 0; i < 4; ++i) {
-      ASSERT_TRUE(b.engine->accept(relays[static_cast<size_t>(i)]->server_end(), "b <- a#" + std::to_string(i + 1), "a"));
+      b.engine->accept(relays[static_cast<size_t>(i)]->server_end(), "b <- a#" + std::to_string(i + 1), "a");
       dial(relays[static_cast<size_t>(i)]->client_end(), "a#" + std::to_string(i + 1) + " -> b");
     }
     ASSERT_TRUE(loop_.run_until([&] { return relays[2]->down().buffered() > 0 && relays[3]->down().buffered() > 0; }, 10s));
@@ -819,7 +914,7 @@ TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
         10s));
     // 5: one completes; the engine owns it from now on.
     auto [fa, fb] = stream_pair();
-    ASSERT_TRUE(b.engine->accept(std::move(fb), "b <- a#5", "a"));
+    b.engine->accept(std::move(fb), "b <- a#5", "a");
     dial(std::move(fa), "a#5 -> b");
     ASSERT_TRUE(loop_.run_until([&] { return seen->established == 1 && b.engine->connected(kA); }, 10s));
     EXPECT_EQ(b.engine->pending(), 4u);

@@ -4,18 +4,29 @@
 // (127.0.0.1, ::1) and abstract Unix sockets. tcp alone carries messages
 // both ways; a peer that went away is reported lost within tcp's retry
 // budget; an interface list naming no interface stops Oob::open; usock
-// declines a peer on another host; messages for a tag nobody receives wait
-// up to Oob::kMaxWaiting, and the rest are dropped and logged.
+// declines a peer on another host, and connects again while a peer's listen
+// backlog is full (for up to its handshake timeout); messages for a tag
+// nobody receives wait up to Oob::kMaxWaiting, and the rest are dropped
+// and logged.
 #include <orca/event_loop.h>
 #include <orca/oob.h>
 #include <orca/runtime.h>
+#include <orca/unique_fd.h>
 
 #include "lib/build_tree.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -212,6 +223,84 @@ TEST_F(OobModules, UsockDeclinesAPeerOnAnotherHost) {
   // The same URI from this host: usock takes it.
   EXPECT_TRUE(p.oob->add_peer(far, "5.9;host=" + own->host_identity + usock_part).ok());
   EXPECT_TRUE(p.oob->knows(far));
+}
+
+/* An abstract listener of the test's with a listen backlog of one,
+ * filled: a nonblocking connect() to it fails with EAGAIN, as to a
+ * daemon's listener that a local stranger floods faster than it accepts. */
+struct FullBacklog {
+  explicit FullBacklog(const std::string& name) : name_(name) {
+    listener_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    const sockaddr_un sa = address(&len_);
+    if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&sa), len_) != 0 || ::listen(listener_.get(), 0) != 0) {
+      throw std::runtime_error("cannot listen on @" + name);
+    }
+    for (int i = 0; i < 8; ++i) {
+      UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+      if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&sa), len_) != 0) {
+        if (errno == EAGAIN) return;
+        throw std::runtime_error("connect to @" + name + ": " + std::strerror(errno));
+      }
+      fillers_.push_back(std::move(s));
+    }
+    throw std::runtime_error("the backlog of @" + name + " never filled");
+  }
+  sockaddr_un address(socklen_t* length) const {
+    sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    std::memcpy(sa.sun_path + 1, name_.data(), name_.size());
+    *length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name_.size());
+    return sa;
+  }
+  /* Takes the fillers' connections off the backlog. */
+  void drain() {
+    while (UniqueFd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC)).valid()) {
+    }
+    drained_ = true;
+  }
+  /* Whether a connection came after the drain (the module's; kept open). */
+  bool connected() {
+    if (drained_ && !accepted_.valid()) accepted_ = UniqueFd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    return accepted_.valid();
+  }
+  std::string name_;
+  socklen_t len_ = 0;
+  UniqueFd listener_;
+  std::vector<UniqueFd> fillers_;
+  UniqueFd accepted_;
+  bool drained_ = false;
+};
+
+TEST_F(OobModules, UsockConnectsAgainWhileAPeersListenBacklogIsFullForUpToTheHandshakeTimeout) {
+  auto settings = base_settings();
+  settings.push_back("oob=usock");
+  settings.push_back("oob_usock_handshake_timeout=300");
+  Process p(loop_, ProcessName{5, 0}, settings);
+  ASSERT_TRUE(p.oob) << p.runtime->help().render(*p.open_error);
+  auto own = ContactUri::parse(p.oob->contact_uri());
+  ASSERT_TRUE(own.ok());
+  const std::string tag = std::to_string(::getpid());
+  FullBacklog slow("orca/5.8/" + tag + "/backlogtest"), stuck("orca/5.9/" + tag + "/backlogtest");
+  const ProcessName drained{5, 8}, never{5, 9};
+  ASSERT_TRUE(p.oob->add_peer(drained, "5.8;host=" + own->host_identity + ";usock=@" + slow.name_).ok());
+  ASSERT_TRUE(p.oob->add_peer(never, "5.9;host=" + own->host_identity + ";usock=@" + stuck.name_).ok());
+  std::map<std::string, std::string> lost;
+  p.oob->on_peer_lost([&](ProcessName peer, const std::string& why) { lost[peer.to_string()] = why; });
+  ASSERT_TRUE(p.oob->send(drained, 40, bytes_of("m")).ok());
+  ASSERT_TRUE(p.oob->send(never, 40, bytes_of("m")).ok());
+  loop_.run_until([] { return false; }, 100ms);
+  EXPECT_TRUE(lost.empty()) << "a full backlog is not a lost peer: " << lost.begin()->second;
+  slow.drain();
+  ASSERT_TRUE(loop_.run_until([&] { return slow.connected(); }, 5s)) << "no connection once the backlog had room";
+  // The other stays full: lost once the handshake timeout has passed,
+  // saying why.
+  ASSERT_TRUE(loop_.run_until([&] { return lost.count("5.9") != 0; }, 10s));
+  EXPECT_NE(lost["5.9"].find("its listen backlog stayed full for 300 ms (oob_usock_handshake_timeout"),
+            std::string::npos)
+      << lost["5.9"];
+  // (5.8 never answers the HELLO: its handshake may time out by now, but
+  // not for its backlog.)
+  EXPECT_EQ(lost["5.8"].find("backlog"), std::string::npos) << lost["5.8"];
 }
 
 TEST_F(OobModules, MessagesForATagNobodyReceivesWaitUpToTheBoundThenAreDroppedAndLogged) {

@@ -78,7 +78,7 @@ case_oob_tcp_variables_are_documented() {
     for v in if_include if_exclude listen_wildcard static_ipv4_ports static_ipv6_ports dynamic_ipv4_ports \
              dynamic_ipv6_ports connect_stagger connect_timeout retries retry_backoff max_msg_size \
              send_queue_limit keepalive_time keepalive_intvl keepalive_probes heartbeat heartbeat_misses \
-             handshake_timeout max_pending max_pending_per_source user_timeout; do
+             handshake_timeout max_pending pending_reserve max_pending_per_source user_timeout; do
         for field in value source level type help; do
             grep -qE "^mca:oob:tcp:param:oob_tcp_$v:$field:" "$T/out" || { show_output; fail "oob_tcp_$v has no $field"; }
         done

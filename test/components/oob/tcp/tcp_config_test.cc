@@ -190,6 +190,7 @@ TEST(TcpConfig, DefaultsGiveTheDocumentedConfig) {
   EXPECT_EQ(c.engine.heartbeat_misses, 4);
   EXPECT_EQ(c.engine.handshake_timeout, 5000ms);
   EXPECT_EQ(c.engine.max_pending, 256u);
+  EXPECT_EQ(c.engine.pending_reserve, 64u);
   EXPECT_EQ(c.engine.max_pending_per_source, 32u);
   EXPECT_EQ(c.user_timeout, 0ms);
   EXPECT_EQ(c.engine.variable_prefix, "oob_tcp_");
@@ -218,6 +219,7 @@ TEST(TcpConfig, TableDefaultsMatchTheStructDefaults) {
   EXPECT_EQ(c.engine.heartbeat_misses, d.engine.heartbeat_misses);
   EXPECT_EQ(c.engine.handshake_timeout, d.engine.handshake_timeout);
   EXPECT_EQ(c.engine.max_pending, d.engine.max_pending);
+  EXPECT_EQ(c.engine.pending_reserve, d.engine.pending_reserve);
   EXPECT_EQ(c.engine.max_pending_per_source, d.engine.max_pending_per_source);
   EXPECT_EQ(c.user_timeout, d.user_timeout);
 }
@@ -239,6 +241,7 @@ TEST(TcpConfig, ValuesAreReadFromTheirVariables) {
   f.set_int("heartbeat_misses", 1);
   f.set_int("handshake_timeout", 77);
   f.set_int("max_pending", 1000);
+  f.set_int("pending_reserve", 999);
   f.set_int("max_pending_per_source", 7);
   f.set_int("user_timeout", 30000);
   auto r = read_config(f.context());
@@ -260,6 +263,7 @@ TEST(TcpConfig, ValuesAreReadFromTheirVariables) {
   EXPECT_EQ(c.engine.heartbeat_misses, 1);
   EXPECT_EQ(c.engine.handshake_timeout, 77ms);
   EXPECT_EQ(c.engine.max_pending, 1000u);
+  EXPECT_EQ(c.engine.pending_reserve, 999u);
   EXPECT_EQ(c.engine.max_pending_per_source, 7u);
   EXPECT_EQ(c.user_timeout, 30000ms);
 }
@@ -441,6 +445,7 @@ TEST(TcpConfig, OutOfRangeValuesAreRefusedWithTheRange) {
            RangeCase{"keepalive_probes", "128", "from 1 to 127"},
            RangeCase{"max_pending", "0", "from 1 to 65536"},
            RangeCase{"max_pending_per_source", "65537", "from 1 to 65536"},
+           RangeCase{"pending_reserve", "65536", "from 0 to 65535"},
            RangeCase{"user_timeout", "-1", "from 0 to 3600000"},
            RangeCase{"user_timeout", "3600001", "from 0 to 3600000"},
        }) {
@@ -466,7 +471,7 @@ TEST(TcpConfig, TheEdgesOfEachRangeAreAccepted) {
                 {"max_msg_size", "1k"}, {"send_queue_limit", "64k"}, {"keepalive_time", "1"},
                 {"keepalive_intvl", "1"}, {"keepalive_probes", "1"}, {"heartbeat", "0"},
                 {"heartbeat_misses", "1"}, {"handshake_timeout", "1"}, {"max_pending", "1"},
-                {"max_pending_per_source", "1"}, {"user_timeout", "0"}});
+                {"pending_reserve", "0"}, {"max_pending_per_source", "1"}, {"user_timeout", "0"}});
   ASSERT_FALSE(low.value_error().has_value()) << low.value_error()->summary();
   auto l = low.config();
   ASSERT_TRUE(Succeeded(l));
@@ -479,7 +484,8 @@ TEST(TcpConfig, TheEdgesOfEachRangeAreAccepted) {
                  {"retry_backoff", "600000"}, {"max_msg_size", "1G"}, {"send_queue_limit", "64G"},
                  {"keepalive_time", "32767"}, {"keepalive_intvl", "32767"}, {"keepalive_probes", "127"},
                  {"heartbeat", "3600000"}, {"heartbeat_misses", "1000"}, {"handshake_timeout", "3600000"},
-                 {"max_pending", "65536"}, {"max_pending_per_source", "65536"}, {"user_timeout", "3600000"}});
+                 {"max_pending", "65536"}, {"pending_reserve", "65535"}, {"max_pending_per_source", "65536"},
+                 {"user_timeout", "3600000"}});
   ASSERT_FALSE(high.value_error().has_value()) << high.value_error()->summary();
   auto h = high.config();
   ASSERT_TRUE(Succeeded(h));
@@ -489,7 +495,29 @@ TEST(TcpConfig, TheEdgesOfEachRangeAreAccepted) {
   EXPECT_EQ(h.value().engine.heartbeat, 3600000ms);
   EXPECT_EQ(h.value().engine.heartbeat_misses, 1000);
   EXPECT_EQ(h.value().engine.max_pending_per_source, 65536u);
+  EXPECT_EQ(h.value().engine.pending_reserve, 65535u);
   EXPECT_EQ(h.value().user_timeout, 3600000ms);
+}
+
+// New sources, a daemon's first connection among them, need a slot the
+// reserve does not take: a reserve of max_pending or more is an error
+// naming both variables, whichever of them was changed.
+TEST(TcpConfig, AReserveOfEveryHandshakeSlotIsAnError) {
+  for (const auto& [total, reserve] : {std::pair{256, 256}, std::pair{16, 64}, std::pair{1, 1}}) {
+    SCOPED_TRACE(std::to_string(total) + " slots, " + std::to_string(reserve) + " reserved");
+    FakeContext f;
+    f.set_int("max_pending", total);
+    f.set_int("pending_reserve", reserve);
+    auto r = read_config(f.context());
+    ASSERT_TRUE(FailedWith(r, "oob", "pending-reserve-too-large"));
+    EXPECT_EQ(r.error().arg("reserve"), "oob_tcp_pending_reserve");
+    EXPECT_EQ(r.error().arg("total"), "oob_tcp_max_pending");
+    EXPECT_TRUE(Contains(r.error().arg("why"), "(" + std::to_string(reserve) + ") is not below")) << r.error().arg("why");
+  }
+  FakeContext f;
+  f.set_int("max_pending", 16);
+  f.set_int("pending_reserve", 15);
+  EXPECT_TRUE(Succeeded(read_config(f.context())));
 }
 
 TEST(TcpConfig, ZeroStaggerIsAllowed) {
@@ -506,7 +534,7 @@ TEST(TcpConfig, TheTableNamesEveryVariableOnce) {
     EXPECT_TRUE(names.insert(variables()[i].name).second) << variables()[i].name;
     EXPECT_NE(variables()[i].description, nullptr) << variables()[i].name;
   }
-  EXPECT_EQ(variables().size(), 22u);
+  EXPECT_EQ(variables().size(), 23u);
 }
 
 }  // namespace
