@@ -79,6 +79,7 @@ void DaemonLauncher::start_next() {
 }
 
 void DaemonLauncher::start(Launch launch) {
+  if (launch.make_bootstrap) launch.bootstrap = launch.make_bootstrap();
   SpawnSpec spec;
   spec.argv = launch.argv;
   spec.environment = current_environment();

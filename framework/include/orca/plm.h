@@ -205,6 +205,11 @@ class ORCA_EXPORT DaemonLauncher {
     std::string host;
     std::vector<std::string> argv;
     std::vector<std::uint8_t> bootstrap;
+    /* When set, makes `bootstrap` as the launch starts rather than while
+     * it waits: a job of N daemons whose bootstraps each name N hosts then
+     * holds one at a time, not N. An empty result starts the agent with
+     * an empty standard input (its daemon then fails, saying so). */
+    std::function<std::vector<std::uint8_t>()> make_bootstrap;
     /* NAME=VALUE set in the agent's environment, over this process's. */
     std::vector<std::string> environment;
     /* The agent gets this signal when the launching process dies

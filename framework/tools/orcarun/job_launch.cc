@@ -231,17 +231,30 @@ void JobLaunch::launch_daemon(std::uint32_t vpid) {
   Daemon& d = daemon_[vpid];
   if (d.launched) return;
   d.launched = true;
-  auto frame = launch::bootstrap_frame(bootstrap_for(vpid));
-  if (!frame) {
-    fail_job(frame.error(), 1);
-    return;
+  // The first bootstrap is made here too, to find what would be wrong
+  // with every one (a field above its bound, the same for all); each is
+  // made as its agent starts: a queued launch holds no bootstrap (each
+  // names every host of the job).
+  if (!bootstrap_checked_) {
+    bootstrap_checked_ = true;
+    if (auto frame = launch::bootstrap_frame(bootstrap_for(vpid)); !frame) {
+      fail_job(frame.error(), 1);
+      return;
+    }
   }
   auto argv = plm::daemon_command(plan_.plm, d.host, plan_.daemon_command);
   if (!argv) {
     fail_job(argv.error(), 1);
     return;
   }
-  launcher_->launch({.vpid = vpid, .host = d.host, .argv = std::move(argv.value()), .bootstrap = std::move(frame.value())});
+  launcher_->launch({.vpid = vpid,
+                     .host = d.host,
+                     .argv = std::move(argv.value()),
+                     .bootstrap = {},
+                     .make_bootstrap = [this, vpid] {
+                       auto frame = launch::bootstrap_frame(bootstrap_for(vpid));
+                       return frame ? std::move(frame.value()) : std::vector<std::uint8_t>();
+                     }});
 }
 
 // A launcher that starts every daemon at once (plm/slurm: one srun step)

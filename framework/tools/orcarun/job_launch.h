@@ -136,6 +136,7 @@ class JobLaunch {
   std::unique_ptr<Timer> progress_timer_;
   std::unique_ptr<Timer> lost_kill_timer_;  // SIGKILL to lost daemons' agents that outlived SIGTERM
   bool progress_shown_ = false;
+  bool bootstrap_checked_ = false;
   std::unique_ptr<SignalWatch> sigint_;
   std::unique_ptr<SignalWatch> sigterm_;
   // --timing

@@ -2,6 +2,7 @@
 // ranks, plm module, routing tree) so that every mistake is reported
 // before anything starts, then runs the job (JobLaunch).
 #include "tools/tool_main.h"
+#include "job_footprint.h"
 #include "job_launch.h"
 #include "job_nodes.h"
 #include "orcarun_options.h"
@@ -93,6 +94,12 @@ static int orcarun_main(int argc, char** argv) {
   plan.tree = std::move(tree.value());
   plan.routed_component = component_name(*routed_fw);
   plan.tree_spawn = plan.plm.module->tree_spawn(plan.plm.module->self, n) != 0;
+  // A job this host cannot hold is refused before anything starts.
+  const orca::launch::JobFootprint footprint = orca::orcarun::footprint_here(plan);
+  if (orca::Status st = orca::launch::check_job_fits(footprint, orca::launch::read_host_limits()); !st) {
+    return p.fail(st.error());
+  }
+  (void)orca::launch::raise_open_files(orca::launch::files_needed(footprint));
   plan.daemon_command = orca::plm::daemon_program(rt.registry());
   const auto launcher = orca::launch::launcher_settings(rt.registry());
   plan.startup_timeout = launcher.startup_timeout;

@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -442,6 +443,60 @@ TEST_F(Launcher, SignalAllSigkillMeansEachAgentsKillSignal) {
   EXPECT_TRUE(std::getline(in, said));
   EXPECT_EQ(said, "got-term");
   EXPECT_EQ(launcher_->running(), 0u);
+}
+
+
+// Descriptors reused at a high rate, and running out: 600 agents of every
+// kind (quick exits with output, exec failures, bootstraps made as they
+// start, agents still reading stdin) through a cap of 32, with
+// RLIMIT_NOFILE lowered so that some spawns find no descriptor. Each
+// launch ends exactly once, as an exit or a failed start, and nothing is
+// left; under the sanitizers, a watch on a closed or reused descriptor
+// would be reported (issue 19: a crash after "Epoll ADD ... Bad file
+// descriptor" with thousands of daemons).
+TEST_F(Launcher, DescriptorsReusedAndRunningOutCostNoLaunchItsEnd) {
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = 96;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  make(32);
+  constexpr std::uint32_t kLaunches = 600;
+  std::uint32_t next = 1, made = 0;
+  auto launch_next = [&] {
+    const std::uint32_t v = next++;
+    switch (v % 4) {
+      case 0: launcher_->launch(agent(v, "echo $$; exit 3")); break;
+      case 1: launcher_->launch(DaemonLauncher::Launch{v, "h", {"/nonexistent/orca-agent"}, {}}); break;
+      case 2: {
+        auto l = agent(v, "head -c 5 >/dev/null; echo done");
+        l.make_bootstrap = [&made] { ++made; return std::vector<std::uint8_t>{'h', 'e', 'l', 'l', 'o'}; };
+        launcher_->launch(std::move(l));
+        break;
+      }
+      default: launcher_->launch(agent(v, "exec 0<&-; true")); break;
+    }
+  };
+  for (int i = 0; i < 64; ++i) launch_next();
+  const bool done = loop_.run_until(
+      [&] {
+        // Each end makes room for another launch, until all are queued.
+        while (next <= kLaunches && exits_.size() + failed_.size() + 64 >= next) launch_next();
+        return exits_.size() + failed_.size() == kLaunches;
+      },
+      60000ms);
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  ASSERT_TRUE(done) << exits_.size() << " exits and " << failed_.size() << " failed starts of " << kLaunches;
+  for (std::uint32_t v = 1; v <= kLaunches; ++v) {
+    EXPECT_EQ(exits_.count(v) + failed_.count(v), 1u) << "launch " << v;
+  }
+  for (const auto& [v, e] : exits_) {
+    if (v % 4 == 0) EXPECT_TRUE(WIFEXITED(e.status) && WEXITSTATUS(e.status) == 3) << v;
+    if (v % 4 == 1) EXPECT_TRUE(WIFEXITED(e.status) && WEXITSTATUS(e.status) == 127) << v;
+  }
+  EXPECT_GT(made, 0u);
+  EXPECT_EQ(launcher_->running(), 0u);
+  EXPECT_EQ(live_children(), 0u);
 }
 
 }  // namespace

@@ -698,6 +698,47 @@ missing_daemon_program() {
     done_case
 }
 
+# A job this host cannot hold is refused before anything starts, naming
+# the limit: 65536 simulated daemons need more task ids than kernel.pid_max
+# (32768 on most machines) or more memory than there is. Before, orcarun
+# started thousands of them, grew to gigabytes and crashed.
+job_far_too_big_is_refused_at_once() {
+    setup
+    orc --mca plm_local_num_nodes 65536 true
+    expect_status 1
+    expect_match err "^orcarun: the job cannot fit this host: 65536 daemons \(65536 on this host, with 65536 ranks there\).* need [0-9]+ where (kernel\.pid_max|kernel\.threads-max|the memory available)"
+    expect_line err "Nothing was started. To run it, run fewer daemons on this host (plm_local_num_nodes), or $(grep -oE 'raise it: sysctl kernel\.(pid_max|threads-max)=N|free memory' "$T/err" | head -1)."
+    expect_no_stdout
+    done_case
+}
+
+# With `ulimit -n 512`, 1000 daemons need more descriptors than orcarun
+# may open: refused naming RLIMIT_NOFILE and what to do. A soft limit
+# below the need with a hard one above it is raised instead (the job runs).
+descriptor_limit_is_named() {
+    setup
+    status=0
+    ( ulimit -n 512; ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 1000 true ) || status=$?
+    expect_status 1
+    expect_match err "^orcarun: the job cannot fit this host: 1000 daemons .* need [0-9]+ where RLIMIT_NOFILE \(open files of orcarun; hard limit 512\) leaves 512\.$"
+    expect_match err "raise it \(ulimit -n N"
+    status=0
+    ( ulimit -S -n 64; ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 30 true ) || status=$?
+    expect_status 0
+    done_case
+}
+
+# Hundreds of daemons failing at once during wire-up (their program is
+# false): agents end in a burst while others still start and descriptors
+# are reused; the job fails naming a daemon, and nothing crashes or stays.
+many_daemons_failing_at_once() {
+    setup
+    orc --mca plm_base_daemon /bin/false --mca plm_local_num_nodes 300 true
+    expect_status 1
+    expect_match err "^orcarun: the daemon on $HOST_RE#[0-9]+ \(vpid [0-9]+\) failed: its agent \(local\) exited with status 1 before the daemon reported"
+    done_case
+}
+
 # Daemons that never report: orcarun_startup_timeout names them.
 startup_timeout() {
     setup
@@ -945,7 +986,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        daemon_killed_mid_job daemon_stopped sigterms_while_a_daemon_ends interior_daemon_killed interior_daemon_killed_tree_spawn
        orcarun_killed orcarun_killed_tree_spawn sigterm_reaches_starting_daemons
        sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
-       missing_daemon_program startup_timeout
+       missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named many_daemons_failing_at_once startup_timeout
        timeout_ends_the_job timing_phases version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
        local_plm_for_another_host relayed_output_kept_while_orcarun_lags

@@ -1,0 +1,79 @@
+/*
+ * Job limits: whether a job fits this host before anything of it starts.
+ *
+ * A job far too big for the host (orcarun --mca plm_local_num_nodes 65536,
+ * or a hostfile of thousands of hosts from one launcher) must be refused
+ * at once, naming the limit, not found out when fork(), pipe() or malloc()
+ * fail half way through a launch of thousands of processes (a failure
+ * that is slow, partial, and hard to clean up after).
+ *
+ * What orcarun itself costs on this host for a job: the processes it
+ * starts here (plm/local's daemons, and an agent per daemon for plm/rsh
+ * without tree spawn), each daemon's threads (the PMIx server's), the
+ * ranks of the daemons on this host, a few descriptors per child process
+ * and per oob connection, and memory per daemon. JobFootprint holds those
+ * counts; HostLimits what the kernel allows now; check_job_fits compares
+ * them with the per-item costs below, measured on Linux (a daemon with
+ * its PMIx server has 3 tasks and about 3 MiB of private memory; orcarun
+ * keeps 3 descriptors per child it started). They err on the side of
+ * starting: a job refused here would surely have failed.
+ */
+#ifndef ORCA_JOB_LIMITS_H
+#define ORCA_JOB_LIMITS_H
+
+#include <orca/export.h>
+#include <orca/result.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace orca::launch {
+
+/* Per-item costs (see above). */
+inline constexpr std::uint64_t kTasksPerLocalDaemon = 3;
+inline constexpr std::uint64_t kFilesPerChild = 3;      // stdin, stdout and stderr pipes of a process orcarun started
+inline constexpr std::uint64_t kFilesPerConnection = 1;
+inline constexpr std::uint64_t kFilesBase = 64;         // orcarun's own: listeners, netlink, loop, libraries
+inline constexpr std::uint64_t kMemoryPerLocalDaemon = 4u << 20;
+inline constexpr std::uint64_t kMemoryPerDaemon = 256u << 10;  // orcarun's state per daemon, its queues included
+
+struct JobFootprint {
+  std::uint64_t local_daemons = 0;  // orcads on this host
+  std::uint64_t local_ranks = 0;    // ranks of those daemons
+  std::uint64_t children = 0;       // processes orcarun starts itself (daemons or their agents)
+  std::uint64_t connections = 0;    // oob connections orcarun holds (its children in the routing tree)
+  std::uint64_t daemons = 0;        // of the whole job
+};
+
+struct HostLimits {
+  std::uint64_t open_files = 0;                // RLIMIT_NOFILE, soft
+  std::uint64_t open_files_hard = 0;           // RLIMIT_NOFILE, hard (the soft limit may be raised to it)
+  std::optional<std::uint64_t> processes;      // RLIMIT_NPROC, when it applies (not for root, not unlimited)
+  std::uint64_t processes_in_use = 0;          // tasks of this user now (counted only when `processes` is set)
+  std::uint64_t pid_max = 0;                   // kernel.pid_max: task ids of the whole machine
+  std::uint64_t threads_max = 0;               // kernel.threads-max
+  std::uint64_t tasks_in_use = 0;              // tasks of the machine now (/proc/loadavg)
+  std::optional<std::uint64_t> memory_available;  // MemAvailable, bytes
+};
+
+/* The limits of this host now; what cannot be read is left at a value
+ * that never refuses (0 open files means unknown, and so on). */
+ORCA_EXPORT HostLimits read_host_limits();
+
+/* Descriptors orcarun needs for `job`. */
+ORCA_EXPORT std::uint64_t files_needed(const JobFootprint& job) noexcept;
+
+/* Whether `job` fits `limits`. Errors (area "launch", topic
+ * job-exceeds-limit): the first limit it exceeds, with what it needs, what
+ * the host allows, and what to change. A soft RLIMIT_NOFILE below the
+ * need but a hard one above it is no error: the caller raises it
+ * (raise_open_files). */
+ORCA_EXPORT Status check_job_fits(const JobFootprint& job, const HostLimits& limits);
+
+/* Raises this process's soft RLIMIT_NOFILE to `needed` (at most the hard
+ * limit); true if it is at least `needed` now. */
+ORCA_EXPORT bool raise_open_files(std::uint64_t needed);
+
+}  // namespace orca::launch
+
+#endif  // ORCA_JOB_LIMITS_H

@@ -1,0 +1,40 @@
+// The footprint of a planned job on orcarun's host.
+#include "job_footprint.h"
+
+#include <unistd.h>
+
+#include <vector>
+
+namespace orca::orcarun {
+
+bool is_this_host(const std::string& node, const std::string& hostname) {
+  if (node == "localhost" || node == hostname) return true;
+  return node.size() > hostname.size() + 1 && node.compare(0, hostname.size(), hostname) == 0 &&
+         node[hostname.size()] == '#';
+}
+
+launch::JobFootprint footprint_here(const JobPlan& plan) {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  launch::JobFootprint f;
+  f.daemons = plan.nodes.size();
+  std::vector<bool> local(plan.nodes.size());
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    local[i] = is_this_host(plan.nodes[i].name, name);
+    if (local[i]) ++f.local_daemons;
+  }
+  for (const auto& p : plan.ranks.placements) {
+    if (p.node < local.size() && local[p.node]) ++f.local_ranks;
+  }
+  f.connections = plan.tree->children(0).size();
+  // orcarun starts one process for every daemon at once (srun), its tree
+  // children (tree spawn: they start the rest), or every daemon.
+  if (plm::starts_all_at_once(plan.plm)) {
+    f.children = 1;
+  } else {
+    f.children = plan.tree_spawn ? f.connections : f.daemons;
+  }
+  return f;
+}
+
+}  // namespace orca::orcarun
