@@ -73,6 +73,7 @@ class JobLaunch {
   void on_status(std::span<const std::uint8_t> bytes);
   void on_output(std::span<const std::uint8_t> bytes);
   void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
+  void job_failed(const launch::JobFailure& failure);
   void rank_aborted(const launch::RankAbort& abort);
   void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
   void all_up();
