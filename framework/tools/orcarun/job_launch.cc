@@ -379,7 +379,10 @@ void JobLaunch::all_up() {
     case StdinTarget::All: command.stdin_target = launch::kStdinAll; break;
     case StdinTarget::Rank: command.stdin_target = static_cast<std::int32_t>(options_.stdin_rank); break;
   }
-  fences_ = std::make_unique<FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()));
+  std::vector<std::string> hosts(daemons() + 1);
+  for (std::uint32_t v = 1; v <= daemons(); ++v) hosts[v] = printable(daemon_[v].host);
+  fences_ = std::make_unique<FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()),
+                                        plan_.pmi_bound, std::move(hosts));
   broadcast(command);
   t_command_ = Clock::now();
   // stdin: to the daemons of the ranks that read it.

@@ -37,6 +37,7 @@ struct JobPlan {
   std::chrono::milliseconds startup_timeout{60000};
   std::chrono::milliseconds kill_grace{5000};
   std::chrono::milliseconds partial_line_delay{100};
+  pmi::DataBound pmi_bound;  // pmi_base_max_job_keys / _bytes
 };
 
 class JobLaunch {
