@@ -23,7 +23,8 @@ enum class Kind : std::uint8_t {
   FenceRelease = 12,
   RankAbort = 13,
   PmiDirect = 14,
-  OutputCredit = 15,
+  JobFailure = 15,
+  OutputCredit = 16,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -291,6 +292,14 @@ void fields(IO& io, M& m) {
     io.u32("from", m.from);
     io.u32("to", m.to);
     io.bytes("bytes", m.bytes);
+  } else if constexpr (std::is_same_v<T, JobFailure>) {
+    io.u32("vpid", m.vpid);
+    io.text("area", m.area, 64);
+    io.text("topic", m.topic, 64);
+    io.list("args", m.args, [](auto& sub, auto& kv) {
+      sub.text("arg name", kv.key, 64);
+      sub.text("arg value", kv.value);
+    });
   }
 }
 
@@ -310,6 +319,7 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, FenceRelease>) return Kind::FenceRelease;
   else if constexpr (std::is_same_v<T, RankAbort>) return Kind::RankAbort;
   else if constexpr (std::is_same_v<T, PmiDirect>) return Kind::PmiDirect;
+  else if constexpr (std::is_same_v<T, JobFailure>) return Kind::JobFailure;
   else return Kind::OutputCredit;
 }
 
@@ -328,7 +338,8 @@ const char* kind_name(const WireMessage& message) {
   static constexpr const char* kNames[] = {"bootstrap", "daemon report", "launch command",
                                            "output chunk", "exit record", "teardown",
                                            "signal ranks", "stdin data", "stdin credit", "daemon failure",
-                                           "fence data", "fence release", "rank abort", "pmi direct", "output credit"};
+                                           "fence data", "fence release", "rank abort", "pmi direct",
+                                           "job failure", "output credit"};
   return kNames[message.index()];
 }
 
@@ -362,6 +373,7 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::FenceRelease: return decode_as<FenceRelease>("fence release", body);
     case Kind::RankAbort: return decode_as<RankAbort>("rank abort", body);
     case Kind::PmiDirect: return decode_as<PmiDirect>("pmi direct", body);
+    case Kind::JobFailure: return decode_as<JobFailure>("job failure", body);
     case Kind::OutputCredit: return decode_as<OutputCredit>("output credit", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));

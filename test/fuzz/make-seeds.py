@@ -81,7 +81,7 @@ teardown = bytes([6]) + i32(15) + text("interrupted")
 signal = bytes([7]) + i32(2)
 stdin_data = bytes([8]) + bytes([1]) + text(b"")
 credit = bytes([9]) + u32(4096)
-output_credit = bytes([15]) + u32(262144)
+output_credit = bytes([16]) + u32(262144)
 failure = bytes([10]) + u32(2) + text("node2") + text("ssh: connect to host node2 port 22: No route to host")
 for name, m in [("bootstrap", bootstrap), ("daemon-report", report), ("launch-command", command), ("output", output),
                 ("exit-record", exit_record), ("teardown", teardown), ("signal", signal), ("stdin-eof", stdin_data),

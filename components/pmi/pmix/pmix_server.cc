@@ -352,11 +352,12 @@ pmix_status_t PmixServer::on_fence(const pmix_proc_t procs[], size_t nprocs, con
     return PMIX_ERR_NOT_SUPPORTED;
   }
   std::string blob(data != nullptr ? data : "", data != nullptr ? ndata : 0);
-  handoff_.post([this, blob = std::move(blob), cbfunc, cbdata] {
+  handoff_.post([this, blob = std::move(blob), cbfunc, cbdata]() mutable {
     const std::uint64_t epoch = next_epoch_++;
     fences_[epoch] = Pending{cbfunc, cbdata};
     log(1, "fence " + std::to_string(epoch) + ": this node's ranks are in, " + std::to_string(blob.size()) + " bytes");
-    Kvs part{{"node-" + std::to_string(node_), blob}};
+    Kvs part;
+    part.emplace("node-" + std::to_string(node_), std::move(blob));  // the blob may be large: not copied
     const auto entries = entries_of(part);
     host_.contribute(host_.host, epoch, entries.data(), entries.size());
   });

@@ -25,14 +25,20 @@ struct SimpleServer::Connection {
   explicit Connection(RankIdentity identity) : session(std::move(identity)) {}
 };
 
+namespace {
+std::uint32_t ranks_on(const orca_pmi_job& job) {
+  std::uint32_t n = 0;
+  for (std::uint32_t r = 0; r < job.size; ++r) n += job.rank_node[r] == job.node ? 1 : 0;
+  return n;
+}
+}  // namespace
+
 SimpleServer::SimpleServer(const orca_pmi_host& host, const orca_pmi_job& job)
-    : host_(host), loop_(host.base), size_(job.size), node_(job.node), name_(job.name) {
+    : host_(host), loop_(host.base), size_(job.size), node_(job.node), name_(job.name),
+      kvs_(ranks_on(job), DataBound::of(job)) {
   if (name_.empty() || name_.size() > kMaxKvsNameBytes) throw std::invalid_argument("the job's PMI name is empty or too long");
   rank_node_.assign(job.rank_node, job.rank_node + job.size);
   mapping_ = process_mapping(rank_node_);
-  for (std::uint32_t n : rank_node_) {
-    if (n == node_) ++local_count_;
-  }
 }
 
 SimpleServer::~SimpleServer() = default;
@@ -81,11 +87,8 @@ void SimpleServer::started(std::uint32_t rank, bool ok) {
   it->second->theirs.reset();
   if (!ok) {
     ranks_.erase(it);
-    if (local_count_ > 0) --local_count_;
     // Barriers the other ranks entered already no longer wait for it.
-    std::vector<std::uint64_t> open;
-    for (const auto& [epoch, barrier] : barriers_) open.push_back(epoch);
-    for (std::uint64_t epoch : open) maybe_contribute(epoch);
+    for (const NodeKvs::Part& part : kvs_.leave()) contribute(part);
     return;
   }
   it->second->reading->enable();
@@ -129,10 +132,14 @@ void SimpleServer::after_input(Connection& c) {
                  (c.session.framing() == Framing::Pmi2 ? "PMI-2" : "PMI-1") + ")");
       event(c.rank, ORCA_PMI_RANK_INITIALIZED, 0, {});
     } else if (auto* b = std::get_if<BarrierEntered>(&e)) {
-      LocalBarrier& barrier = barriers_[b->epoch];
-      ++barrier.in;
-      barrier.puts.merge(b->puts);
-      maybe_contribute(b->epoch);
+      const NodeKvs::Entered entered = kvs_.enter(b->epoch, c.rank, std::move(b->puts));
+      if (const auto* part = std::get_if<NodeKvs::Part>(&entered)) {
+        contribute(*part);
+      } else if (const auto* over = std::get_if<NodeKvs::OverBound>(&entered)) {
+        log(1, "barrier " + std::to_string(b->epoch) + ": rank " + std::to_string(c.rank) +
+                   "'s puts would take the job's KVS past its bound");
+        host_.over_bound(host_.host, over->rank, over->which, over->total);
+      }
     } else if (auto* a = std::get_if<AbortRequested>(&e)) {
       event(c.rank, ORCA_PMI_RANK_ABORTED, a->exit_code, a->message);
     } else if (std::holds_alternative<Finalized>(e)) {
@@ -146,15 +153,11 @@ void SimpleServer::after_input(Connection& c) {
   flush(c);
 }
 
-void SimpleServer::maybe_contribute(std::uint64_t epoch) {
-  auto it = barriers_.find(epoch);
-  if (it == barriers_.end() || it->second.in < local_count_) return;
-  const Kvs puts = std::move(it->second.puts);
-  barriers_.erase(it);
-  log(1, "barrier " + std::to_string(epoch) + ": all " + std::to_string(local_count_) + " ranks here are in, " +
-             std::to_string(puts.size()) + " keys");
-  const auto entries = entries_of(puts);
-  host_.contribute(host_.host, epoch, entries.data(), entries.size());
+void SimpleServer::contribute(const NodeKvs::Part& part) {
+  log(1, "barrier " + std::to_string(part.epoch) + ": all " + std::to_string(kvs_.ranks()) + " ranks here are in, " +
+             std::to_string(part.puts.size()) + " new keys");
+  const auto entries = entries_of(part.puts);
+  host_.contribute(host_.host, part.epoch, entries.data(), entries.size());
 }
 
 void SimpleServer::flush(Connection& c) {
@@ -192,13 +195,11 @@ void SimpleServer::close(Connection& c) {
   ::shutdown(c.ours.get(), SHUT_RDWR);
 }
 
-void SimpleServer::release(std::uint64_t epoch, const Kvs& entries) {
-  auto next = std::make_shared<Kvs>(*job_kvs_);
-  next->insert(entries.begin(), entries.end());
-  job_kvs_ = std::move(next);
+void SimpleServer::release(std::uint64_t epoch, Kvs entries) {
+  kvs_.release(std::move(entries));
   for (auto& [rank, c] : ranks_) {
     if (!c->session.in_barrier()) continue;
-    if (Status st = c->session.barrier_done(job_kvs_); !st) {
+    if (Status st = c->session.barrier_done(kvs_.kvs()); !st) {
       log(1, "barrier " + std::to_string(epoch) + ": " + st.error().summary());
       continue;
     }

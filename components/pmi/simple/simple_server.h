@@ -1,10 +1,12 @@
 // SimpleServer: pmi/simple's side of one job on one daemon. Each local
 // rank gets one end of a socketpair as PMI_FD; the server reads what the
 // rank writes, lets the rank's SimpleSession answer, writes the answers
-// back, and gathers the node's part of every barrier: when every local
-// rank entered barrier `e`, their puts go to the host (contribute); the
-// host's release(e) adds the whole job's puts to the KVS every local rank
-// reads and lets them all out.
+// back, and gathers the node's part of every barrier (NodeKvs): when every
+// local rank entered barrier `e`, their puts go to the host (contribute);
+// the host's release(e) adds the whole job's puts to the KVS every local
+// rank reads and lets them all out. A rank whose puts would take the
+// job's KVS past its bound is reported to the host (over_bound), which
+// ends the job.
 //
 // A rank's connection ends when the rank breaks the protocol (after the
 // last error reply is written), when its replies pile up unread past
@@ -13,6 +15,7 @@
 #ifndef ORCA_COMPONENTS_PMI_SIMPLE_SIMPLE_SERVER_H
 #define ORCA_COMPONENTS_PMI_SIMPLE_SIMPLE_SERVER_H
 
+#include "node_kvs.h"
 #include "simple_session.h"
 
 #include <orca/event_loop.h>
@@ -45,7 +48,8 @@ class SimpleServer {
   Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
   void started(std::uint32_t rank, bool ok);
   void ended(std::uint32_t rank);
-  void release(std::uint64_t epoch, const Kvs& entries);
+  /* The job's data of barrier `epoch`: moved into the KVS. */
+  void release(std::uint64_t epoch, Kvs entries);
   /* pmi/simple has no traffic between daemons: every get is answered here. */
   void deliver(std::uint32_t, std::span<const std::uint8_t>) {}
 
@@ -54,9 +58,7 @@ class SimpleServer {
   void readable(Connection& c);
   void writable(Connection& c);
   void after_input(Connection& c);
-  /* Hands the node's part of `epoch` to the host once every rank still
-   * expected is in. */
-  void maybe_contribute(std::uint64_t epoch);
+  void contribute(const NodeKvs::Part& part);
   void flush(Connection& c);
   void close(Connection& c);
   void event(std::uint32_t rank, orca_pmi_rank_event what, int status, const std::string& text);
@@ -69,17 +71,10 @@ class SimpleServer {
   std::string name_;
   std::string mapping_;
   std::vector<std::uint32_t> rank_node_;
-  /* This node's ranks that take part in barriers: all, less those that
-   * could not be started. */
-  std::uint32_t local_count_ = 0;
   std::map<std::uint32_t, std::unique_ptr<Connection>> ranks_;
-  /* Barriers this node's ranks are entering: how many are in, their puts. */
-  struct LocalBarrier {
-    std::uint32_t in = 0;
-    Kvs puts;
-  };
-  std::map<std::uint64_t, LocalBarrier> barriers_;
-  std::shared_ptr<const Kvs> job_kvs_ = std::make_shared<const Kvs>();
+  /* The job's KVS and this node's barriers: its ranks that take part are
+   * all, less those that could not be started. */
+  NodeKvs kvs_;
 };
 
 }  // namespace orca::pmi

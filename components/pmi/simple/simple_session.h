@@ -98,8 +98,9 @@ class SimpleSession {
 
   /* Releases the barrier the rank is in, with the job's KVS as of this
    * barrier: every rank's puts of every epoch so far (gets read it from
-   * now on; the job's ranks on one daemon share it). Fails when the rank is
-   * in no barrier. On an aborted or failed session it only records the KVS. */
+   * now on; the job's ranks on one daemon share it, and the daemon adds
+   * later barriers' data to it in place). Fails when the rank is in no
+   * barrier. On an aborted or failed session it only records the KVS. */
   Status barrier_done(std::shared_ptr<const Kvs> job_kvs);
   Status barrier_done(Kvs job_kvs) { return barrier_done(std::make_shared<const Kvs>(std::move(job_kvs))); }
 

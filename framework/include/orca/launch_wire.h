@@ -33,6 +33,10 @@
  *                  abort, PMIx_Abort), or broke its PMI protocol.
  *   PmiDirect      orcad -> orcad: bytes between one pmi component's
  *                  modules on two nodes (a PMIx direct modex).
+ *   JobFailure     orcad -> orcarun: the job cannot go on, for a reason
+ *                  this daemon found (its pmi data past the job's bound,
+ *                  a collective part sent twice): the message to show (a
+ *                  help topic and its values). The daemon itself is fine.
  *
  * Encoding: a one-byte kind, then fields in order; integers big-endian;
  * a string or byte field is a u32 length and the bytes; a list is a u32
@@ -205,9 +209,16 @@ struct PmiDirect {
   std::vector<std::uint8_t> bytes;
 };
 
+struct JobFailure {
+  std::uint32_t vpid = 0;         // the daemon that found it
+  std::string area;               // the Message: help-<area>.txt ...
+  std::string topic;              // ... its [topic] ...
+  std::vector<KeyValue> args;     // ... and the values of its placeholders
+};
+
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
                                  SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
-                                 RankAbort, PmiDirect, OutputCredit>;
+                                 RankAbort, PmiDirect, JobFailure, OutputCredit>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
@@ -216,7 +227,7 @@ inline constexpr std::uint32_t kTagWelcome = oob::tags::kPlmFirst + 2;  // empty
 inline constexpr std::uint32_t kTagReport = oob::tags::kPlmFirst + 3;   // DaemonReport -> orcarun
 inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown,
                                                                         // FenceRelease: down the tree
-inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort -> orcarun
+inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort, JobFailure -> orcarun
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
 inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun

@@ -26,6 +26,16 @@
  * daemon that holds it): send() gives bytes to the same component on
  * another node, which gets them in deliver().
  *
+ * Every daemon keeps (pmi/simple) or hands its PMIx library (pmi/pmix)
+ * the data of every collective of the job, so that data has a job-wide
+ * bound, per component: pmi_base_max_job_keys keys and
+ * pmi_base_max_job_bytes bytes (keys and values), counted over every
+ * collective of the job and, at each daemon, the bytes delivered to it
+ * point to point. Each merge of a collective (at every daemon on the way
+ * up and at orcarun) and each delivery checks it; a module that keeps the
+ * data and knows whose it is checks it too (job.max_keys, max_bytes), so
+ * as to name the rank (host over_bound). Past it, the job ends.
+ *
  * The module interface is plain C (it crosses the dlopen boundary). Every
  * call happens on the daemon's event-loop thread, callbacks to the host
  * included; a component whose library runs threads of its own (libpmix)
@@ -43,7 +53,8 @@
 extern "C" {
 #endif
 
-#define ORCA_PMI_INTERFACE_VERSION 1u
+/* 2: orca_pmi_job's max_keys / max_bytes, orca_pmi_host's over_bound. */
+#define ORCA_PMI_INTERFACE_VERSION 2u
 
 struct event_base;
 
@@ -66,7 +77,15 @@ typedef struct orca_pmi_job {
     const uint32_t *local_rank;    /* [size]: each rank's index among its node's ranks */
     const char *const *node_host;  /* [node_count]: each node's host name */
     const char *tmpdir;            /* a directory this daemon made for the job (rendezvous files) */
+    uint64_t max_keys;             /* the job's bound on a component's collective data: keys ... */
+    uint64_t max_bytes;            /* ... and bytes (keys and values), over all its collectives; 0: none */
 } orca_pmi_job;
+
+/* Which bound of the job's collective data, for over_bound. */
+typedef enum orca_pmi_bound {
+    ORCA_PMI_BOUND_KEYS = 1,
+    ORCA_PMI_BOUND_BYTES = 2
+} orca_pmi_bound;
 
 /* What happened to a rank, for rank_event. */
 typedef enum orca_pmi_rank_event {
@@ -88,6 +107,10 @@ typedef struct orca_pmi_host {
     void (*send)(void *host, uint32_t node, const uint8_t *bytes, size_t length);
     /* Verbose output at pmi_base_verbose >= level. */
     void (*log)(void *host, int level, const char *text);
+    /* What `rank` put would take the job's collective data of this
+     * component to `total` keys or bytes (`which`), over the job's bound:
+     * the daemon ends the job. The module contributes none of it. */
+    void (*over_bound)(void *host, uint32_t rank, orca_pmi_bound which, uint64_t total);
 } orca_pmi_host;
 
 /* Receives one rank's environment settings. */
@@ -133,11 +156,13 @@ typedef struct orca_pmi_module {
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orca::pmi {
 
-/* No variables of the base beyond pmi_base_verbose (every framework has one). */
+/* pmi_base_max_job_keys and pmi_base_max_job_bytes (and pmi_base_verbose,
+ * which every framework has). */
 ORCA_EXPORT std::span<const orca_mca_var_decl> base_variable_decls();
 inline const mca::FrameworkDecl kFramework{"pmi",
                                            "serves ranks the process-management interface their MPI library "
@@ -146,6 +171,49 @@ inline const mca::FrameworkDecl kFramework{"pmi",
 
 /* Key to value; a value may hold any bytes. */
 using Kvs = std::map<std::string, std::string, std::less<>>;
+
+/* How much collective data: keys, and bytes of keys and values. */
+struct DataSize {
+  std::uint64_t keys = 0;
+  std::uint64_t bytes = 0;
+  void add(std::string_view key, std::string_view value) noexcept {
+    ++keys;
+    bytes += key.size() + value.size();
+  }
+  ORCA_EXPORT static DataSize of(const Kvs& kvs) noexcept;
+  friend DataSize operator+(DataSize a, DataSize b) noexcept { return {a.keys + b.keys, a.bytes + b.bytes}; }
+  friend bool operator==(DataSize, DataSize) = default;
+};
+
+/* The most collective data of one component a job may have
+ * (pmi_base_max_job_keys, pmi_base_max_job_bytes); by default none. */
+struct DataBound {
+  std::uint64_t keys = UINT64_MAX;
+  std::uint64_t bytes = UINT64_MAX;
+  /* orca_pmi_job's, where 0 is none. */
+  static DataBound of(const orca_pmi_job& job) noexcept {
+    return {.keys = job.max_keys != 0 ? job.max_keys : UINT64_MAX, .bytes = job.max_bytes != 0 ? job.max_bytes : UINT64_MAX};
+  }
+  /* The bound `size` is over (keys checked first), or nothing. */
+  std::optional<orca_pmi_bound> exceeded_by(DataSize size) const noexcept {
+    if (size.keys > keys) return ORCA_PMI_BOUND_KEYS;
+    if (size.bytes > bytes) return ORCA_PMI_BOUND_BYTES;
+    return std::nullopt;
+  }
+};
+
+/* The bound the variables set. Errors: the framework is not registered. */
+ORCA_EXPORT Result<DataBound> job_data_bound(const mca::Registry& registry);
+
+/* The job ends: pmi/`component`'s data would reach `total` with
+ * `source` ("the puts of rank 3 on n1"), over `bound` (pmi/job-data-bound,
+ * naming the variable). */
+ORCA_EXPORT Message over_bound(std::string_view component, std::string_view source, orca_pmi_bound which,
+                               const DataBound& bound, DataSize total);
+
+/* How over_bound names a collective part from the daemon on `host`
+ * (`relayed`: merged with the parts of daemons below it). */
+ORCA_EXPORT std::string part_source(std::string_view host, bool relayed);
 
 /* Entries as the C interface passes them (pointing into `kvs`). */
 ORCA_EXPORT std::vector<orca_pmi_entry> entries_of(const Kvs& kvs);
@@ -159,27 +227,49 @@ ORCA_EXPORT Kvs kvs_of(const orca_pmi_entry* entries, size_t count);
  * ranks; named by any distinct number) and merges them; add() returns the
  * merged data when the last part arrives. Epochs may overlap (a child
  * fast enough to enter the next one before this one is released).
+ *
+ * It also holds the process to the job's bound on the component's data:
+ * what the process keeps (hold(): the releases it got, bytes delivered to
+ * it point to point) and the epochs it is merging may not exceed it
+ * together. A part that would take them over is refused, its data
+ * dropped, and so is a hold past it (counted all the same).
+ *
  * Errors: a contributor that sends an epoch twice, or an epoch already
- * complete (a bug or a lie: the caller ends the job).
+ * complete (a bug or a lie), or data past the bound (pmi/job-data-bound,
+ * naming the part's source): the caller ends the job.
  */
 class ORCA_EXPORT FenceCollective {
  public:
-  explicit FenceCollective(std::uint32_t contributors) : contributors_(contributors) {}
+  struct Budget {
+    std::string component;  // whose data, for messages
+    DataBound bound;        // none by default
+    /* Names contributor `c`'s data in messages ("the fence data from n2"). */
+    std::function<std::string(std::uint32_t c)> source;
+  };
+  explicit FenceCollective(std::uint32_t contributors, Budget budget = {});
   struct Complete {
     std::uint64_t epoch = 0;
     Kvs merged;
   };
   Result<std::optional<Complete>> add(std::uint64_t epoch, std::uint32_t contributor, Kvs entries);
+  /* Data the process keeps from now on, from `source` (for the message). */
+  Status hold(DataSize size, std::string_view source);
   std::uint32_t contributors() const noexcept { return contributors_; }
   /* Epochs started and not complete. */
   std::size_t pending() const noexcept { return open_.size(); }
+  /* What hold() counted so far. */
+  DataSize held() const noexcept { return held_; }
 
  private:
   struct Open {
     std::vector<std::uint32_t> from;
     Kvs merged;
+    DataSize size;
   };
   std::uint32_t contributors_;
+  Budget budget_;
+  DataSize held_;
+  DataSize merging_;  // the open epochs' merged data, together
   std::uint64_t completed_ = 0;  // epochs below this are done
   std::map<std::uint64_t, Open> open_;
 };

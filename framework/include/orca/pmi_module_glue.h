@@ -11,7 +11,8 @@
  *   Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
  *   void started(std::uint32_t rank, bool ok);
  *   void ended(std::uint32_t rank);
- *   void release(std::uint64_t epoch, const pmi::Kvs& entries);
+ *   void release(std::uint64_t epoch, pmi::Kvs entries);   (or const pmi::Kvs&:
+ *       the entries are the server's to keep)
  *   void deliver(std::uint32_t node, std::span<const std::uint8_t> bytes);
  * No exception crosses: job_start and rank_prepare report a reason, the
  * notifications drop what throws (a server does not throw from them).

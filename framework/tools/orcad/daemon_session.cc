@@ -328,7 +328,12 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
   pmi_hooks.up = [this](const launch::FenceData& part) { post(tree_->parent(bootstrap_.vpid), launch::kTagFence, part); };
   pmi_hooks.abort = [this](const launch::RankAbort& abort) { up(launch::kTagStatus, abort); };
   pmi_hooks.direct = [this](const launch::PmiDirect& direct) { post(direct.to, launch::kTagPmiDirect, direct); };
-  pmi_hooks.failed = [this](const Message& why) { report_failure(bootstrap_.vpid, why.summary()); };
+  pmi_hooks.failed = [this](const Message& why) {
+    // The job's failure, not this daemon's: orcarun shows the message.
+    launch::JobFailure failure{.vpid = bootstrap_.vpid, .area = why.area(), .topic = why.topic(), .args = {}};
+    for (const auto& [key, value] : why.args()) failure.args.push_back({key, value});
+    up(launch::kTagStatus, failure);
+  };
   pmi_ = std::make_unique<PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
   if (Status st = pmi_->start(command); !st) {
     // No rank starts: without its PMI server an MPI rank would wait forever.

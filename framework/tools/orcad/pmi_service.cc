@@ -48,14 +48,22 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   for (std::uint32_t c : tree_.children(self)) {
     if (ranks_below(c) > 0) children_with_ranks_.push_back(c);
   }
+  for (std::uint32_t c : children_with_ranks_) {
+    if (ranks_below(c) > ranks_at[c]) relays_.push_back(c);
+  }
   subtree_ranks_ = ranks_below(self);
   contributors_ = static_cast<std::uint32_t>(children_with_ranks_.size()) + (ranks_at[self] > 0 ? 1 : 0);
-  started_ = true;
-  if (ranks_at[self] == 0) return {};
 
+  // Declared on every daemon: the job's bound holds for what a daemon
+  // without ranks relays too. Opened only where ranks run.
   Runtime& rt = process_.runtime();
   auto fw = rt.add_framework(pmi::kFramework);
   if (!fw) return fw.error();
+  auto bound = pmi::job_data_bound(rt.registry());
+  if (!bound) return bound.error();
+  bound_ = bound.value();
+  started_ = true;
+  if (ranks_at[self] == 0) return {};
   if (Status st = fw.value()->open(); !st) return st;
 
   // A directory of this daemon's for the job (PMIx rendezvous files).
@@ -79,7 +87,9 @@ Status PmiService::start(const launch::LaunchCommand& command) {
                          .rank_node = rank_node.data(),
                          .local_rank = local_rank.data(),
                          .node_host = hosts.data(),
-                         .tmpdir = tmpdir.c_str()};
+                         .tmpdir = tmpdir.c_str(),
+                         .max_keys = bound_.keys,
+                         .max_bytes = bound_.bytes};
   for (const mca::Framework::Entry* e : fw.value()->selected()) {
     auto served = std::make_unique<Served>();
     served->service = this;
@@ -90,7 +100,8 @@ Status PmiService::start(const launch::LaunchCommand& command) {
                                  .contribute = &host_contribute,
                                  .rank_event = &host_rank_event,
                                  .send = &host_send,
-                                 .log = &host_log};
+                                 .log = &host_log,
+                                 .over_bound = &host_over_bound};
     orca_mca_reason why{};
     if (served->module->job_start(served->module->self, &served->host, &job, &why) != ORCA_MCA_OK) {
       return Message("pmi", "job-start-failed", {{"component", served->component}, {"why", printable(why.text)}});
@@ -144,24 +155,42 @@ launch::PmiProgress PmiService::progress(std::uint32_t rank) const {
   return it == progress_.end() ? launch::PmiProgress::None : it->second;
 }
 
+std::string PmiService::host_of(std::uint32_t vpid) const {
+  if (vpid >= 1 && vpid <= bootstrap_.hosts.size()) return printable(bootstrap_.hosts[vpid - 1]);
+  return "vpid " + std::to_string(vpid);
+}
+
 pmi::FenceCollective& PmiService::collective(const std::string& component) {
   auto it = collectives_.find(component);
-  if (it == collectives_.end()) it = collectives_.emplace(component, pmi::FenceCollective(contributors_)).first;
+  if (it == collectives_.end()) {
+    pmi::FenceCollective::Budget budget{.component = component, .bound = bound_, .source = [this](std::uint32_t v) {
+      return pmi::part_source(host_of(v), std::find(relays_.begin(), relays_.end(), v) != relays_.end());
+    }};
+    it = collectives_.emplace(component, pmi::FenceCollective(contributors_, std::move(budget))).first;
+  }
   return it->second;
+}
+
+void PmiService::fail(const Message& why) {
+  // Once: the job ends, and this daemon takes no more of its data.
+  if (failed_) return;
+  failed_ = true;
+  hooks_.failed(why);
 }
 
 void PmiService::contribute(const std::string& component, std::uint32_t contributor, std::uint64_t epoch,
                             pmi::Kvs entries) {
+  if (failed_) return;
   auto done = collective(component).add(epoch, contributor, std::move(entries));
   if (!done) {
-    hooks_.failed(done.error());
+    fail(done.error());
     return;
   }
   if (!done.value()) return;
   launch::FenceData part{.component = component, .epoch = epoch, .from = bootstrap_.vpid, .ranks = subtree_ranks_,
                          .entries = {}};
   part.entries.reserve(done.value()->merged.size());
-  for (auto& [k, v] : done.value()->merged) part.entries.push_back({k, v});
+  for (auto& [k, v] : done.value()->merged) part.entries.push_back({k, std::move(v)});
   hooks_.up(part);
 }
 
@@ -178,20 +207,47 @@ void PmiService::on_part(const launch::FenceData& part) {
 }
 
 void PmiService::on_release(const launch::FenceRelease& release) {
-  pmi::Kvs merged;
-  for (const auto& kv : release.entries) merged.emplace(kv.key, kv.value);
-  const auto entries = pmi::entries_of(merged);
+  if (failed_) return;
+  // Entries pointing into the release (no copy: a module takes what it
+  // keeps); orcarun merged them, each key once.
+  std::vector<orca_pmi_entry> entries;
+  entries.reserve(release.entries.size());
+  pmi::DataSize size;
+  for (const auto& kv : release.entries) {
+    entries.push_back({.key = kv.key.data(),
+                       .key_length = kv.key.size(),
+                       .value = reinterpret_cast<const std::uint8_t*>(kv.value.data()),
+                       .value_length = kv.value.size()});
+    size.add(kv.key, kv.value);
+  }
+  // orcarun held the job to the bound; this daemon may hold more (what it
+  // was sent point to point).
+  if (Status st = collective(release.component)
+                      .hold(size,
+                            "collective " + std::to_string(release.epoch) + " (released by orcarun) on top of the "
+                            "direct modex data the daemon on " + host_of(bootstrap_.vpid) + " was sent");
+      !st) {
+    fail(st.error());
+    return;
+  }
   for (const auto& s : served_) {
     if (s->component == release.component) s->module->release(s->module->self, release.epoch, entries.data(), entries.size());
   }
 }
 
 void PmiService::on_direct(const launch::PmiDirect& direct) {
-  if (direct.from < 1 || direct.from > bootstrap_.daemons) return;
+  if (failed_ || direct.from < 1 || direct.from > bootstrap_.daemons) return;
   for (const auto& s : served_) {
-    if (s->component == direct.component) {
-      s->module->deliver(s->module->self, direct.from - 1, direct.bytes.data(), direct.bytes.size());
+    if (s->component != direct.component) continue;
+    // What the module may keep (a PMIx direct modex reply), with the job's collectives'.
+    if (Status st = collective(direct.component)
+                        .hold({.keys = 0, .bytes = direct.bytes.size()},
+                              "the direct modex data from the daemon on " + host_of(direct.from));
+        !st) {
+      fail(st.error());
+      return;
     }
+    s->module->deliver(s->module->self, direct.from - 1, direct.bytes.data(), direct.bytes.size());
   }
 }
 
@@ -237,6 +293,15 @@ void PmiService::host_send(void* host, uint32_t node, const uint8_t* bytes, size
                                               .from = s->service->bootstrap_.vpid,
                                               .to = node + 1,
                                               .bytes = std::vector<std::uint8_t>(bytes, bytes + length)});
+}
+
+void PmiService::host_over_bound(void* host, uint32_t rank, orca_pmi_bound which, uint64_t total) {
+  auto* s = static_cast<Served*>(host);
+  PmiService& service = *s->service;
+  const pmi::DataSize size = which == ORCA_PMI_BOUND_KEYS ? pmi::DataSize{.keys = total} : pmi::DataSize{.bytes = total};
+  service.fail(pmi::over_bound(s->component,
+                               "the puts of rank " + std::to_string(rank) + " on " + service.host_of(service.bootstrap_.vpid),
+                               which, service.bound_, size));
 }
 
 void PmiService::host_log(void* host, int level, const char* text) {

@@ -12,6 +12,13 @@
 //
 // A daemon whose subtree has no ranks takes no part. Children's parts are
 // accepted from children only.
+//
+// Every collective FenceCollective holds to the job's bound on each
+// component's data (pmi_base_max_job_keys / _bytes), with what this
+// daemon keeps: every release, and the bytes delivered to it point to
+// point. A part, release or delivery past it, or a rank a module names
+// (host over_bound), ends the job (Hooks::failed, once) and this daemon
+// takes no more of the job's data.
 #ifndef ORCA_TOOLS_ORCAD_PMI_SERVICE_H
 #define ORCA_TOOLS_ORCAD_PMI_SERVICE_H
 
@@ -39,7 +46,8 @@ class PmiService {
     std::function<void(const launch::RankAbort& abort)> abort;
     /* Bytes for a module on another daemon. */
     std::function<void(const launch::PmiDirect& direct)> direct;
-    /* The collective cannot go on (a repeated part): end the job. */
+    /* The collective cannot go on (a repeated part, data past the
+     * bound): end the job. Called once. */
     std::function<void(const Message& why)> failed;
   };
 
@@ -69,11 +77,14 @@ class PmiService {
   struct Served;
   void contribute(const std::string& component, std::uint32_t contributor, std::uint64_t epoch, pmi::Kvs entries);
   pmi::FenceCollective& collective(const std::string& component);
+  void fail(const Message& why);
+  std::string host_of(std::uint32_t vpid) const;
   void rank_event(Served& served, std::uint32_t rank, orca_pmi_rank_event event, int status, const char* text);
   static void host_contribute(void* host, uint64_t epoch, const orca_pmi_entry* entries, size_t count);
   static void host_rank_event(void* host, uint32_t rank, orca_pmi_rank_event event, int status, const char* text);
   static void host_send(void* host, uint32_t node, const uint8_t* bytes, size_t length);
   static void host_log(void* host, int level, const char* text);
+  static void host_over_bound(void* host, uint32_t rank, orca_pmi_bound which, uint64_t total);
 
   Process& process_;
   const launch::Bootstrap& bootstrap_;
@@ -85,6 +96,9 @@ class PmiService {
   std::uint32_t contributors_ = 0;
   std::uint32_t subtree_ranks_ = 0;
   std::vector<std::uint32_t> children_with_ranks_;
+  std::vector<std::uint32_t> relays_;  // those of them with ranks below them, not only their own
+  pmi::DataBound bound_;
+  bool failed_ = false;
   std::filesystem::path tmpdir_;
   bool started_ = false;
 };

@@ -5,11 +5,14 @@
 
 namespace orca::orcarun {
 
-FenceRoot::FenceRoot(const routed::RoutingTree& tree, const std::vector<std::uint32_t>& ranks_at) {
+FenceRoot::FenceRoot(const routed::RoutingTree& tree, const std::vector<std::uint32_t>& ranks_at, pmi::DataBound bound,
+                     std::vector<std::string> hosts)
+    : bound_(bound), hosts_(std::move(hosts)) {
   for (std::uint32_t c : tree.children(0)) {
     std::uint32_t below = 0;
     for (std::uint32_t v : tree.subtree(c)) below += v < ranks_at.size() ? ranks_at[v] : 0;
     if (below > 0) contributors_.push_back(c);
+    if (below > 0 && below > (c < ranks_at.size() ? ranks_at[c] : 0)) relays_.push_back(c);
   }
   for (std::uint32_t v = 1; v < ranks_at.size(); ++v) {
     if (ranks_at[v] == 0) continue;
@@ -26,7 +29,13 @@ Result<std::optional<launch::FenceRelease>> FenceRoot::add(std::uint32_t from, c
   }
   auto it = collectives_.find(part.component);
   if (it == collectives_.end()) {
-    it = collectives_.emplace(part.component, pmi::FenceCollective(static_cast<std::uint32_t>(contributors_.size()))).first;
+    pmi::FenceCollective::Budget budget{.component = part.component, .bound = bound_, .source = [this](std::uint32_t v) {
+      return pmi::part_source(v < hosts_.size() ? hosts_[v] : "vpid " + std::to_string(v),
+                              std::find(relays_.begin(), relays_.end(), v) != relays_.end());
+    }};
+    it = collectives_.emplace(part.component,
+                              pmi::FenceCollective(static_cast<std::uint32_t>(contributors_.size()), std::move(budget)))
+             .first;
   }
   const auto key = std::make_pair(part.component, part.epoch);
   first_part_.emplace(key, now);
@@ -41,9 +50,11 @@ Result<std::optional<launch::FenceRelease>> FenceRoot::add(std::uint32_t from, c
   release.entries.reserve(done.value()->merged.size());
   for (auto& [k, v] : done.value()->merged) {
     r.bytes += k.size() + v.size();
-    release.entries.push_back({k, v});
+    release.entries.push_back({k, std::move(v)});
   }
   r.keys = release.entries.size();
+  // Within the bound: add() refused any part that would go past it.
+  (void)it->second.hold({.keys = r.keys, .bytes = r.bytes}, "a release");
   ++completed_;
   if (records_.size() < kMaxRecords) records_.push_back(std::move(r));
   return std::optional<launch::FenceRelease>(std::move(release));

@@ -437,7 +437,10 @@ void JobLaunch::all_up() {
     case StdinTarget::All: command.stdin_target = launch::kStdinAll; break;
     case StdinTarget::Rank: command.stdin_target = static_cast<std::int32_t>(options_.stdin_rank); break;
   }
-  fences_ = std::make_unique<FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()));
+  std::vector<std::string> hosts(daemons() + 1);
+  for (std::uint32_t v = 1; v <= daemons(); ++v) hosts[v] = printable(daemon_[v].host);
+  fences_ = std::make_unique<FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()),
+                                        plan_.pmi_bound, std::move(hosts));
   broadcast(command);
   t_command_ = Clock::now();
   // stdin: to the daemons of the ranks that read it.
@@ -497,6 +500,8 @@ void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
     if (failure->vpid >= 1 && failure->vpid <= daemons()) daemon_failed(failure->vpid, failure->message);
   } else if (auto* abort = std::get_if<launch::RankAbort>(&m.value())) {
     rank_aborted(*abort);
+  } else if (auto* job_failure = std::get_if<launch::JobFailure>(&m.value())) {
+    job_failed(*job_failure);
   }
 }
 
@@ -510,6 +515,20 @@ void JobLaunch::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) 
     return;
   }
   if (release.value()) broadcast(*release.value());
+}
+
+void JobLaunch::job_failed(const launch::JobFailure& failure) {
+  if (failed_ || failure.vpid < 1 || failure.vpid > daemons()) return;
+  // The daemon's message, made safe to show: a help file and topic named
+  // by [a-z0-9-] only (no path), its values printable.
+  const auto name = [](std::string text) {
+    std::erase_if(text, [](char c) { return !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'); });
+    return text;
+  };
+  Message::Args args;
+  for (const auto& kv : failure.args) args.emplace_back(printable(kv.key), printable(kv.value));
+  fail_job(Message(name(failure.area), name(failure.topic), std::move(args)), 1);
+  signal_ranks(SIGTERM);
 }
 
 void JobLaunch::rank_aborted(const launch::RankAbort& abort) {

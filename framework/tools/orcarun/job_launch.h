@@ -40,6 +40,7 @@ struct JobPlan {
   std::chrono::milliseconds kill_grace{5000};
   std::chrono::milliseconds partial_line_delay{100};
   std::uint64_t output_buffer = 32u << 20;  // iof_base_output_buffer
+  pmi::DataBound pmi_bound;  // pmi_base_max_job_keys / _bytes
 };
 
 class JobLaunch {
@@ -76,6 +77,7 @@ class JobLaunch {
   void on_status(std::span<const std::uint8_t> bytes);
   void on_output(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
+  void job_failed(const launch::JobFailure& failure);
   void rank_aborted(const launch::RankAbort& abort);
   void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
   void all_up();

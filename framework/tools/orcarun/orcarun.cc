@@ -106,6 +106,9 @@ static int orcarun_main(int argc, char** argv) {
   plan.kill_grace = launcher.kill_grace;
   if (auto d = orca::iof::partial_line_delay(rt.registry()); d) plan.partial_line_delay = d.value();
   if (auto b = orca::iof::output_buffer(rt.registry()); b) plan.output_buffer = b.value();
+  auto pmi_bound = orca::pmi::job_data_bound(rt.registry());
+  if (!pmi_bound) return p.fail(pmi_bound.error());
+  plan.pmi_bound = pmi_bound.value();
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);
   return job.run();

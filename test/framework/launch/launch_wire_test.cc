@@ -98,9 +98,14 @@ std::vector<WireMessage> samples() {
   ei.started = true;
   ei.message = "";
   ei.pmi = PmiProgress::Initialized;
+  JobFailure jf;
+  jf.vpid = 2;
+  jf.area = "pmi";
+  jf.topic = "job-data-bound";
+  jf.args = {{"component", "pmix"}, {"total", "70000000"}, {"source", std::string("n\0", 2)}};
   OutputCredit oc;
   oc.bytes = 262144;
-  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, oc};
+  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, jf, oc};
 }
 
 /* The indices of the pmi samples above. */
@@ -109,6 +114,7 @@ constexpr std::size_t kFenceReleaseSample = 11;
 constexpr std::size_t kRankAbortSample = 12;
 constexpr std::size_t kPmiDirectSample = 13;
 constexpr std::size_t kExitInitializedSample = 14;
+constexpr std::size_t kJobFailureSample = 15;
 
 WireMessage round_trip(const WireMessage& m) {
   auto bytes = encode(m);
@@ -415,7 +421,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 16, 200, 255}) {
+  for (std::uint8_t kind : {0, 17, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);
@@ -522,6 +528,14 @@ TEST(LaunchWire, PmiMessagesKeepTheirFields) {
   EXPECT_STREQ(kind_name(all[kFenceReleaseSample]), "fence release");
   EXPECT_STREQ(kind_name(all[kRankAbortSample]), "rank abort");
   EXPECT_STREQ(kind_name(all[kPmiDirectSample]), "pmi direct");
+
+  const WireMessage jf_message = round_trip(all[kJobFailureSample]);
+  const auto& jf = std::get<JobFailure>(jf_message);
+  EXPECT_EQ(jf.vpid, 2u);
+  EXPECT_EQ(jf.area, "pmi");
+  EXPECT_EQ(jf.topic, "job-data-bound");
+  EXPECT_TRUE(same_entries(jf.args, std::get<JobFailure>(all[kJobFailureSample]).args));
+  EXPECT_STREQ(kind_name(all[kJobFailureSample]), "job failure");
 }
 
 TEST(LaunchWire, AnExitRecordWithAnUnknownPmiProgressIsRefused) {
@@ -604,6 +618,11 @@ TEST(LaunchWire, AComponentNameAboveItsBoundIsRefused) {
   PmiDirect pd;
   pd.component = std::string(65, 'c');
   EXPECT_FALSE(encode(pd).ok());
+  JobFailure jf;
+  jf.topic = std::string(65, 't');
+  auto t = encode(jf);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().arg("field"), "topic");
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // FenceCollective: one process's part of a pmi collective (counting each
-// epoch's parts, merging them), and the entry <-> Kvs conversions of the
-// C interface.
+// epoch's parts, merging them, holding them to the job's bound on its
+// data), and the entry <-> Kvs conversions of the C interface.
+#include <orca/help.h>
 #include <orca/pmi.h>
 
+#include "lib/expect_text.h"
 #include "lib/result_assertions.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@ namespace orca::pmi {
 namespace {
 
 using orca::test::FailedWith;
+using orca::test::Succeeded;
 
 using Added = Result<std::optional<FenceCollective::Complete>>;
 
@@ -197,6 +200,123 @@ TEST(PmiEntries, RoundTripBinaryValues) {
   EXPECT_EQ(kvs_of(entries.data(), entries.size()), kvs);
   EXPECT_TRUE(entries_of(Kvs{}).empty());
   EXPECT_TRUE(kvs_of(nullptr, 0).empty());
+}
+
+/* A collective of `contributors` under `bound`, naming contributor c "host c". */
+FenceCollective bounded(std::uint32_t contributors, DataBound bound) {
+  return FenceCollective(contributors, {.component = "simple", .bound = bound, .source = [](std::uint32_t c) {
+                                          return "host " + std::to_string(c);
+                                        }});
+}
+
+TEST(FenceCollectiveBound, APartPastTheKeyBoundIsRefusedNamingItsSource) {
+  FenceCollective f = bounded(2, {.keys = 3});
+  EXPECT_TRUE(Waiting(f.add(0, 10, {{"a", "1"}, {"b", "2"}})));
+  auto over = f.add(0, 20, {{"c", "3"}, {"d", "4"}});
+  ASSERT_TRUE(FailedWith(over, "pmi", "job-data-bound"));
+  const Message& m = over.error();
+  EXPECT_EQ(m.arg("component"), "simple");
+  EXPECT_EQ(m.arg("source"), "host 20");
+  EXPECT_EQ(m.arg("total"), "4");
+  EXPECT_EQ(m.arg("bound"), "3");
+  EXPECT_EQ(m.arg("unit"), "keys");
+  EXPECT_EQ(m.arg("variable"), "pmi_base_max_job_keys");
+  EXPECT_EQ(m.arg("larger"), "12");
+  // Its data was dropped: a part within the bound still completes the epoch.
+  auto done = f.add(0, 20, {{"c", "3"}});
+  ASSERT_TRUE(Completed(done, 0));
+  EXPECT_EQ(done.value()->merged, (Kvs{{"a", "1"}, {"b", "2"}, {"c", "3"}}));
+}
+
+TEST(FenceCollectiveBound, BytesCountKeysAndValues) {
+  FenceCollective f = bounded(1, {.bytes = 10});
+  ASSERT_TRUE(Completed(f.add(0, 1, {{"ab", "cdefghij"}}), 0)) << "10 bytes: at the bound, not past it";
+  FenceCollective g = bounded(1, {.bytes = 10});
+  auto over = g.add(0, 1, {{"ab", "cdefghijk"}});
+  ASSERT_TRUE(FailedWith(over, "pmi", "job-data-bound"));
+  EXPECT_EQ(over.error().arg("unit"), "bytes");
+  EXPECT_EQ(over.error().arg("total"), "11");
+  EXPECT_EQ(over.error().arg("variable"), "pmi_base_max_job_bytes");
+}
+
+TEST(FenceCollectiveBound, AKeyTwoPartsShareCountsOnce) {
+  FenceCollective f = bounded(2, {.keys = 2, .bytes = 4});
+  EXPECT_TRUE(Waiting(f.add(0, 1, {{"a", "1"}, {"b", "2"}})));
+  // The first value stays: "a" adds nothing.
+  auto done = f.add(0, 2, {{"a", "longer than the bound"}});
+  ASSERT_TRUE(Completed(done, 0));
+  EXPECT_EQ(done.value()->merged, (Kvs{{"a", "1"}, {"b", "2"}}));
+}
+
+// The flood of the issue: each epoch within the bound, their sum past it.
+TEST(FenceCollectiveBound, WhatIsHeldCountsAgainstEveryLaterEpoch) {
+  FenceCollective f = bounded(1, {.keys = 5});
+  for (std::uint64_t e = 0; e < 2; ++e) {
+    auto done = f.add(e, 1, {{"k" + std::to_string(e) + "a", "v"}, {"k" + std::to_string(e) + "b", "v"}});
+    ASSERT_TRUE(Completed(done, e));
+    ASSERT_TRUE(Succeeded(f.hold(DataSize::of(done.value()->merged), "a release")));
+  }
+  EXPECT_EQ(f.held(), (DataSize{.keys = 4, .bytes = 16}));
+  auto over = f.add(2, 1, {{"k2a", "v"}, {"k2b", "v"}});
+  ASSERT_TRUE(FailedWith(over, "pmi", "job-data-bound"));
+  EXPECT_EQ(over.error().arg("total"), "6");
+  EXPECT_EQ(f.pending(), 0u) << "the refused part opened nothing";
+  EXPECT_TRUE(Completed(f.add(2, 1, {{"k2a", "v"}}), 2));
+}
+
+TEST(FenceCollectiveBound, AHoldPastTheBoundFailsNamingItsSource) {
+  FenceCollective f = bounded(2, {.bytes = 100});
+  EXPECT_TRUE(Waiting(f.add(0, 1, {{"key", std::string(40, 'x')}})));
+  EXPECT_TRUE(Succeeded(f.hold({.keys = 0, .bytes = 50}, "the direct modex data from n2")));
+  // 43 merging and 50 held: 8 more is past 100.
+  auto over = f.hold({.keys = 0, .bytes = 8}, "the direct modex data from n3");
+  ASSERT_TRUE(FailedWith(over, "pmi", "job-data-bound"));
+  EXPECT_EQ(over.error().arg("source"), "the direct modex data from n3");
+  EXPECT_EQ(over.error().arg("total"), "101");
+  EXPECT_EQ(f.held().bytes, 58u) << "counted all the same";
+  EXPECT_FALSE(f.add(0, 2, {}).ok()) << "nothing more fits";
+}
+
+TEST(FenceCollectiveBound, WithoutABoundNothingIsRefused) {
+  FenceCollective f(1);
+  ASSERT_TRUE(Completed(f.add(0, 1, {{std::string(1000, 'k'), std::string(100000, 'v')}}), 0));
+  EXPECT_TRUE(Succeeded(f.hold({.keys = UINT32_MAX, .bytes = UINT32_MAX}, "x")));
+}
+
+TEST(PmiBound, OrcaPmiJobsZeroMeansNone) {
+  orca_pmi_job job{};
+  const DataBound none = DataBound::of(job);
+  EXPECT_EQ(none.keys, UINT64_MAX);
+  EXPECT_EQ(none.bytes, UINT64_MAX);
+  job.max_keys = 7;
+  job.max_bytes = 9;
+  const DataBound some = DataBound::of(job);
+  EXPECT_EQ(some.keys, 7u);
+  EXPECT_EQ(some.bytes, 9u);
+  EXPECT_FALSE(some.exceeded_by({.keys = 7, .bytes = 9}).has_value());
+  EXPECT_EQ(some.exceeded_by({.keys = 8, .bytes = 10}), ORCA_PMI_BOUND_KEYS) << "keys are checked first";
+  EXPECT_EQ(some.exceeded_by({.keys = 1, .bytes = 10}), ORCA_PMI_BOUND_BYTES);
+}
+
+TEST(PmiBound, TheMessageSaysWhatPassedWhichBoundAndWhatToSet) {
+  HelpCatalog help("orcarun", {ORCA_TEST_HELP_DIR});
+  const std::string text =
+      help.render(over_bound("simple", "the puts of rank 3 on n1", ORCA_PMI_BOUND_BYTES, {.keys = 9, .bytes = 1000},
+                             {.keys = 2, .bytes = 1001}));
+  EXPECT_TRUE(test::LacksText(text, "{"));
+  EXPECT_TRUE(test::LacksText(text, "not found in:"));
+  const std::string flat = [&] {
+    std::string t = text;
+    for (char& c : t) c = c == '\n' ? ' ' : c;
+    return t;
+  }();
+  EXPECT_TRUE(test::Contains(flat, "orcarun: the job's pmi/simple data would reach 1001 bytes with the puts of rank "
+                                   "3 on n1, over the bound of 1000 bytes (pmi_base_max_job_bytes)"));
+  EXPECT_TRUE(test::Contains(flat, "`orcarun --mca pmi_base_max_job_bytes 4000 ...`"));
+  const Message keys = over_bound("pmix", "x", ORCA_PMI_BOUND_KEYS, {.keys = 9, .bytes = 1000}, {.keys = 10});
+  EXPECT_EQ(keys.arg("variable"), "pmi_base_max_job_keys");
+  EXPECT_EQ(keys.arg("total"), "10");
+  EXPECT_EQ(keys.arg("bound"), "9");
 }
 
 TEST(PmiEntries, ARepeatedKeyKeepsTheFirstValue) {

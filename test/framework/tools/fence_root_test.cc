@@ -84,5 +84,43 @@ TEST(FenceRoot, ComponentsCollectSeparately) {
   EXPECT_EQ(root.completed(), 2u);
 }
 
+// The flood at the root: one daemon's parts, each within the
+// bound, add up past it over the job's collectives; orcarun ends the job
+// naming the host, and another component's data is counted apart.
+TEST(FenceRoot, TheJobsDataOverEveryCollectiveIsHeldToTheBound) {
+  const auto t = tree6();
+  const std::vector<std::string> hosts = {"", "n1", "n2", "n3", "n4", "n5", "n6"};
+  FenceRoot root(t, {0, 0, 0, 1, 0, 1, 0}, {.keys = 100, .bytes = 25}, hosts);
+  const auto now = FenceRoot::Clock::now();
+  const std::string nine(9, 'v');  // 11 bytes a part with its key
+  for (std::uint64_t e = 0; e < 2; ++e) {
+    ASSERT_TRUE(Succeeded(root.add(1, part(1, e, {{"a" + std::to_string(e), nine}}), now)));
+    auto done = root.add(2, part(2, e, {}), now);
+    ASSERT_TRUE(Succeeded(done));
+    ASSERT_TRUE(done.value().has_value());
+  }
+  // 22 bytes released so far; daemon 2's next 11 would make 33.
+  auto over = root.add(2, part(2, 2, {{"b2", nine}}), now);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().topic(), "job-data-bound");
+  EXPECT_EQ(over.error().arg("component"), "simple");
+  EXPECT_EQ(over.error().arg("source"), "the data from the daemon on n2 and the daemons below it");
+  EXPECT_EQ(over.error().arg("total"), "33");
+  EXPECT_EQ(over.error().arg("bound"), "25");
+  // pmix's data has a bound of its own.
+  launch::FenceData other = part(1, 0, {{"node-0", std::string(16, 'x')}});
+  other.component = "pmix";
+  EXPECT_TRUE(Succeeded(root.add(1, other, now)));
+}
+
+TEST(FenceRoot, ADaemonWithOnlyItsOwnRanksIsNamedAlone) {
+  const auto t = tree6();
+  FenceRoot root(t, {0, 1, 0, 0, 0, 0, 0}, {.keys = 1}, {"", "n1", "n2", "n3", "n4", "n5", "n6"});
+  auto over = root.add(1, part(1, 0, {{"a", ""}, {"b", ""}}), FenceRoot::Clock::now());
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().arg("source"), "the data from the daemon on n1");
+  EXPECT_EQ(over.error().arg("unit"), "keys");
+}
+
 }  // namespace
 }  // namespace orca::orcarun

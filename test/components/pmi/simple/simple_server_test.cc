@@ -53,6 +53,7 @@ struct TestHost {
   };
   std::vector<Contribution> contributions;
   std::vector<RankEvent> events;
+  std::vector<NodeKvs::OverBound> over_bound;  // what over_bound was called with
   std::vector<std::string> logs;
   std::size_t sends = 0;
   /* Called from contribute, after recording (a root daemon releases at once). */
@@ -90,13 +91,18 @@ void host_send(void* host, std::uint32_t, const std::uint8_t*, size_t) { ++as_ho
 
 void host_log(void* host, int, const char* text) { as_host(host).logs.emplace_back(text); }
 
+void host_over_bound(void* host, std::uint32_t rank, orca_pmi_bound which, std::uint64_t total) {
+  as_host(host).over_bound.push_back({.rank = rank, .which = which, .total = total});
+}
+
 orca_pmi_host make_host(TestHost& h, EventLoop& loop) {
   return orca_pmi_host{.host = &h,
                        .base = loop.base(),
                        .contribute = &host_contribute,
                        .rank_event = &host_rank_event,
                        .send = &host_send,
-                       .log = &host_log};
+                       .log = &host_log,
+                       .over_bound = &host_over_bound};
 }
 
 /* A job as orca_pmi_job describes it, with storage for its arrays. */
@@ -107,6 +113,7 @@ struct TestJob {
   std::vector<std::uint32_t> local_rank;
   std::vector<std::string> hosts;
   std::vector<const char*> host_names;
+  std::uint64_t max_keys = 0, max_bytes = 0;  // none
 
   explicit TestJob(std::vector<std::uint32_t> nodes, std::uint32_t this_node = 0)
       : node(this_node), rank_node(std::move(nodes)) {
@@ -128,7 +135,9 @@ struct TestJob {
                         .rank_node = rank_node.data(),
                         .local_rank = local_rank.data(),
                         .node_host = host_names.data(),
-                        .tmpdir = "/tmp"};
+                        .tmpdir = "/tmp",
+                        .max_keys = max_keys,
+                        .max_bytes = max_bytes};
   }
 };
 
@@ -271,8 +280,9 @@ std::string field(const WireMessage& m, std::string_view key) {
 /* A server for `job` on an event loop of its own, and the ranks it serves. */
 class ServerTest : public ::testing::Test {
  protected:
-  void start(std::vector<std::uint32_t> rank_node, std::uint32_t node = 0) {
+  void start(std::vector<std::uint32_t> rank_node, std::uint32_t node = 0, std::uint64_t max_bytes = 0) {
     job_ = std::make_unique<TestJob>(std::move(rank_node), node);
+    job_->max_bytes = max_bytes;
     host_view_ = make_host(host_, loop_);
     server_ = std::make_unique<SimpleServer>(host_view_, job_->view());
   }
@@ -332,6 +342,39 @@ class ServerTest : public ::testing::Test {
     server_.reset();
   }
 };
+
+// The flood, small: rank 0's puts of each barrier are within the
+// cap, and the job's KVS grows with each release until the next barrier's
+// would pass the job's bound. The host hears which rank did it, and
+// nothing of it is contributed.
+TEST_F(ServerTest, ARankWhosePutsWouldPassTheJobsBoundIsReported) {
+  start({0, 0}, 0, 100);
+  Client& a = rank(0);
+  Client& b = rank(1);
+  init_pmi1(a);
+  init_pmi1(b);
+  const std::string value(37, 'v');  // 40 bytes with its key
+  for (int e = 0; e < 3; ++e) {
+    a.send("cmd=put kvsname=kvs_7_0 key=k" + std::to_string(e) + "_ value=" + value + "\n");
+    EXPECT_EQ(a.line(), "cmd=put_result rc=0");
+    a.send("cmd=barrier_in\n");
+    b.send("cmd=barrier_in\n");
+    if (e == 2) break;
+    ASSERT_TRUE(contributions(static_cast<std::size_t>(e) + 1));
+    server_->release(static_cast<std::uint64_t>(e), host_.contributions.back().entries);
+    EXPECT_EQ(a.line(), "cmd=barrier_out rc=0");
+    EXPECT_EQ(b.line(), "cmd=barrier_out rc=0");
+  }
+  // 2 x 40 bytes held: the third 40 would make 120.
+  ASSERT_TRUE(loop_.run_until([this] { return !host_.over_bound.empty(); }, kLimit));
+  settle();
+  ASSERT_EQ(host_.over_bound.size(), 1u);
+  EXPECT_EQ(host_.over_bound[0].rank, 0u);
+  EXPECT_EQ(host_.over_bound[0].which, ORCA_PMI_BOUND_BYTES);
+  EXPECT_EQ(host_.over_bound[0].total, 120u);
+  EXPECT_EQ(host_.contributions.size(), 2u) << "the barrier past the bound is never contributed";
+  EXPECT_TRUE(a.quiet(50ms)) << "rank 0 stays in its barrier until the job ends it";
+}
 
 TEST_F(ServerTest, Pmi1TwoLocalRanksThroughTwoBarriers) {
   start({0, 0});
