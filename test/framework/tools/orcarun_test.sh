@@ -561,6 +561,27 @@ daemon_killed_mid_job() {
     done_case
 }
 
+# A rank that starts a child in the background, writes its pid to
+# $0/bg.RANK, says it is up, and waits.
+BACKGROUNDER='sleep 100 & echo $! >"$0/bg.$ORCA_RANK"; touch "$0/up.$ORCA_RANK"; wait'
+
+# A SIGKILLed daemon ends nothing itself, and its ranks' parent-death
+# signal reaches only each rank's own process: its keeper kills the ranks'
+# process groups, so what a rank started in the background goes too.
+daemon_killed_takes_its_ranks_background_children() {
+    setup
+    start --mca plm_local_num_nodes 2 -n 2 --map-by node sh -c "$BACKGROUNDER" "$T"
+    await_ranks 2
+    await_file "$T/bg.1"
+    local pid; pid=$(orcad_pid "$M" 2)
+    [ -n "$pid" ] || fail "no orcad of daemon 2 found"
+    kill -KILL "$pid"
+    finish 30
+    expect_failure
+    expect_text err "orcarun: the daemon on $HOST#2 (vpid 2) failed: "
+    done_case
+}
+
 # A daemon SIGSTOPped for longer than the heartbeat: alive but silent. The
 # job ends naming it, and the stopped daemon is not left behind.
 daemon_stopped() {
@@ -942,7 +963,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        stdout_and_stderr_apart partial_line_is_shown long_line_without_newline
        stdin_goes_to_rank_0 stdin_to_all stdin_to_none large_stdin_intact stdin_flow_control
        sigint_ends_the_job sigterm_ends_the_job sigint_ignored_then_killed
-       daemon_killed_mid_job daemon_stopped sigterms_while_a_daemon_ends interior_daemon_killed interior_daemon_killed_tree_spawn
+       daemon_killed_mid_job daemon_killed_takes_its_ranks_background_children daemon_stopped sigterms_while_a_daemon_ends interior_daemon_killed interior_daemon_killed_tree_spawn
        orcarun_killed orcarun_killed_tree_spawn sigterm_reaches_starting_daemons
        sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
        missing_daemon_program startup_timeout
