@@ -29,7 +29,7 @@ constexpr std::chrono::milliseconds kExitLimit{1000};
 
 // The keeper itself, in the child of fork: no thread but this one, no
 // libevent, no allocation but the ledger's list of groups.
-[[noreturn]] void keeper_main(int fd) {
+[[noreturn]] void keeper_main(int fd, const sigset_t& mask) {
   ::prctl(PR_SET_NAME, "orcad-keeper");  // not counted as an orcad by ps -C orcad
   // A signal to the daemon's group (SIGTERM from orcarun, SIGHUP from the
   // kernel when the group is orphaned with a stopped member, Ctrl-C) must
@@ -38,6 +38,7 @@ constexpr std::chrono::milliseconds kExitLimit{1000};
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) ::sigaction(s, &ignore, nullptr);
+  ::sigprocmask(SIG_SETMASK, &mask, nullptr);  // blocked since before fork: none came in between
   // Hold nothing of orcad's: not its stdin from the agent, not its output
   // to orcarun or sshd (which would keep a session open after orcad), no
   // socket, and no directory busy.
@@ -120,9 +121,17 @@ Result<RankKeeper> RankKeeper::start() {
     return Message("orcad", "keeper-failed", {{"call", "pipe"}, {"why", std::strerror(errno)}});
   }
   UniqueFd read_end(fds[0]), write_end(fds[1]);
+  // Every signal is blocked across fork, so that none (a SIGTERM to the
+  // daemon's group) reaches the keeper before it ignores it; orcad gets
+  // what came meanwhile once its mask is back.
+  sigset_t all, before;
+  sigfillset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, &before);
   const pid_t pid = ::fork();
-  if (pid < 0) return Message("orcad", "keeper-failed", {{"call", "fork"}, {"why", std::strerror(errno)}});
-  if (pid == 0) keeper_main(read_end.get());
+  if (pid == 0) keeper_main(read_end.get(), before);
+  const int fork_errno = errno;
+  ::sigprocmask(SIG_SETMASK, &before, nullptr);
+  if (pid < 0) return Message("orcad", "keeper-failed", {{"call", "fork"}, {"why", std::strerror(fork_errno)}});
   read_end.reset();
   // Nonblocking: orcad's loop never waits on its keeper (a full pipe
   // keeps the words in unsent_).
