@@ -548,13 +548,18 @@ sigint_ignored_then_killed() {
 # ---------------------------------------------------------------------------------
 # 8. Lost daemons, lost orcarun
 
+# signal_daemon SIGNAL VPID: sends SIGNAL to the orcad of daemon VPID.
+signal_daemon() {
+    local pid; pid=$(orcad_pid "$M" "$2")
+    [ -n "$pid" ] || fail "no orcad of daemon $2 found"
+    kill "-$1" "$pid"
+}
+
 daemon_killed_mid_job() {
     setup
     start --mca plm_local_num_nodes 4 -n 4 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
     await_ranks 4
-    local pid; pid=$(orcad_pid "$M" 3)
-    [ -n "$pid" ] || fail "no orcad of daemon 3 found"
-    kill -KILL "$pid"
+    signal_daemon KILL 3
     finish 30
     expect_failure
     expect_text err "orcarun: the daemon on $HOST#3 (vpid 3) failed: "
@@ -575,9 +580,7 @@ daemon_killed_takes_its_ranks_background_children() {
     start --mca plm_local_num_nodes 2 -n 2 --map-by node sh -c "$BACKGROUNDER" "$T"
     await_ranks 2
     await_file "$T/bg.1"
-    local pid; pid=$(orcad_pid "$M" 2)
-    [ -n "$pid" ] || fail "no orcad of daemon 2 found"
-    kill -KILL "$pid"
+    signal_daemon KILL 2
     finish 30
     expect_failure
     expect_match err "^orcarun: the daemon on $HOST_RE#2 \(vpid 2\) failed: .*killed by signal 9 "
@@ -594,9 +597,7 @@ daemon_stopped() {
     setup
     start --mca plm_local_num_nodes 4 -n 4 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
     await_ranks 4
-    local pid; pid=$(orcad_pid "$M" 2)
-    [ -n "$pid" ] || fail "no orcad of daemon 2 found"
-    kill -STOP "$pid"
+    signal_daemon STOP 2
     finish 40
     expect_failure
     expect_text err "orcarun: the daemon on $HOST#2 (vpid 2) failed: "
@@ -636,9 +637,7 @@ interior_case() {
     start --mca plm_local_num_nodes 7 --mca routed radix --mca routed_radix_radix 2 --mca plm_local_tree_spawn "$1" \
         -n 7 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
     await_ranks 7
-    local pid; pid=$(orcad_pid "$M" 1)
-    [ -n "$pid" ] || fail "no orcad of daemon 1 found"
-    kill -KILL "$pid"
+    signal_daemon KILL 1
     finish 30
     expect_failure
     expect_text err "orcarun: the daemon on $HOST#1 (vpid 1) failed: "

@@ -2,6 +2,7 @@
 // keeper process itself, started by a stand-in for orcad that the test
 // kills, ends cleanly or signals.
 #include "orcad/rank_keeper.h"
+#include "framework/plm/process_probe.h"
 
 #include <gtest/gtest.h>
 
@@ -109,20 +110,6 @@ TEST(KeeperLedger, ABadCheckOrKindSpoilsIt) {
 
 // --- the keeper process -------------------------------------------------------
 
-// Whether `pid`, a child of this process, has ended: reaps it within
-// `limit` (a hang guard, not a measurement) and gives its wait status.
-std::optional<int> reaped_within(pid_t pid, std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  for (;;) {
-    int status = 0;
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) return status;
-    if (r < 0 && errno != EINTR) return std::nullopt;
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
 // A stand-in for orcad: it starts its keeper, a "rank" that sleeps in a
 // process group of its own, tells the keeper that group and writes the
 // keeper's and the rank's pids to the test; then, if `end_cleanly`, says
@@ -177,7 +164,7 @@ class RankKeeperProcess : public ::testing::Test {
   void SetUp() override { ASSERT_EQ(0, ::prctl(PR_SET_CHILD_SUBREAPER, 1)); }
   void TearDown() override {
     for (pid_t p : {fake_->rank, fake_->keeper, fake_->daemon}) {
-      if (p > 0 && ::kill(p, SIGKILL) == 0) (void)reaped_within(p, std::chrono::seconds(10));
+      if (p > 0 && ::kill(p, SIGKILL) == 0) (void)test::reap(p);
     }
   }
   std::optional<FakeDaemon> fake_;
@@ -187,14 +174,14 @@ TEST_F(RankKeeperProcess, ADaemonKilledTakesItsRanksGroupsWithIt) {
   fake_.emplace(false);
   ASSERT_GT(fake_->rank, 1);
   ASSERT_EQ(0, ::kill(fake_->daemon, SIGKILL));
-  auto d = reaped_within(fake_->daemon, std::chrono::seconds(10));
+  auto d = test::reap(fake_->daemon);
   ASSERT_TRUE(d && WIFSIGNALED(*d));
   fake_->daemon = -1;
-  auto r = reaped_within(fake_->rank, std::chrono::seconds(10));
+  auto r = test::reap(fake_->rank);
   ASSERT_TRUE(r) << "the rank still runs after its daemon was killed";
   EXPECT_TRUE(WIFSIGNALED(*r) && WTERMSIG(*r) == SIGKILL);
   fake_->rank = -1;
-  auto k = reaped_within(fake_->keeper, std::chrono::seconds(10));
+  auto k = test::reap(fake_->keeper);
   ASSERT_TRUE(k) << "the keeper did not exit";
   EXPECT_TRUE(WIFEXITED(*k) && WEXITSTATUS(*k) == 0);
   fake_->keeper = -1;
@@ -206,20 +193,20 @@ TEST_F(RankKeeperProcess, ADaemonKilledTakesItsRanksGroupsWithIt) {
 TEST_F(RankKeeperProcess, TheKeeperOutlivesASigtermToTheDaemonsGroup) {
   fake_.emplace(false);
   ASSERT_EQ(0, ::kill(-fake_->daemon, SIGTERM));
-  auto d = reaped_within(fake_->daemon, std::chrono::seconds(10));
+  auto d = test::reap(fake_->daemon);
   ASSERT_TRUE(d && WIFSIGNALED(*d) && WTERMSIG(*d) == SIGTERM);
   fake_->daemon = -1;
-  auto r = reaped_within(fake_->rank, std::chrono::seconds(10));
+  auto r = test::reap(fake_->rank);
   ASSERT_TRUE(r) << "the rank still runs after its daemon was terminated";
   EXPECT_TRUE(WIFSIGNALED(*r) && WTERMSIG(*r) == SIGKILL);
   fake_->rank = -1;
-  EXPECT_TRUE(reaped_within(fake_->keeper, std::chrono::seconds(10)));
+  EXPECT_TRUE(test::reap(fake_->keeper));
   fake_->keeper = -1;
 }
 
 TEST_F(RankKeeperProcess, AfterTheCleanEndTheKeeperKillsNothing) {
   fake_.emplace(true);
-  auto d = reaped_within(fake_->daemon, std::chrono::seconds(10));
+  auto d = test::reap(fake_->daemon);
   ASSERT_TRUE(d && WIFEXITED(*d) && WEXITSTATUS(*d) == 0);
   fake_->daemon = -1;
   // The daemon reaped its keeper in end(): it is no process of ours now.
@@ -229,7 +216,7 @@ TEST_F(RankKeeperProcess, AfterTheCleanEndTheKeeperKillsNothing) {
   int status = 0;
   EXPECT_EQ(0, ::waitpid(fake_->rank, &status, WNOHANG));
   ASSERT_EQ(0, ::kill(fake_->rank, SIGKILL));
-  EXPECT_TRUE(reaped_within(fake_->rank, std::chrono::seconds(10)));
+  EXPECT_TRUE(test::reap(fake_->rank));
   fake_->rank = -1;
 }
 
