@@ -224,6 +224,11 @@ void DaemonLauncher::signal(std::uint32_t vpid, int signo) {
   if (it != agents_.end() && !it->second->exited) ::kill(-it->second->child.pid, signo);
 }
 
+bool DaemonLauncher::runs(std::uint32_t vpid) const {
+  auto it = agents_.find(vpid);
+  return it != agents_.end() && !it->second->exited;
+}
+
 void DaemonLauncher::end_lost(std::uint32_t vpid) {
   signal(vpid, SIGCONT);
   signal(vpid, SIGTERM);

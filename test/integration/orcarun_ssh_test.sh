@@ -349,6 +349,17 @@ pid_in() {
 $(leftovers)"
 }
 
+# orcad_in HOST: the pid of the orcad inside HOST, told by its name from
+# its keeper (orcad-keeper), whose command line is the same.
+orcad_in() {
+    local pid
+    for pid in $(host_pids "$1"); do
+        case $(_comm_of "$pid") in orcad | lt-orcad) echo "$pid"; return 0 ;; esac
+    done
+    fail "no orcad runs in $1:
+$(leftovers)"
+}
+
 # --- what a job printed ---------------------------------------------------------
 
 # Each rank prints its rank, its host's eth0 address and $SSH_CONNECTION
@@ -620,6 +631,18 @@ tree_spawn_parent_death_ends_its_subtree() {
     expect_job_failed_for h2 'Connection to h2 closed by remote host|its standard input \(from the agent that started this daemon\) closed'
 }
 
+# orcad on h3 is SIGKILLed: sshd, not orcarun, is its parent, and its
+# rank's parent-death signal reaches only the rank's own process. Its
+# keeper, beside it on h3, kills the rank's process group, so the rank's
+# background child goes too; nothing is left on any host.
+daemon_killed_takes_its_ranks_background_children() {
+    ssh_cluster
+    orcarun_ssh_bg job --host h2,h3,h4,h5 -n 4 sh -c 'sleep 37 & wait'
+    await_ranks sleep 4
+    kill -KILL "$(orcad_in h3)"
+    expect_job_failed_for h3 'its daemon ended early|the oob lost the daemon on h3'
+}
+
 # orcarun itself is killed: its agents see their stdin close, and every
 # remote orcad and rank ends.
 killed_orcarun_leaves_nothing_behind() {
@@ -638,7 +661,8 @@ CASES=(flat_launch_runs_every_rank_on_its_host tree_spawn_starts_daemons_from_da
        refused_key_fails_flat_launch refused_key_fails_tree_spawn unknown_host_is_reported
        secret_stays_off_command_lines_flat secret_stays_off_command_lines_tree_spawn
        remote_session_death_ends_its_daemon agent_death_ends_the_remote_daemon
-       tree_spawn_parent_death_ends_its_subtree killed_orcarun_leaves_nothing_behind
+       tree_spawn_parent_death_ends_its_subtree daemon_killed_takes_its_ranks_background_children
+       killed_orcarun_leaves_nothing_behind
        agent_messages_are_quoted_without_a_carriage_return)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_ssh_test.sh CASE...).

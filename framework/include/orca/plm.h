@@ -264,6 +264,9 @@ class ORCA_EXPORT DaemonLauncher {
   void cancel_waiting() { waiting_.clear(); }
   /* Agents running (started and not ended). */
   size_t running() const noexcept { return agents_.size(); }
+  /* Whether the agent of `vpid` runs here (this process is its parent,
+   * so its exit will be reported through Hooks::on_exit). */
+  bool runs(std::uint32_t vpid) const;
   size_t waiting() const noexcept { return waiting_.size(); }
   /* When the last agent was started (for --timing). */
   std::chrono::steady_clock::time_point last_start() const noexcept { return last_start_; }

@@ -18,8 +18,8 @@ namespace orca::orcad {
 // they are killed (their daemons then see their stdin close and go too).
 static constexpr std::chrono::milliseconds kEndLimit{5000};
 
-DaemonSession::DaemonSession(Process& process, launch::Bootstrap bootstrap, StartupClock clock)
-    : process_(process), bootstrap_(std::move(bootstrap)), clock_(clock) {
+DaemonSession::DaemonSession(Process& process, launch::Bootstrap bootstrap, StartupClock clock, RankKeeper& keeper)
+    : process_(process), keeper_(keeper), bootstrap_(std::move(bootstrap)), clock_(clock) {
   char name[256] = {};
   ::gethostname(name, sizeof name - 1);
   hostname_ = name;
@@ -387,6 +387,13 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
       }
     };
     hooks.exited = [this](const launch::ExitRecord& record) {
+      // A group with no member left is free for the kernel to give out
+      // again: the keeper must not kill its next owner. One that still has
+      // members (the rank's background children) stays watched, and its
+      // RankProcess kills it at the end.
+      if (auto it = ranks_.find(record.rank); it != ranks_.end() && it->second->group_gone()) {
+        keeper_.forget(it->second->process_group());
+      }
       // What its PMI connection still held (an abort) goes up first.
       pmi_->ended(record.rank);
       if (parent_gone_) {
@@ -403,6 +410,7 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     };
     hooks.stdin_written = [this](std::uint32_t n) { up(launch::kTagCredit, launch::StdinCredit{.bytes = n}); };
     auto rank = std::make_unique<RankProcess>(process_.loop(), p->rank, spec, partial_delay_, std::move(hooks));
+    if (rank->process_group() > 0) keeper_.watch(rank->process_group());
     pmi_->started(p->rank, rank->started());
     ranks_.emplace(p->rank, std::move(rank));
   }

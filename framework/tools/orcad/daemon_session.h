@@ -14,6 +14,7 @@
 #define ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
 
 #include "pmi_service.h"
+#include "rank_keeper.h"
 #include "rank_process.h"
 
 #include <orca/iof_flow.h>
@@ -41,7 +42,9 @@ struct StartupClock {
 
 class DaemonSession {
  public:
-  DaemonSession(Process& process, launch::Bootstrap bootstrap, StartupClock clock);
+  /* `keeper` is told each rank's process group as it starts, and must
+   * outlive the session (whose end ends every group). */
+  DaemonSession(Process& process, launch::Bootstrap bootstrap, StartupClock clock, RankKeeper& keeper);
   ~DaemonSession();
   /* Runs until the end; returns the exit status of orcad. */
   int run();
@@ -78,6 +81,7 @@ class DaemonSession {
   std::string host_of(std::uint32_t vpid) const;
 
   Process& process_;
+  RankKeeper& keeper_;
   launch::Bootstrap bootstrap_;
   StartupClock clock_;
   StartupClock::Clock::time_point frameworks_opened_, oob_opened_;

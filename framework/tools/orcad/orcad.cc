@@ -4,6 +4,7 @@
 // of the host could read the secret.
 #include "tools/tool_main.h"
 #include "daemon_session.h"
+#include "rank_keeper.h"
 
 #include <orca/launch_wire.h>
 #include <orca/mca_forward.h>
@@ -59,6 +60,17 @@ static int orcad_main(int argc, char** argv) {
       return 0;
     }
   }
+  // The keeper first: before any thread exists (libpmix starts some, and
+  // fork copies only the caller) and before the bootstrap, so that it never
+  // holds the job's secret. It ends the ranks' process groups should this
+  // process die without ending them (rank_keeper.h); it is told the clean
+  // end when `keeper` goes, after the session, which ends every rank.
+  auto keeper = orca::orcad::RankKeeper::start();
+  if (!keeper) {
+    std::cerr << "orcad: cannot start the keeper of its ranks: " << keeper.error().arg("call")
+              << " failed: " << keeper.error().arg("why") << "\n";
+    return 1;
+  }
   // From the environment when the launcher put it there (plm/slurm), and
   // gone from it before anything is started: no rank may inherit it.
   const char* in_environment = std::getenv(orca::launch::kBootstrapVariable);
@@ -81,7 +93,7 @@ static int orcad_main(int argc, char** argv) {
   auto process = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, argc, argv, environ, std::move(settings.value()));
   if (!process) return 1;
   clock.process_created = orca::orcad::StartupClock::Clock::now();
-  orca::orcad::DaemonSession session(*process.value(), std::move(bootstrap.value()), clock);
+  orca::orcad::DaemonSession session(*process.value(), std::move(bootstrap.value()), clock, keeper.value());
   return session.run();
 }
 

@@ -152,6 +152,11 @@ void RankProcess::maybe_report() {
   hooks_.exited(r);
 }
 
+bool RankProcess::group_gone() const {
+  if (child_.pid <= 0) return true;
+  return ::kill(-child_.pid, 0) < 0 && errno == ESRCH;
+}
+
 void RankProcess::signal(int signo) {
   // The group even after the rank was reaped: its background children are
   // still in it (the group's id stays taken while any member lives).

@@ -44,6 +44,10 @@ class RankProcess {
   bool done() const noexcept { return reported_; }
   /* Whether it was started with a stdin pipe (--stdin chose it). */
   bool reads_stdin() const noexcept { return reads_stdin_; }
+  /* The rank's process group (its pid); 0 when it did not start. */
+  pid_t process_group() const noexcept { return child_.pid > 0 ? child_.pid : 0; }
+  /* Whether the group has no member left (then its number may be reused). */
+  bool group_gone() const;
   /* Signals the rank's process group. */
   void signal(int signo);
   /* Stops / resumes reading its pipes (back-pressure upstream). */

@@ -29,6 +29,11 @@ constexpr std::chrono::milliseconds kDrainLimit{3000};
 // After a lost daemon's agent was sent SIGTERM, how long it may take to
 // end (its daemon ending its ranks first) before it is SIGKILLed.
 constexpr std::chrono::milliseconds kLostAgentGrace{1000};
+// After the oob lost a daemon that is orcarun's own child, how long orcarun
+// waits for its exit (the kernel's word on how it ended) before
+// it reports the oob's inference (a refused or reset connection, a silent
+// peer) instead.
+constexpr std::chrono::milliseconds kAgentExitWait{200};
 // When the progress line starts (stderr a terminal only) and how often it changes.
 constexpr std::chrono::milliseconds kProgressAfter{2000};
 constexpr std::chrono::milliseconds kProgressEvery{250};
@@ -180,7 +185,7 @@ Status JobLaunch::open() {
   });
   oob_->on_peer_lost([this](ProcessName peer, const std::string& why) {
     if (peer.vpid == 0 || peer.vpid > daemons() || phase_ == Phase::TearingDown || phase_ == Phase::Done) return;
-    daemon_failed(peer.vpid, "the oob lost the daemon on " + describe(peer.vpid) + ": " + why);
+    daemon_lost(peer.vpid, "the oob lost the daemon on " + describe(peer.vpid) + ": " + why);
   });
 
   plm::DaemonLauncher::Hooks hooks;
@@ -247,6 +252,9 @@ void JobLaunch::launch_daemon(std::uint32_t vpid) {
     fail_job(argv.error(), 1);
     return;
   }
+  // The agent's words are the daemon's own (plm/local): its exit is the
+  // daemon's, and says how the daemon ended.
+  d.agent_is_daemon = argv.value() == plan_.daemon_command;
   launcher_->launch({.vpid = vpid,
                      .host = d.host,
                      .argv = std::move(argv.value()),
@@ -582,11 +590,32 @@ void JobLaunch::rank_ended(const launch::ExitRecord& record) {
   }
 }
 
+void JobLaunch::daemon_lost(std::uint32_t vpid, const std::string& message) {
+  Daemon& d = daemon_[vpid];
+  if (d.gone || d.awaiting_exit) return;
+  // When orcarun runs the daemon itself (plm/local: the agent is the
+  // daemon), a daemon SIGKILLed is noticed by the oob (its connection
+  // refused) before its exit is reaped: that exit, "killed by signal 9",
+  // is the better report. A daemon that is alive but silent (stopped)
+  // does not exit: after the wait it is reported lost as before. An agent
+  // that is not the daemon (ssh) would only say how it ended itself.
+  if (d.agent_is_daemon && launcher_->runs(vpid)) {
+    d.awaiting_exit = std::make_unique<Timer>(process_.loop(), [this, vpid, message] {
+      const std::string why = message;  // the timer, and this copy's owner, go in daemon_failed
+      daemon_failed(vpid, why);
+    });
+    d.awaiting_exit->start(kAgentExitWait);
+    return;
+  }
+  daemon_failed(vpid, message);
+}
+
 void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
   if (phase_ == Phase::TearingDown || phase_ == Phase::Done) return;
   Daemon& d = daemon_[vpid];
   if (d.gone) return;
   d.gone = true;
+  d.awaiting_exit.reset();  // (this may be its callback: a Timer allows that)
   fail_job(Message("orcarun", "daemon-failed", {{"host", printable(d.host)}, {"vpid", std::to_string(vpid)},
                                                  {"what", printable(message)},
                                                  {"hint", launcher_hint(plan_.plm.component, printable(d.host))}}),

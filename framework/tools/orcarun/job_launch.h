@@ -60,6 +60,10 @@ class JobLaunch {
     bool gone = false;  // its agent ended or it was lost
     launch::DaemonReport report;
     std::string agent_tail;
+    bool agent_is_daemon = false;  // orcarun started the daemon itself (plm/local)
+    // Lost by the oob while orcarun runs its agent: the agent's exit, which
+    // says how the daemon ended, may be a moment behind (until this fires).
+    std::unique_ptr<Timer> awaiting_exit;
   };
   enum class Phase { WireUp, Running, Draining, TearingDown, Done };
 
@@ -83,6 +87,9 @@ class JobLaunch {
   void all_up();
   void rank_ended(const launch::ExitRecord& record);
   void daemon_failed(std::uint32_t vpid, const std::string& message);
+  /* The oob lost the daemon of `vpid`: daemon_failed, after a moment for
+   * its exit when orcarun is the daemon's parent (agent_is_daemon). */
+  void daemon_lost(std::uint32_t vpid, const std::string& message);
   void fail_job(const Message& message, int status);
   void signal_ranks(int signo);
   void on_signal(int signo);

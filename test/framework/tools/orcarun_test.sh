@@ -548,16 +548,46 @@ sigint_ignored_then_killed() {
 # ---------------------------------------------------------------------------------
 # 8. Lost daemons, lost orcarun
 
+# signal_daemon SIGNAL VPID: sends SIGNAL to the orcad of daemon VPID.
+signal_daemon() {
+    local pid; pid=$(orcad_pid "$M" "$2")
+    [ -n "$pid" ] || fail "no orcad of daemon $2 found"
+    kill "-$1" "$pid"
+}
+
 daemon_killed_mid_job() {
     setup
     start --mca plm_local_num_nodes 4 -n 4 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
     await_ranks 4
-    local pid; pid=$(orcad_pid "$M" 3)
-    [ -n "$pid" ] || fail "no orcad of daemon 3 found"
-    kill -KILL "$pid"
+    signal_daemon KILL 3
     finish 30
     expect_failure
     expect_text err "orcarun: the daemon on $HOST#3 (vpid 3) failed: "
+    done_case
+}
+
+# A rank that starts a child in the background, writes its pid to
+# $0/bg.RANK, says it is up, and waits.
+BACKGROUNDER='sleep 100 & echo $! >"$0/bg.$ORCA_RANK"; touch "$0/up.$ORCA_RANK"; wait'
+
+# A SIGKILLed daemon ends nothing itself, and its ranks' parent-death
+# signal reaches only each rank's own process: its keeper kills the ranks'
+# process groups, so what a rank started in the background goes too. And
+# orcarun, the daemon's parent here, reports how it ended (signal 9), not
+# the oob's refused connection.
+daemon_killed_takes_its_ranks_background_children() {
+    setup
+    start --mca plm_local_num_nodes 2 -n 2 --map-by node sh -c "$BACKGROUNDER" "$T"
+    await_ranks 2
+    await_file "$T/bg.1"
+    signal_daemon KILL 2
+    finish 30
+    expect_failure
+    expect_match err "^orcarun: the daemon on $HOST_RE#2 \(vpid 2\) failed: .*killed by signal 9 "
+    if grep -q 'Connection refused' "$T/err"; then
+        show_output
+        fail "orcarun reports the oob's refused connection, not the daemon's signal"
+    fi
     done_case
 }
 
@@ -567,9 +597,7 @@ daemon_stopped() {
     setup
     start --mca plm_local_num_nodes 4 -n 4 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
     await_ranks 4
-    local pid; pid=$(orcad_pid "$M" 2)
-    [ -n "$pid" ] || fail "no orcad of daemon 2 found"
-    kill -STOP "$pid"
+    signal_daemon STOP 2
     finish 40
     expect_failure
     expect_text err "orcarun: the daemon on $HOST#2 (vpid 2) failed: "
@@ -609,9 +637,7 @@ interior_case() {
     start --mca plm_local_num_nodes 7 --mca routed radix --mca routed_radix_radix 2 --mca plm_local_tree_spawn "$1" \
         -n 7 --oversubscribe --map-by node sh -c "$SLEEPER" "$T"
     await_ranks 7
-    local pid; pid=$(orcad_pid "$M" 1)
-    [ -n "$pid" ] || fail "no orcad of daemon 1 found"
-    kill -KILL "$pid"
+    signal_daemon KILL 1
     finish 30
     expect_failure
     expect_text err "orcarun: the daemon on $HOST#1 (vpid 1) failed: "
@@ -983,7 +1009,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        stdout_and_stderr_apart partial_line_is_shown long_line_without_newline
        stdin_goes_to_rank_0 stdin_to_all stdin_to_none large_stdin_intact stdin_flow_control
        sigint_ends_the_job sigterm_ends_the_job sigint_ignored_then_killed
-       daemon_killed_mid_job daemon_stopped sigterms_while_a_daemon_ends interior_daemon_killed interior_daemon_killed_tree_spawn
+       daemon_killed_mid_job daemon_killed_takes_its_ranks_background_children daemon_stopped sigterms_while_a_daemon_ends interior_daemon_killed interior_daemon_killed_tree_spawn
        orcarun_killed orcarun_killed_tree_spawn sigterm_reaches_starting_daemons
        sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
        missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named many_daemons_failing_at_once startup_timeout

@@ -1,0 +1,119 @@
+// RankKeeper: a tiny child of orcad that outlives it, so that what orcad's
+// ranks started does not outlive orcad.
+//
+// Each rank runs in a process group of its own; a rank's own process dies
+// with orcad (its parent-death signal), but what the rank started in the
+// background does not, and a SIGKILLed orcad can end nothing. Whoever
+// survives must: orcarun is not the daemon's parent under plm/rsh (sshd
+// is) nor under plm/slurm, and is on another host anyway. The keeper lives
+// beside orcad on its host, so it covers every launcher alike.
+//
+// orcad forks it first thing in main, before any thread exists and before
+// the bootstrap (and the job's secret) is read. The keeper holds only the
+// read end of a pipe from orcad: every other descriptor is closed (it
+// keeps no agent, session or output channel open), it ignores SIGINT,
+// SIGTERM and SIGHUP (a signal to the daemon's group must not end it
+// before orcad), and stays in orcad's process group and session, so that
+// a SIGKILL of the whole group or agent still ends it. orcad writes on the
+// pipe the process group of each rank it starts, and a group to forget
+// once it is empty (its number may be taken again). When the pipe reaches
+// its end without orcad's "clean end" word first (orcad died: SIGKILL, a
+// crash), the keeper SIGKILLs every group it was told of, then exits; on
+// the clean end word it just exits, and orcad reaps it.
+//
+// The words on the pipe (KeeperWord, encode_word, KeeperLedger) are pure
+// and unit tested; RankKeeper is the process around them.
+#ifndef ORCA_TOOLS_ORCAD_RANK_KEEPER_H
+#define ORCA_TOOLS_ORCAD_RANK_KEEPER_H
+
+#include <orca/result.h>
+#include <orca/unique_fd.h>
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace orca::orcad {
+
+/* One word from orcad to its keeper. */
+struct KeeperWord {
+  enum class Kind : std::uint8_t {
+    Watch = 'W',   // a rank's process group: SIGKILL it should orcad die
+    Forget = 'F',  // that group ended: its number may be reused
+    End = 'E',     // orcad ends cleanly: kill nothing (pgid unused)
+  };
+  Kind kind = Kind::End;
+  pid_t pgid = 0;
+};
+
+/* Eight bytes: "OK" (a check), the kind, a zero byte, the pgid as four
+ * bytes little-endian. Fixed size and below PIPE_BUF: each write is whole. */
+inline constexpr std::size_t kKeeperWordSize = 8;
+std::array<std::uint8_t, kKeeperWordSize> encode_word(const KeeperWord& word);
+
+/* What the keeper knows: the groups to kill, and whether orcad ended
+ * cleanly. Fed the bytes from the pipe as they come, in any pieces. */
+class KeeperLedger {
+ public:
+  /* Takes bytes off the pipe. A malformed word (a bad check or kind, or a
+   * group id of 1 or less, which kill(-pgid) would make every process or
+   * our own group) spoils the ledger: later words are ignored, and the
+   * end will not count as clean. */
+  void feed(std::span<const std::uint8_t> bytes);
+  /* The pipe's end: SIGKILL these groups (none after a clean end). */
+  std::vector<pid_t> groups_to_kill() const;
+  bool ended_cleanly() const noexcept { return ended_ && !spoiled_; }
+  bool spoiled() const noexcept { return spoiled_; }
+  const std::vector<pid_t>& groups() const noexcept { return groups_; }
+
+ private:
+  void apply(const KeeperWord& word);
+
+  std::array<std::uint8_t, kKeeperWordSize> partial_{};
+  std::size_t have_ = 0;
+  std::vector<pid_t> groups_;
+  bool ended_ = false;
+  bool spoiled_ = false;
+};
+
+/* The keeper process, from orcad's side. */
+class RankKeeper {
+ public:
+  /* Forks the keeper. Only while this process has a single thread (fork
+   * copies only the caller). Errors (area "orcad", topic
+   * "keeper-failed"): pipe or fork failed. */
+  static Result<RankKeeper> start();
+  /* The clean end (end()), unless it was said already. */
+  ~RankKeeper();
+  RankKeeper(RankKeeper&& other) noexcept;
+  RankKeeper& operator=(RankKeeper&&) = delete;
+  RankKeeper(const RankKeeper&) = delete;
+  RankKeeper& operator=(const RankKeeper&) = delete;
+
+  pid_t pid() const noexcept { return pid_; }
+  /* A rank's process group, right after it was made. */
+  void watch(pid_t pgid) { tell({KeeperWord::Kind::Watch, pgid}); }
+  /* A group that has no member left (kill(-pgid, 0) says ESRCH). */
+  void forget(pid_t pgid) { tell({KeeperWord::Kind::Forget, pgid}); }
+  /* Every rank's group was ended by orcad: the keeper exits without
+   * killing anything, and is reaped here (SIGKILLed if it has not exited
+   * within a moment, stopped say: it has nothing left to do). */
+  void end();
+
+ private:
+  RankKeeper(pid_t pid, UniqueFd pipe) : pid_(pid), pipe_(std::move(pipe)) {}
+  void tell(const KeeperWord& word);
+  bool flush();  // false: bytes are still waiting (the pipe is full)
+
+  pid_t pid_ = -1;
+  UniqueFd pipe_;        // write end, nonblocking, close-on-exec
+  std::string unsent_;   // words the full pipe did not take yet (rare: a stopped keeper)
+};
+
+}  // namespace orca::orcad
+
+#endif

@@ -1,0 +1,246 @@
+// RankKeeper: the words on orcad's pipe to its keeper (pure), and the
+// keeper process itself, started by a stand-in for orcad that the test
+// kills, ends cleanly or signals.
+#include "orcad/rank_keeper.h"
+#include "framework/plm/process_probe.h"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace orca::orcad {
+namespace {
+
+using Kind = KeeperWord::Kind;
+
+std::vector<std::uint8_t> words(std::initializer_list<KeeperWord> ws) {
+  std::vector<std::uint8_t> out;
+  for (const auto& w : ws) {
+    const auto b = encode_word(w);
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
+}
+
+TEST(KeeperWords, EncodeIsFixedAndLittleEndian) {
+  const auto b = encode_word({Kind::Watch, 0x01020304});
+  EXPECT_EQ((std::array<std::uint8_t, 8>{'O', 'K', 'W', 0, 4, 3, 2, 1}), b);
+  EXPECT_EQ('E', encode_word({Kind::End, 0})[2]);
+  EXPECT_EQ('F', encode_word({Kind::Forget, 7})[2]);
+}
+
+TEST(KeeperLedger, WatchedGroupsAreKilledWithoutTheEndWord) {
+  KeeperLedger l;
+  l.feed(words({{Kind::Watch, 100}, {Kind::Watch, 200}, {Kind::Watch, 100}}));
+  EXPECT_FALSE(l.ended_cleanly());
+  EXPECT_EQ((std::vector<pid_t>{100, 200}), l.groups_to_kill());
+}
+
+TEST(KeeperLedger, ForgottenGroupsAreNotKilled) {
+  KeeperLedger l;
+  l.feed(words({{Kind::Watch, 100}, {Kind::Watch, 200}, {Kind::Forget, 100}, {Kind::Forget, 300}}));
+  EXPECT_EQ((std::vector<pid_t>{200}), l.groups_to_kill());
+}
+
+TEST(KeeperLedger, TheEndWordKillsNothing) {
+  KeeperLedger l;
+  l.feed(words({{Kind::Watch, 100}, {Kind::End, 0}}));
+  EXPECT_TRUE(l.ended_cleanly());
+  EXPECT_TRUE(l.groups_to_kill().empty());
+}
+
+TEST(KeeperLedger, WordsMayArriveInAnyPieces) {
+  const auto all = words({{Kind::Watch, 70000}, {Kind::Watch, 4242}, {Kind::Forget, 70000}});
+  for (size_t cut = 0; cut <= all.size(); ++cut) {
+    KeeperLedger l;
+    l.feed(std::span(all).first(cut));
+    l.feed(std::span(all).subspan(cut));
+    EXPECT_EQ((std::vector<pid_t>{4242}), l.groups_to_kill()) << "cut at " << cut;
+  }
+  KeeperLedger bytewise;
+  for (std::uint8_t b : all) bytewise.feed(std::span(&b, 1));
+  EXPECT_EQ((std::vector<pid_t>{4242}), bytewise.groups_to_kill());
+}
+
+TEST(KeeperLedger, AHalfWordAtTheEndIsNotAnEnd) {
+  KeeperLedger l;
+  auto bytes = words({{Kind::Watch, 100}, {Kind::End, 0}});
+  bytes.pop_back();
+  l.feed(bytes);
+  EXPECT_FALSE(l.ended_cleanly());
+  EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill());
+}
+
+// kill(-0) is our own group and kill(-1) every process we may signal:
+// never a rank's group.
+TEST(KeeperLedger, GroupsZeroAndOneAndNegativeSpoilIt) {
+  for (pid_t bad : {0, 1, -5}) {
+    KeeperLedger l;
+    l.feed(words({{Kind::Watch, 100}, {Kind::Watch, bad}, {Kind::Watch, 300}, {Kind::End, 0}}));
+    EXPECT_TRUE(l.spoiled()) << bad;
+    EXPECT_FALSE(l.ended_cleanly()) << bad;
+    EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill()) << bad;
+  }
+}
+
+TEST(KeeperLedger, ABadCheckOrKindSpoilsIt) {
+  auto bad_check = words({{Kind::Watch, 100}, {Kind::Watch, 200}});
+  bad_check[8] = 'X';
+  auto bad_kind = words({{Kind::Watch, 100}, {Kind::Watch, 200}});
+  bad_kind[10] = 'Q';
+  for (const auto& bytes : {bad_check, bad_kind}) {
+    KeeperLedger l;
+    l.feed(bytes);
+    l.feed(words({{Kind::End, 0}}));
+    EXPECT_TRUE(l.spoiled());
+    EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill());
+  }
+}
+
+// --- the keeper process -------------------------------------------------------
+
+// A stand-in for orcad: it starts its keeper, a "rank" that sleeps in a
+// process group of its own, tells the keeper that group and writes the
+// keeper's and the rank's pids to the test; then, if `end_cleanly`, says
+// the clean end (and reaps the keeper) and exits, leaving the rank
+// running; else it waits to be killed. This test process is a child
+// subreaper: the orphaned rank and keeper become its children.
+struct FakeDaemon {
+  pid_t daemon = -1, keeper = -1, rank = -1;
+
+  explicit FakeDaemon(bool end_cleanly) {
+    int p[2];
+    EXPECT_EQ(0, ::pipe(p));
+    daemon = ::fork();
+    if (daemon == 0) {
+      ::close(p[0]);
+      ::setpgid(0, 0);  // a group of its own, as under plm/local: the keeper joins it
+      auto k = RankKeeper::start();
+      if (!k) ::_exit(2);
+      const pid_t r = ::fork();
+      if (r == 0) {
+        ::setpgid(0, 0);
+        ::execlp("sleep", "sleep", "60", static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+      ::setpgid(r, r);
+      k.value().watch(r);
+      const pid_t both[2] = {k.value().pid(), r};
+      if (::write(p[1], both, sizeof both) != sizeof both) ::_exit(3);
+      if (end_cleanly) {
+        k.value().end();
+        const char done = 'd';
+        (void)!::write(p[1], &done, 1);
+        ::_exit(0);
+      }
+      for (;;) ::pause();
+    }
+    ::close(p[1]);
+    pid_t both[2] = {-1, -1};
+    EXPECT_EQ(static_cast<ssize_t>(sizeof both), ::read(p[0], both, sizeof both));
+    keeper = both[0];
+    rank = both[1];
+    if (end_cleanly) {
+      char done = 0;
+      EXPECT_EQ(1, ::read(p[0], &done, 1));
+    }
+    ::close(p[0]);
+  }
+};
+
+class RankKeeperProcess : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(0, ::prctl(PR_SET_CHILD_SUBREAPER, 1)); }
+  void TearDown() override {
+    for (pid_t p : {fake_->rank, fake_->keeper, fake_->daemon}) {
+      if (p > 0 && ::kill(p, SIGKILL) == 0) (void)test::reap(p);
+    }
+  }
+  std::optional<FakeDaemon> fake_;
+};
+
+TEST_F(RankKeeperProcess, ADaemonKilledTakesItsRanksGroupsWithIt) {
+  fake_.emplace(false);
+  ASSERT_GT(fake_->rank, 1);
+  ASSERT_EQ(0, ::kill(fake_->daemon, SIGKILL));
+  auto d = test::reap(fake_->daemon);
+  ASSERT_TRUE(d && WIFSIGNALED(*d));
+  fake_->daemon = -1;
+  auto r = test::reap(fake_->rank);
+  ASSERT_TRUE(r) << "the rank still runs after its daemon was killed";
+  EXPECT_TRUE(WIFSIGNALED(*r) && WTERMSIG(*r) == SIGKILL);
+  fake_->rank = -1;
+  auto k = test::reap(fake_->keeper);
+  ASSERT_TRUE(k) << "the keeper did not exit";
+  EXPECT_TRUE(WIFEXITED(*k) && WEXITSTATUS(*k) == 0);
+  fake_->keeper = -1;
+}
+
+// SIGTERM to the daemon's whole group (orcarun ending a lost daemon's
+// agent) ends the daemon, which does not act on it here; the keeper, in
+// the same group, ignores it and still ends the rank.
+TEST_F(RankKeeperProcess, TheKeeperOutlivesASigtermToTheDaemonsGroup) {
+  fake_.emplace(false);
+  ASSERT_EQ(0, ::kill(-fake_->daemon, SIGTERM));
+  auto d = test::reap(fake_->daemon);
+  ASSERT_TRUE(d && WIFSIGNALED(*d) && WTERMSIG(*d) == SIGTERM);
+  fake_->daemon = -1;
+  auto r = test::reap(fake_->rank);
+  ASSERT_TRUE(r) << "the rank still runs after its daemon was terminated";
+  EXPECT_TRUE(WIFSIGNALED(*r) && WTERMSIG(*r) == SIGKILL);
+  fake_->rank = -1;
+  EXPECT_TRUE(test::reap(fake_->keeper));
+  fake_->keeper = -1;
+}
+
+TEST_F(RankKeeperProcess, AfterTheCleanEndTheKeeperKillsNothing) {
+  fake_.emplace(true);
+  auto d = test::reap(fake_->daemon);
+  ASSERT_TRUE(d && WIFEXITED(*d) && WEXITSTATUS(*d) == 0);
+  fake_->daemon = -1;
+  // The daemon reaped its keeper in end(): it is no process of ours now.
+  EXPECT_EQ(-1, ::waitpid(fake_->keeper, nullptr, WNOHANG));
+  fake_->keeper = -1;
+  // The rank still sleeps (the fake daemon left it, unlike orcad).
+  int status = 0;
+  EXPECT_EQ(0, ::waitpid(fake_->rank, &status, WNOHANG));
+  ASSERT_EQ(0, ::kill(fake_->rank, SIGKILL));
+  EXPECT_TRUE(test::reap(fake_->rank));
+  fake_->rank = -1;
+}
+
+// The keeper holds nothing but its pipe: not the daemon's stdin, stdout
+// or stderr (an agent's session would stay open while it lives).
+TEST_F(RankKeeperProcess, TheKeeperHoldsOnlyItsPipe) {
+  fake_.emplace(false);
+  std::vector<std::string> fds;
+  const std::string dir = "/proc/" + std::to_string(fake_->keeper) + "/fd";
+  for (int i = 0; i < 50 && fds.size() != 1; ++i) {  // until it has closed the rest
+    fds.clear();
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        if (e->d_name[0] != '.') fds.emplace_back(e->d_name);
+      }
+      ::closedir(d);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(1u, fds.size());
+  char target[256] = {};
+  ASSERT_GT(::readlink((dir + "/" + fds[0]).c_str(), target, sizeof target - 1), 0);
+  EXPECT_EQ(0, std::string(target).rfind("pipe:", 0)) << target;
+}
+
+}  // namespace
+}  // namespace orca::orcad
