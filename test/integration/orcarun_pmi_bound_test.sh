@@ -24,10 +24,6 @@
 # ORCA_MCA_mca_base_help_path=SRC/framework/help bash orcarun_pmi_bound_test.sh [CASE...]
 . "$(dirname "$0")/../lib/testcase.sh"
 
-if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ]; then
-    echo "ORCA_TEST_BUILDDIR and ORCA_TEST_SRCDIR must be set (run via make check)" >&2
-    exit 1
-fi
 . "$(dirname "$0")/../lib/orcarun.sh"
 # For figure and rss_bound_kb (its oob helpers, which need netns.sh, are not used).
 . "$(dirname "$0")/../lib/proc_figures.sh"

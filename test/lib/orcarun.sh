@@ -3,6 +3,11 @@
 # components and help texts and no param files, so a tester's own
 # settings never change a result.
 
+# `make check` sets these (AM_TESTS_ENVIRONMENT in test/Makefile.inc).
+if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ]; then
+    echo "ORCA_TEST_BUILDDIR and ORCA_TEST_SRCDIR must be set (run via make check)" >&2
+    exit 1
+fi
 ORCARUN="$ORCA_TEST_BUILDDIR/framework/tools/orcarun/orcarun"
 ORCAD="$ORCA_TEST_BUILDDIR/framework/tools/orcad/orcad"
 ORCA_ALL_COMPONENTS=$(find "$ORCA_TEST_BUILDDIR/components" -type d -name .libs | sort | tr '\n' ':')
@@ -48,6 +53,19 @@ processes_with_marker() {
         [ "$stat" = Z ] && continue
         echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
     done
+}
+
+# pids_named MARKER REGEX: the live processes of MARKER whose name
+# (/proc/PID/comm) matches the extended REGEX, one pid a line. By name, not
+# command line: orcad's keeper keeps orcad's command line but is named
+# orcad-keeper.
+pids_named() {
+    local pid comm
+    for pid in $(processes_with_marker "$1" | awk '{ print $1 }'); do
+        comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+        [[ $comm =~ $2 ]] && echo "$pid"
+    done
+    return 0
 }
 
 # expect_nothing_left MARKER [SECONDS]: within SECONDS (default 10), no

@@ -9,13 +9,14 @@
  *
  * What orcarun itself costs on this host for a job: the processes it
  * starts here (plm/local's daemons, and an agent per daemon for plm/rsh
- * without tree spawn), each daemon's threads (the PMIx server's), the
+ * without tree spawn), each daemon's threads (the PMIx server's) and its
+ * keeper process, the
  * ranks of the daemons on this host, a few descriptors per child process
  * and per oob connection, and memory per daemon. JobFootprint holds those
  * counts; HostLimits what the kernel allows now; check_job_fits compares
  * them with the per-item costs below, measured on Linux (a daemon with
- * its PMIx server has 3 tasks and about 3 MiB of private memory; orcarun
- * keeps 3 descriptors per child it started). They err on the side of
+ * its PMIx server and its keeper is 4 tasks and about 3.5 MiB of private
+ * memory; orcarun keeps 3 descriptors per child it started). They err on the side of
  * starting: a job refused here would surely have failed.
  */
 #ifndef ORCA_JOB_LIMITS_H
@@ -30,7 +31,7 @@
 namespace orca::launch {
 
 /* Per-item costs (see above). */
-inline constexpr std::uint64_t kTasksPerLocalDaemon = 3;
+inline constexpr std::uint64_t kTasksPerLocalDaemon = 4;
 inline constexpr std::uint64_t kFilesPerChild = 3;      // stdin, stdout and stderr pipes of a process orcarun started
 inline constexpr std::uint64_t kFilesPerConnection = 1;
 inline constexpr std::uint64_t kFilesBase = 64;         // orcarun's own: listeners, netlink, loop, libraries

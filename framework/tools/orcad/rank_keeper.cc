@@ -118,7 +118,7 @@ std::vector<pid_t> KeeperLedger::groups_to_kill() const {
 Result<RankKeeper> RankKeeper::start() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return Message("orcad", "keeper-failed", {{"call", "pipe"}, {"why", std::strerror(errno)}});
+    return Message("plm", "keeper-failed", {{"call", "pipe"}, {"why", std::strerror(errno)}});
   }
   UniqueFd read_end(fds[0]), write_end(fds[1]);
   // Every signal is blocked across fork, so that none (a SIGTERM to the
@@ -131,7 +131,7 @@ Result<RankKeeper> RankKeeper::start() {
   if (pid == 0) keeper_main(read_end.get(), before);
   const int fork_errno = errno;
   ::sigprocmask(SIG_SETMASK, &before, nullptr);
-  if (pid < 0) return Message("orcad", "keeper-failed", {{"call", "fork"}, {"why", std::strerror(fork_errno)}});
+  if (pid < 0) return Message("plm", "keeper-failed", {{"call", "fork"}, {"why", std::strerror(fork_errno)}});
   read_end.reset();
   // Nonblocking: orcad's loop never waits on its keeper (a full pipe
   // keeps the words in unsent_).

@@ -84,7 +84,7 @@ class KeeperLedger {
 class RankKeeper {
  public:
   /* Forks the keeper. Only while this process has a single thread (fork
-   * copies only the caller). Errors (area "orcad", topic
+   * copies only the caller). Errors (area "plm", topic
    * "keeper-failed"): pipe or fork failed. */
   static Result<RankKeeper> start();
   /* The clean end (end()), unless it was said already. */

@@ -54,7 +54,7 @@ TEST(JobLimits, ThreadsMaxAndTheUsersProcessesToo) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().arg("limit").find("RLIMIT_NPROC"), std::string::npos);
   EXPECT_EQ(st.error().arg("have"), "3096");
-  EXPECT_TRUE(check_job_fits(simulated(1000), l).ok());
+  EXPECT_TRUE(check_job_fits(simulated(700), l).ok());
 }
 
 TEST(JobLimits, DescriptorsBeyondTheHardLimitAreRefusedNamingRlimitNofile) {

@@ -10,10 +10,6 @@
 . "$(dirname "$0")/../../lib/testcase.sh"
 . "$(dirname "$0")/../../lib/tool_output.sh"
 
-if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ]; then
-    echo "ORCA_TEST_BUILDDIR and ORCA_TEST_SRCDIR must be set (run via make check)" >&2
-    exit 1
-fi
 . "$(dirname "$0")/../../lib/orcarun.sh"
 . "$(dirname "$0")/../../lib/proc_figures.sh"
 
@@ -24,13 +20,13 @@ done_case() { expect_nothing_left "$M" 10; }
 # 64 MiB, however much the ranks write (more under ASan, rss_bound_kb).
 RSS_BOUND_KB=$(rss_bound_kb 65536)
 
-# peak_rss_of_case SECONDS: samples the VmRSS of the case's orcarun and
+# watch_rss SECONDS: samples the VmRSS of the case's orcarun and
 # orcads every 0.2 s for SECONDS; prints the largest, "pid comm kB", and
 # fails if any sample is above RSS_BOUND_KB.
 watch_rss() {
     local until=$((SECONDS + $1)) pid comm kb max=0 who=""
     while [ $SECONDS -lt $until ]; do
-        for pid in $(processes_with_marker "$M" | awk '$2 ~ /(^|\/)(lt-)?(orcad|orcarun)$/ { print $1 }'); do
+        for pid in $(pids_named "$M" '^(lt-)?(orcad|orcarun)$'); do
             kb=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$pid/status" 2>/dev/null) || continue
             [ -n "$kb" ] || continue
             comm=$(cat "/proc/$pid/comm" 2>/dev/null || echo "?")

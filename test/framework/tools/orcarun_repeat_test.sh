@@ -12,10 +12,6 @@
 . "$(dirname "$0")/../../lib/testcase.sh"
 . "$(dirname "$0")/../../lib/tool_output.sh"
 
-if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ]; then
-    echo "ORCA_TEST_BUILDDIR and ORCA_TEST_SRCDIR must be set (run via make check)" >&2
-    exit 1
-fi
 . "$(dirname "$0")/../../lib/orcarun.sh"
 . "$(dirname "$0")/../../lib/proc_figures.sh"
 for program in "$ORCARUN" "$ORCAD"; do
@@ -123,7 +119,7 @@ figures_see_a_running_job() {
     local pids job procs orcads listeners sockets
     mapfile -t pids < <(marked_pids)
     procs=${#pids[@]}
-    orcads=$(processes_with_marker "$M" | awk '$2 ~ /(^|\/)(lt-)?orcad$/' | wc -l)
+    orcads=$(pids_named "$M" '^(lt-)?orcad$' | wc -l)
     listeners=$(tcp_listeners "${pids[@]}")
     job=$(job_of_routes)
     [ -n "$job" ] || { show_output; fail "no job id in the route report"; }

@@ -10,11 +10,6 @@
 . "$(dirname "$0")/../../lib/testcase.sh"
 . "$(dirname "$0")/../../lib/tool_output.sh"
 
-# `make check` sets these (AM_TESTS_ENVIRONMENT in test/Makefile.inc).
-if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ]; then
-    echo "ORCA_TEST_BUILDDIR and ORCA_TEST_SRCDIR must be set (run via make check)" >&2
-    exit 1
-fi
 . "$(dirname "$0")/../../lib/orcarun.sh"
 for program in "$ORCARUN" "$ORCAD"; do
     if [ ! -x "$program" ]; then
