@@ -600,10 +600,7 @@ void JobLaunch::daemon_lost(std::uint32_t vpid, const std::string& message) {
   // does not exit: after the wait it is reported lost as before. An agent
   // that is not the daemon (ssh) would only say how it ended itself.
   if (d.agent_is_daemon && launcher_->runs(vpid)) {
-    d.awaiting_exit = std::make_unique<Timer>(process_.loop(), [this, vpid, message] {
-      const std::string why = message;  // the timer, and this copy's owner, go in daemon_failed
-      daemon_failed(vpid, why);
-    });
+    d.awaiting_exit = std::make_unique<Timer>(process_.loop(), [this, vpid, message] { daemon_failed(vpid, message); });
     d.awaiting_exit->start(kAgentExitWait);
     return;
   }
@@ -615,7 +612,9 @@ void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
   Daemon& d = daemon_[vpid];
   if (d.gone) return;
   d.gone = true;
-  d.awaiting_exit.reset();  // (this may be its callback: a Timer allows that)
+  // Held to the end of this call: this may be its callback, whose
+  // capture `message` refers to (a Timer allows being freed there).
+  const std::unique_ptr<Timer> waited = std::move(d.awaiting_exit);
   fail_job(Message("orcarun", "daemon-failed", {{"host", printable(d.host)}, {"vpid", std::to_string(vpid)},
                                                  {"what", printable(message)},
                                                  {"hint", launcher_hint(plan_.plm.component, printable(d.host))}}),
