@@ -25,6 +25,8 @@ enum class Kind : std::uint8_t {
   PmiDirect = 14,
   JobFailure = 15,
   OutputCredit = 16,
+  HostDirectory = 17,
+  DataPlaneAnswer = 18,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -232,10 +234,21 @@ void fields(IO& io, M& m) {
     io.text("contact_uri", m.contact_uri);
     io.text("route", m.route);
     io.texts("notes", m.notes);
+    io.texts("addresses", m.addresses);
     io.list("startup_us", m.startup_us, [](auto& sub, auto& v) { sub.u32("startup_us", v); });
   } else if constexpr (std::is_same_v<T, LaunchCommand>) {
     io.texts("argv", m.argv);
     io.texts("environment", m.environment);
+    io.list("links", m.links, [](auto& sub, auto& l) {
+      sub.text("identity", l.identity, 1024);
+      sub.text("interface", l.interface, 64);
+      sub.text("address", l.address, 64);
+      sub.u32("prefix_length", l.prefix_length);
+      sub.boolean("rdma", l.rdma);
+    });
+    io.texts("families", m.families);
+    io.text("master_address", m.master_address, 64);
+    io.u32("master_port", m.master_port);
     io.list("placements", m.placements, [](auto& sub, auto& p) {
       sub.u32("rank", p.rank);
       sub.u32("daemon", p.daemon);
@@ -292,6 +305,23 @@ void fields(IO& io, M& m) {
     io.u32("from", m.from);
     io.u32("to", m.to);
     io.bytes("bytes", m.bytes);
+  } else if constexpr (std::is_same_v<T, HostDirectory>) {
+    io.list("hosts", m.hosts, [](auto& sub, auto& h) {
+      sub.text("identity", h.identity, 1024);
+      sub.text("name", h.name, 1024);
+      sub.texts("addresses", h.addresses);
+    });
+  } else if constexpr (std::is_same_v<T, DataPlaneAnswer>) {
+    io.u32("vpid", m.vpid);
+    io.text("interface", m.interface, 64);
+    io.text("address", m.address, 64);
+    io.u32("prefix_length", m.prefix_length);
+    io.boolean("rdma", m.rdma);
+    io.u32("port", m.port);
+    io.text("reason", m.reason);
+    io.texts("others", m.others);
+    io.texts("unreached", m.unreached);
+    io.texts("inherited", m.inherited);
   } else if constexpr (std::is_same_v<T, JobFailure>) {
     io.u32("vpid", m.vpid);
     io.text("area", m.area, 64);
@@ -320,6 +350,8 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, RankAbort>) return Kind::RankAbort;
   else if constexpr (std::is_same_v<T, PmiDirect>) return Kind::PmiDirect;
   else if constexpr (std::is_same_v<T, JobFailure>) return Kind::JobFailure;
+  else if constexpr (std::is_same_v<T, HostDirectory>) return Kind::HostDirectory;
+  else if constexpr (std::is_same_v<T, DataPlaneAnswer>) return Kind::DataPlaneAnswer;
   else return Kind::OutputCredit;
 }
 
@@ -339,7 +371,7 @@ const char* kind_name(const WireMessage& message) {
                                            "output chunk", "exit record", "teardown",
                                            "signal ranks", "stdin data", "stdin credit", "daemon failure",
                                            "fence data", "fence release", "rank abort", "pmi direct",
-                                           "job failure", "output credit"};
+                                           "job failure", "output credit", "host directory", "data-plane answer"};
   return kNames[message.index()];
 }
 
@@ -375,6 +407,8 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::PmiDirect: return decode_as<PmiDirect>("pmi direct", body);
     case Kind::JobFailure: return decode_as<JobFailure>("job failure", body);
     case Kind::OutputCredit: return decode_as<OutputCredit>("output credit", body);
+    case Kind::HostDirectory: return decode_as<HostDirectory>("host directory", body);
+    case Kind::DataPlaneAnswer: return decode_as<DataPlaneAnswer>("data-plane answer", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

@@ -23,6 +23,16 @@ Status declare_launcher_variables(mca::Registry& registry) {
                       "killing the ranks still running with SIGKILL (a second SIGINT kills at once)",
        .min_text = "0",
        .max_text = "3600"},
+      {.framework = "orcarun",
+       .name = "data_plane",
+       .type = mca::VarType::String,
+       .default_text = "all",
+       .level = 2,
+       .description = "Which libraries' interface variables each rank gets, set to the interface its host's "
+                      "daemon verified reaches the job's other hosts: all, none, or a comma list of ompi "
+                      "(OMPI_MCA_btl_tcp_if_include), ucx (UCX_NET_DEVICES), nccl (NCCL_SOCKET_IFNAME), gloo "
+                      "(GLOO_SOCKET_IFNAME), libfabric (FI_TCP_IFACE), mpich (MPIR_CVAR_CH3_INTERFACE_HOSTNAME), "
+                      "torch (MASTER_ADDR, MASTER_PORT). A family the user set any variable of is left alone"},
   };
   for (const auto& spec : specs) {
     if (registry.find(spec.full_name()) != nullptr) continue;
@@ -37,6 +47,7 @@ LauncherSettings launcher_settings(const mca::Registry& registry) {
   auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0)); };
   if (const auto* v = registry.find("orcarun_startup_timeout")) s.startup_timeout = ms(v->as_double());
   if (const auto* v = registry.find("orcarun_kill_grace")) s.kill_grace = ms(v->as_double());
+  if (const auto* v = registry.find("orcarun_data_plane")) s.data_plane = v->as_string();
   return s;
 }
 

@@ -94,7 +94,8 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
                              &Oob::c_peer_lost,
                              &Oob::c_log,
                              &Oob::c_rank,
-                             &Oob::c_select_local};
+                             &Oob::c_select_local,
+                             &Oob::c_link_outcome};
   // An invalid interface list (both set, an entry matching nothing) is the
   // user's error: report it here, in full, before any module starts.
   // One scan serves every check and every module starting now: it is
@@ -413,6 +414,54 @@ orca_mca_rc Oob::c_select_local(void* host, const char* variable_prefix, orca_re
   } catch (...) {
     return ORCA_MCA_FAILED;
   }
+}
+
+void Oob::c_link_outcome(void* host, const char* local, const char* remote, int connected) {
+  auto* self = static_cast<Oob*>(host);
+  try {
+    auto l = net::IpAddress::parse(local != nullptr ? local : "");
+    auto r = net::IpAddress::parse(remote != nullptr ? remote : "");
+    if (!l || !r) return;
+    // Bounded: a peer that reconnects for ever must not grow this.
+    if (self->link_outcomes_.size() == 256) self->link_outcomes_.pop_front();
+    self->link_outcomes_.push_back(LinkOutcome{*l, *r, connected != 0});
+  } catch (...) {
+    // Evidence is optional; losing one outcome costs a worse guess only.
+  }
+}
+
+Result<std::vector<net::InterfaceAddress>> Oob::selected_addresses(std::string_view variable_prefix) {
+  // The cached scan: the address watch drops it on any change.
+  auto sel = selection(variable_prefix, false);
+  if (!sel) return sel.error();
+  std::vector<net::InterfaceAddress> out;
+  for (const auto& d : sel->second) {
+    if (d.selected) out.push_back(sel->first.entries()[d.entry]);
+  }
+  return out;
+}
+
+Result<std::vector<Oob::RankedPair>> Oob::rank_toward(std::string_view variable_prefix,
+                                                       const std::vector<reach::RemoteAddress>& remotes, bool same_host) {
+  auto sel = selection(variable_prefix, false);
+  if (!sel) return sel.error();
+  auto module = reach::selected_module(*reach_framework_);
+  if (!module) return module.error();
+  auto matrix = reach::compute_matrix(*module.value(), sel->first, sel->second, remotes, same_host);
+  if (!matrix) return matrix.error();
+  // `local` of a verdict indexes the inventory; callers index the
+  // selected addresses, in the same order.
+  std::vector<size_t> position(sel->first.entries().size(), SIZE_MAX);
+  size_t n = 0;
+  for (const auto& d : sel->second) {
+    if (d.selected) position[d.entry] = n++;
+  }
+  std::vector<RankedPair> out;
+  for (const auto& v : matrix.value()) {
+    if (v.weight <= 0 || position[v.local] == SIZE_MAX) continue;
+    out.push_back(RankedPair{position[v.local], v.remote, v.weight});
+  }
+  return out;
 }
 
 orca_mca_rc Oob::c_rank(void* host, const char* variable_prefix, const orca_reach_endpoint* remotes, size_t n_remotes,

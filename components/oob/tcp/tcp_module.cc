@@ -350,6 +350,16 @@ void TcpModule::round_finished(ProcessName peer) {
   Dialing& d = *p.dialing;
   d.reported = true;
   d.deadline.cancel();
+  // The data plane's evidence: what each attempt proved. A loser
+  // cancelled because another won proves nothing.
+  if (host_->link_outcome != nullptr) {
+    for (size_t i = 0; i < d.candidates.size(); ++i) {
+      const auto outcome = d.race->outcome(i);
+      if (outcome != ConnectRace::Outcome::Won && outcome != ConnectRace::Outcome::Failed) continue;
+      host_->link_outcome(host_->host, d.candidates[i].local.to_string().c_str(),
+                          d.candidates[i].remote.address.to_string().c_str(), outcome == ConnectRace::Outcome::Won ? 1 : 0);
+    }
+  }
   const bool won = d.race->winner().has_value();
   const std::string report = d.report();
   // The race may be reporting from inside one of its own callbacks.

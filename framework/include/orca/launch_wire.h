@@ -38,6 +38,12 @@
  *                  a collective part sent twice): the message to show (a
  *                  help topic and its values). The daemon itself is fine.
  *
+ *   HostDirectory  orcarun -> the first daemon of each distinct host:
+ *                  every host's data-plane addresses (data_plane.h).
+ *   DataPlaneAnswer that daemon -> orcarun: its host's chosen link, a
+ *                  free port, and why; orcarun puts every host's link in
+ *                  the LaunchCommand.
+ *
  * Encoding: a one-byte kind, then fields in order; integers big-endian;
  * a string or byte field is a u32 length and the bytes; a list is a u32
  * count and its items. Decoding is strict: every length is checked
@@ -95,6 +101,10 @@ struct DaemonReport {
   std::string contact_uri;
   std::string route;             // "tcp: 10.0.0.2:40112 -> 10.0.0.1:5000"
   std::vector<std::string> notes;  // interface summary, refusals, topology
+  /* This host's addresses for the data plane, "10.0.0.2/24 physical"
+   * (the oob_tcp selection, loopback left out): orcarun hands them to the
+   * other hosts (HostDirectory). */
+  std::vector<std::string> addresses;
   /* Microseconds of each start-up phase (kStartupPhases order), for --timing. */
   std::vector<std::uint32_t> startup_us;
 };
@@ -114,9 +124,51 @@ struct RankPlacement {
   std::uint32_t local_rank = 0;
 };
 
+/* One distinct host of the job (daemons that share a host identity are
+ * one host) and its data-plane addresses, as DaemonReport::addresses. */
+struct HostAddresses {
+  std::string identity;
+  std::string name;              // as the job names it, for messages
+  std::vector<std::string> addresses;
+};
+
+/* orcarun -> the first daemon of each distinct host: every host's
+ * addresses, so that it can choose its host's data-plane link. */
+struct HostDirectory {
+  std::vector<HostAddresses> hosts;
+};
+
+/* That daemon -> orcarun: its host's choice (data_plane.h). An empty
+ * interface: nothing reaches the other hosts; ranks get no variable. */
+struct DataPlaneAnswer {
+  std::uint32_t vpid = 0;
+  std::string interface;
+  std::string address;           // "10.0.1.2"
+  std::uint32_t prefix_length = 0;
+  bool rdma = false;             // /sys/class/infiniband has devices
+  std::uint32_t port = 0;        // a TCP port free on this host, for MASTER_PORT
+  std::string reason;
+  std::vector<std::string> others;     // each address not chosen, and why
+  std::vector<std::string> unreached;  // hosts the choice does not reach
+  std::vector<std::string> inherited;  // data-plane variables in orcad's own environment (ranks inherit them)
+};
+
+/* One host's link in the launch command. */
+struct HostLink {
+  std::string identity;
+  std::string interface;
+  std::string address;
+  std::uint32_t prefix_length = 0;
+  bool rdma = false;
+};
+
 struct LaunchCommand {
   std::vector<std::string> argv;
   std::vector<std::string> environment;  // NAME=VALUE added for every rank
+  std::vector<HostLink> links;           // each host's data-plane link (rank_network_env.h)
+  std::vector<std::string> families;     // the families to set (orcarun_data_plane)
+  std::string master_address;            // rank 0's host's link address ("" : none)
+  std::uint32_t master_port = 0;
   std::vector<RankPlacement> placements;
   std::uint32_t size = 0;                // ranks in all
   std::string directory;                 // where ranks start ("" : the daemon's own)
@@ -218,7 +270,7 @@ struct JobFailure {
 
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
                                  SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
-                                 RankAbort, PmiDirect, JobFailure, OutputCredit>;
+                                 RankAbort, PmiDirect, JobFailure, OutputCredit, HostDirectory, DataPlaneAnswer>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
@@ -227,7 +279,9 @@ inline constexpr std::uint32_t kTagWelcome = oob::tags::kPlmFirst + 2;  // empty
 inline constexpr std::uint32_t kTagReport = oob::tags::kPlmFirst + 3;   // DaemonReport -> orcarun
 inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown,
                                                                         // FenceRelease: down the tree
-inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort, JobFailure -> orcarun
+inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort, JobFailure,
+                                                                        // DataPlaneAnswer -> orcarun
+inline constexpr std::uint32_t kTagDirectory = oob::tags::kPlmFirst + 6;  // HostDirectory -> a host's first daemon
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
 inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun

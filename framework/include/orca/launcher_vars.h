@@ -5,6 +5,8 @@
  *
  *   orcarun_startup_timeout  seconds until every daemon must have reported
  *   orcarun_kill_grace       seconds between SIGINT/SIGTERM and SIGKILL
+ *   orcarun_data_plane       which families of data-plane variables ranks get
+ *                            (rank_network_env.h)
  */
 #ifndef ORCA_LAUNCHER_VARS_H
 #define ORCA_LAUNCHER_VARS_H
@@ -14,12 +16,14 @@
 #include <orca/result.h>
 
 #include <chrono>
+#include <string>
 
 namespace orca::launch {
 
 struct LauncherSettings {
   std::chrono::milliseconds startup_timeout{60000};
   std::chrono::milliseconds kill_grace{5000};
+  std::string data_plane = "all";
 };
 
 /* Declares them (idempotent: a second call changes nothing). Errors: a

@@ -32,8 +32,10 @@ extern "C" {
 #endif
 
 /* Version 2: select_local and rank take the calling component's variable
- * prefix, so each component's own if_include / if_exclude decide. */
-#define ORCA_OOB_INTERFACE_VERSION 2u
+ * prefix, so each component's own if_include / if_exclude decide.
+ * Version 3: the host hears what each connect attempt proved
+ * (link_outcome), the data plane's evidence. */
+#define ORCA_OOB_INTERFACE_VERSION 3u
 
 struct event_base;
 
@@ -71,6 +73,11 @@ typedef struct orca_oob_host {
      * invalid (both lists, an entry that matches nothing). */
     orca_mca_rc (*select_local)(void *host, const char *variable_prefix, orca_reach_endpoint *out, size_t *count,
                                 orca_mca_reason *why);
+    /* A connect attempt from local address `local` to the peer's `remote`
+     * (numeric text) ended: connected != 0 when it connected and
+     * handshook, 0 when it timed out or was refused. An attempt cancelled
+     * because another won proves nothing and is not told. */
+    void (*link_outcome)(void *host, const char *local, const char *remote, int connected);
 } orca_oob_host;
 
 typedef struct orca_oob_module {
@@ -211,6 +218,26 @@ class ORCA_EXPORT Oob {
   std::string route(ProcessName peer) const;
   /* Messages waiting for a receiver of their tag. */
   size_t waiting() const noexcept { return waiting_.size(); }
+  /* What connect attempts from this process proved, per local address
+   * (the data plane's evidence; the last 256 outcomes). */
+  struct LinkOutcome {
+    net::IpAddress local;
+    net::IpAddress remote;
+    bool connected = false;
+  };
+  const std::deque<LinkOutcome>& link_outcomes() const noexcept { return link_outcomes_; }
+  /* This host's addresses that the selection of `variable_prefix` keeps
+   * (the current scan), and how the reachable framework ranks them toward one
+   * other host's addresses (pairs of weight > 0, best first; `local`
+   * indexes the returned addresses). */
+  struct RankedPair {
+    size_t local = 0;
+    size_t remote = 0;
+    int weight = 0;
+  };
+  Result<std::vector<net::InterfaceAddress>> selected_addresses(std::string_view variable_prefix);
+  Result<std::vector<RankedPair>> rank_toward(std::string_view variable_prefix,
+                                              const std::vector<reach::RemoteAddress>& remotes, bool same_host);
 
  private:
   Oob(Runtime& runtime, ProcessName self, std::vector<std::uint8_t> secret);
@@ -230,6 +257,7 @@ class ORCA_EXPORT Oob {
                             size_t n_remotes, int same_host, orca_oob_pair* pairs, size_t* count);
   static orca_mca_rc c_select_local(void* host, const char* variable_prefix, orca_reach_endpoint* out, size_t* count,
                                     orca_mca_reason* why);
+  static void c_link_outcome(void* host, const char* local, const char* remote, int connected);
   using Selection = std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>;
   /* The inventory (scanned afresh, or the cached scan) and the selection
    * the caller's lists make of it. */
@@ -260,6 +288,7 @@ class ORCA_EXPORT Oob {
   size_t next_lost_token_ = 1;
   Router router_;
   std::deque<Waiting> waiting_;
+  std::deque<LinkOutcome> link_outcomes_;
   struct Relayed {
     ProcessName next;
     std::uint32_t module_tag;

@@ -1,8 +1,11 @@
 // DaemonSession: orcad's wire-up, ranks, relaying and end.
 #include "daemon_session.h"
 
+#include "data_plane_answer.h"
+
 #include <orca/host_topology.h>
 #include <orca/iof.h>
+#include <orca/rank_network_env.h>
 
 #include <signal.h>
 #include <time.h>
@@ -119,6 +122,7 @@ Status DaemonSession::start() {
   });
   oob_->on_receive(launch::kTagFence, [this](ProcessName from, std::span<const std::uint8_t> b) { on_fence(from, b); });
   oob_->on_receive(launch::kTagPmiDirect, [this](ProcessName, std::span<const std::uint8_t> b) { on_pmi_direct(b); });
+  oob_->on_receive(launch::kTagDirectory, [this](ProcessName, std::span<const std::uint8_t> b) { on_directory(b); });
   oob_->on_peer_lost([this](ProcessName peer, const std::string& why) {
     if (ending_) return;
     if (peer.vpid == bootstrap_.parent) {
@@ -271,6 +275,7 @@ void DaemonSession::on_welcome() {
   welcomed_ = true;
   launch::DaemonReport report = who_we_are();
   report.route = oob_->route(name(bootstrap_.parent));
+  if (auto addresses = data_plane_addresses(*oob_, process_.runtime().registry())) report.addresses = std::move(addresses.value());
   if ((bootstrap_.flags & launch::kBootstrapReportTopology) != 0) {
     auto summary = net::topology_summary();
     if (summary) report.notes = std::move(summary.value());
@@ -295,6 +300,13 @@ void DaemonSession::on_welcome() {
                        us(frameworks_opened_, oob_opened_),
                        us(oob_opened_, now)};
   up(launch::kTagReport, report);
+}
+
+void DaemonSession::on_directory(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::HostDirectory>(m.value())) return;
+  up(launch::kTagStatus, answer_directory(*oob_, process_.runtime().registry(), std::get<launch::HostDirectory>(m.value()),
+                                          who_we_are().host_identity, bootstrap_.vpid));
 }
 
 void DaemonSession::on_control(std::span<const std::uint8_t> bytes) {
@@ -341,6 +353,14 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     return;
   }
   const std::vector<std::string> base_env = plm::current_environment();
+  // This host's data-plane link, as orcarun gathered it.
+  launch::RankLink link;
+  const std::string identity = who_we_are().host_identity;
+  for (const auto& l : command.links) {
+    if (l.identity != identity) continue;
+    link = {.interface = l.interface, .address = l.address, .prefix_length = static_cast<int>(l.prefix_length), .rdma = l.rdma};
+  }
+  const launch::TorchMaster master{.address = command.master_address, .port = command.master_port};
   const std::vector<std::uint32_t> ranks_at = launch::ranks_per_daemon(command.placements, bootstrap_.daemons);
   std::vector<std::uint32_t> node_ranks;
   for (const launch::RankPlacement* p : mine) node_ranks.push_back(p->rank);
@@ -358,6 +378,16 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     plm::set_environment(spec.environment, "ORCA_LOCAL_RANK", std::to_string(p->local_rank));
     plm::set_environment(spec.environment, "ORCA_LOCAL_SIZE", std::to_string(mine.size()));
     plm::set_environment(spec.environment, "ORCA_NODE", std::to_string(bootstrap_.vpid - 1));
+    for (const auto& [key, value] : launch::rank_identity_variables({.rank = p->rank,
+                                                                    .size = command.size,
+                                                                    .local_rank = p->local_rank,
+                                                                    .local_size = static_cast<std::uint32_t>(mine.size()),
+                                                                    .node = bootstrap_.vpid - 1})) {
+      plm::set_environment(spec.environment, key, value);
+    }
+    for (const auto& [key, value] : launch::network_variables(link, master, command.families, spec.environment).set) {
+      plm::set_environment(spec.environment, key, value);
+    }
     if (started_by_) {
       const orca_plm_rank_place place{.rank = p->rank,
                                       .local_rank = p->local_rank,

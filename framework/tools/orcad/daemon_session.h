@@ -59,6 +59,8 @@ class DaemonSession {
   /* The hello: name, host and contact URI (the report adds the rest). */
   launch::DaemonReport who_we_are() const;
   void on_control(std::span<const std::uint8_t> bytes);
+  /* orcarun's HostDirectory: answer with this host's data-plane link. */
+  void on_directory(std::span<const std::uint8_t> bytes);
   void on_stdin(std::span<const std::uint8_t> bytes);
   void on_output_credit(std::span<const std::uint8_t> bytes);
   /* The ranks' pipes may be read: nothing waits in the outbox, and the

@@ -423,7 +423,56 @@ void JobLaunch::all_up() {
     say("\r\033[K");
     progress_shown_ = false;
   }
-  if (options_.report_routes) print_routes();
+  if (plan_.data_plane_families.empty()) {
+    start_command();
+    return;
+  }
+  // The data plane: each distinct host's first daemon chooses its host's
+  // link from the other hosts' addresses; the command waits for them all.
+  std::vector<DataPlaneGather::DaemonAt> at;
+  for (std::uint32_t v = 1; v <= daemons(); ++v) at.push_back({.vpid = v, .host = printable(daemon_[v].host), .report = &daemon_[v].report});
+  const std::uint32_t rank0 = plan_.ranks.placements.empty() ? 1 : static_cast<std::uint32_t>(plan_.ranks.placements[0].node + 1);
+  gather_ = std::make_unique<DataPlaneGather>(plan_.data_plane_families, at, rank0);
+  auto bytes = launch::encode(gather_->directory());
+  if (!bytes) {
+    fail_job(bytes.error(), 1);
+    begin_teardown();
+    return;
+  }
+  auto shared = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes.value()));
+  for (std::uint32_t v : gather_->asked()) {
+    if (Status st = oob_->send(name(v), launch::kTagDirectory, shared); !st) {
+      // Through the tree, a busy next hop may refuse for a moment: the
+      // outbox retries (copying is fine here, once per host).
+      outbox_->post(name(v), launch::kTagDirectory, *shared);
+    }
+  }
+  data_plane_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
+    std::string missing;
+    for (std::uint32_t v : gather_->asked()) {
+      if (!gather_->answered(v)) missing += "\n  " + describe(v);
+    }
+    fail_job(Message("orcarun", "data-plane-timeout",
+                     {{"seconds", seconds_text(static_cast<double>(plan_.startup_timeout.count()) / 1000.0)}, {"missing", missing}}),
+             1);
+    begin_teardown();
+  });
+  data_plane_timer_->start(plan_.startup_timeout);
+}
+
+void JobLaunch::data_plane_answered(const launch::DataPlaneAnswer& answer) {
+  if (!gather_ || phase_ != Phase::WireUp || failed_) return;
+  if (!gather_->take(answer)) return;
+  data_plane_timer_.reset();
+  t_data_plane_ = Clock::now();
+  start_command();
+}
+
+void JobLaunch::start_command() {
+  if (options_.report_routes) {
+    print_routes();
+    if (gather_) say(gather_->report(forwarded_environment()));
+  }
   if (options_.report_topology) {
     for (std::uint32_t v = 1; v <= daemons(); ++v) {
       std::string text = "topology of " + describe(v) + ":\n";
@@ -434,6 +483,8 @@ void JobLaunch::all_up() {
   phase_ = Phase::Running;
   launch::LaunchCommand command;
   command.argv = options_.command;
+  command.environment = forwarded_environment();
+  if (gather_) gather_->fill(command);
   command.size = static_cast<std::uint32_t>(plan_.ranks.placements.size());
   for (const auto& p : plan_.ranks.placements) {
     command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
@@ -510,6 +561,8 @@ void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
     rank_aborted(*abort);
   } else if (auto* job_failure = std::get_if<launch::JobFailure>(&m.value())) {
     job_failed(*job_failure);
+  } else if (auto* answer = std::get_if<launch::DataPlaneAnswer>(&m.value())) {
+    data_plane_answered(*answer);
   }
 }
 
@@ -865,6 +918,7 @@ void JobLaunch::print_timing() {
   text += "  agents started    " + milliseconds_since(t_start_, t_agents_) + "\n";
   text += "  first daemon up   " + milliseconds_since(t_start_, t_first_up_) + "\n";
   text += "  all daemons up    " + milliseconds_since(t_start_, t_all_up_) + "\n";
+  if (t_data_plane_) text += "  data plane chosen " + milliseconds_since(t_start_, t_data_plane_) + "\n";
   text += "  command started   " + milliseconds_since(t_start_, t_command_) + "\n";
   if (fences_) {
     for (const auto& r : fences_->records()) {

@@ -5,6 +5,7 @@
 #ifndef ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
 #define ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
 
+#include "data_plane_gather.h"
 #include "fence_root.h"
 #include "orcarun_options.h"
 #include "stdin_forwarder.h"
@@ -41,6 +42,8 @@ struct JobPlan {
   std::chrono::milliseconds partial_line_delay{100};
   std::uint64_t output_buffer = 32u << 20;  // iof_base_output_buffer
   pmi::DataBound pmi_bound;  // pmi_base_max_job_keys / _bytes
+  std::vector<std::string> data_plane_families;  // orcarun_data_plane; empty: no data-plane round
+  std::vector<std::string> environment;          // NAME=VALUE forwarded to every rank (-x, -genv)
 };
 
 class JobLaunch {
@@ -85,6 +88,11 @@ class JobLaunch {
   void rank_aborted(const launch::RankAbort& abort);
   void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
   void all_up();
+  void data_plane_answered(const launch::DataPlaneAnswer& answer);
+  /* Every daemon up and, with the data plane, every host's link chosen:
+   * print what was asked for and send the command. */
+  void start_command();
+  const std::vector<std::string>& forwarded_environment() const { return plan_.environment; }
   void rank_ended(const launch::ExitRecord& record);
   void daemon_failed(std::uint32_t vpid, const std::string& message);
   /* The oob lost the daemon of `vpid`: daemon_failed, after a moment for
@@ -129,6 +137,8 @@ class JobLaunch {
   std::unique_ptr<oob::Outbox> outbox_;  // stdin and output credit to the daemons
   std::unique_ptr<StdinForwarder> stdin_;
   std::unique_ptr<FenceRoot> fences_;  // from the launch command on
+  std::unique_ptr<DataPlaneGather> gather_;  // from every daemon up until the command
+  std::unique_ptr<Timer> data_plane_timer_;
   std::vector<Daemon> daemon_;  // by vpid; [0] unused
   std::vector<bool> rank_done_;
   std::uint32_t ranks_left_ = 0;
@@ -150,7 +160,7 @@ class JobLaunch {
   std::unique_ptr<SignalWatch> sigterm_;
   // --timing
   std::chrono::steady_clock::time_point t_start_;
-  std::optional<std::chrono::steady_clock::time_point> t_agents_, t_first_up_, t_all_up_, t_command_, t_ended_, t_down_;
+  std::optional<std::chrono::steady_clock::time_point> t_agents_, t_first_up_, t_all_up_, t_data_plane_, t_command_, t_ended_, t_down_;
 };
 
 }  // namespace orca::orcarun

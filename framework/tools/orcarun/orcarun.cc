@@ -9,6 +9,7 @@
 
 #include <orca/iof.h>
 #include <orca/launcher_vars.h>
+#include <orca/rank_network_env.h>
 #include <orca/oob.h>
 #include <orca/pmi.h>
 #include <orca/ras.h>
@@ -109,6 +110,9 @@ static int orcarun_main(int argc, char** argv) {
   auto pmi_bound = orca::pmi::job_data_bound(rt.registry());
   if (!pmi_bound) return p.fail(pmi_bound.error());
   plan.pmi_bound = pmi_bound.value();
+  auto families = orca::launch::parse_family_list(launcher.data_plane);
+  if (!families) return p.fail(families.error());
+  plan.data_plane_families = std::move(families.value());
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);
   return job.run();

@@ -40,6 +40,7 @@ std::vector<WireMessage> samples() {
   r.route = "tcp: 10.0.0.3:40112 -> 10.0.0.1:5000";
   r.notes = {"eth0 10.0.0.3/24 veth", "", std::string("nul\0inside", 10)};
   r.startup_us = {1200, 80, 5100, 900, 2100, 400};
+  r.addresses = {"10.0.0.3/24 veth", "fd00::3/64 bridge"};
   LaunchCommand l;
   l.argv = {"sh", "-c", "echo 'a b'; exit 3"};
   l.environment = {"X=1", "EMPTY="};
@@ -47,6 +48,10 @@ std::vector<WireMessage> samples() {
   l.size = 3;
   l.directory = "/home/user/run 1";
   l.stdin_target = kStdinAll;
+  l.links = {{"boot:ns1", "eth1", "10.0.1.2", 24, false}, {"boot:ns2", "ens3", "fd00::2", 64, true}};
+  l.families = {"ompi", "gloo"};
+  l.master_address = "10.0.1.2";
+  l.master_port = 29500;
   OutputChunk o;
   o.rank = 2;
   o.stream = Stream::Stderr;
@@ -105,7 +110,20 @@ std::vector<WireMessage> samples() {
   jf.args = {{"component", "pmix"}, {"total", "70000000"}, {"source", std::string("n\0", 2)}};
   OutputCredit oc;
   oc.bytes = 262144;
-  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, jf, oc};
+  HostDirectory hd;
+  hd.hosts = {{"boot:ns1", "h1", {"10.0.1.2/24 physical"}}, {"boot:ns2", "h2", {}}};
+  DataPlaneAnswer da;
+  da.vpid = 4;
+  da.interface = "eth1";
+  da.address = "10.0.1.2";
+  da.prefix_length = 24;
+  da.rdma = true;
+  da.port = 41000;
+  da.reason = "reaches 3 of 3 other hosts";
+  da.others = {"eth0 10.0.0.2/24: reaches 2 of 3 other hosts"};
+  da.unreached = {"h4"};
+  da.inherited = {"GLOO_SOCKET_IFNAME=eth0"};
+  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, jf, oc, hd, da};
 }
 
 /* The indices of the pmi samples above. */
@@ -165,6 +183,28 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_TRUE(std::get<OutputChunk>(chunk).partial);
   const WireMessage failure = decode(encode(samples()[9]).value()).value();
   EXPECT_EQ(std::get<DaemonFailure>(failure).host, "h9");
+}
+
+TEST(LaunchWire, DataPlaneFieldsSurvive) {
+  const auto all = samples();
+  const WireMessage l = decode(encode(all[2]).value()).value();
+  const auto& cmd = std::get<LaunchCommand>(l);
+  ASSERT_EQ(cmd.links.size(), 2u);
+  EXPECT_EQ(cmd.links[1].interface, "ens3");
+  EXPECT_EQ(cmd.links[1].prefix_length, 64u);
+  EXPECT_TRUE(cmd.links[1].rdma);
+  EXPECT_EQ(cmd.families, (std::vector<std::string>{"ompi", "gloo"}));
+  EXPECT_EQ(cmd.master_port, 29500u);
+  const WireMessage r = decode(encode(all[1]).value()).value();
+  EXPECT_EQ(std::get<DaemonReport>(r).addresses[1], "fd00::3/64 bridge");
+  const WireMessage d = decode(encode(all[all.size() - 2]).value()).value();
+  EXPECT_EQ(std::get<HostDirectory>(d).hosts[0].addresses[0], "10.0.1.2/24 physical");
+  const WireMessage a = decode(encode(all.back()).value()).value();
+  const auto& answer = std::get<DataPlaneAnswer>(a);
+  EXPECT_EQ(answer.unreached, (std::vector<std::string>{"h4"}));
+  EXPECT_EQ(answer.port, 41000u);
+  EXPECT_TRUE(answer.rdma);
+  EXPECT_STREQ(kind_name(a), "data-plane answer");
 }
 
 // Well-formed but unusable: orcad would size its tree and index its hosts
@@ -421,7 +461,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 17, 200, 255}) {
+  for (std::uint8_t kind : {0, 19, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);

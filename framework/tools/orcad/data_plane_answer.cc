@@ -1,0 +1,144 @@
+// DataPlaneAnswer: this host's data-plane link, from its own evidence.
+#include "data_plane_answer.h"
+
+#include <orca/data_plane.h>
+#include <orca/child_process.h>
+#include <orca/rank_network_env.h>
+#include <orca/unique_fd.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <map>
+
+namespace orca::orcad {
+
+namespace {
+
+// The data plane follows the oob's own interface lists when oob/tcp is
+// there to have them: what the user allowed the daemons is what they
+// proved.
+std::string selection_prefix(const mca::Registry& registry) {
+  return registry.find("oob_tcp_if_include") != nullptr ? "oob_tcp_" : "";
+}
+
+bool has_rdma_devices() {
+  DIR* dir = ::opendir("/sys/class/infiniband");
+  if (dir == nullptr) return false;
+  bool any = false;
+  while (const dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] != '.') any = true;
+  }
+  ::closedir(dir);
+  return any;
+}
+
+// A TCP port the kernel gives out on this host now, for torch's store on
+// rank 0's host (as torchrun picks one). 0 when none can be had.
+std::uint32_t free_port(const net::IpAddress& near) {
+  const int family = near.family() == net::Family::V6 ? AF_INET6 : AF_INET;
+  UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return 0;
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (family == AF_INET6) {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    a->sin6_family = AF_INET6;
+    a->sin6_addr = in6addr_any;
+    len = sizeof *a;
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_ANY);
+    len = sizeof *a;
+  }
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) return 0;
+  len = sizeof ss;
+  if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0) return 0;
+  return family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                            : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob, const mca::Registry& registry) {
+  auto selected = oob.selected_addresses(selection_prefix(registry));
+  if (!selected) return selected.error();
+  std::vector<std::string> out;
+  for (const auto& e : selected.value()) {
+    if (e.address.is_loopback() || e.tentative) continue;
+    if (out.size() == launch::kMaxHostAddresses) break;
+    out.push_back(launch::address_entry_text(e));
+  }
+  return out;
+}
+
+launch::DataPlaneAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry,
+                                         const launch::HostDirectory& directory, const std::string& own_identity,
+                                         std::uint32_t vpid) {
+  launch::DataPlaneAnswer answer{.vpid = vpid};
+  answer.inherited = launch::user_network_settings(plm::current_environment());
+  answer.rdma = has_rdma_devices();
+  const std::string prefix = selection_prefix(registry);
+  auto selected = oob.selected_addresses(prefix);
+  if (!selected) {
+    answer.reason = "cannot read this host's interfaces: " + selected.error().summary();
+    return answer;
+  }
+  launch::DataPlaneInput input;
+  for (const auto& e : selected.value()) {
+    if (e.tentative) continue;
+    input.locals.push_back({.interface = e.link.name, .address = e.address, .prefix_length = e.prefix_length, .kind = e.link.kind});
+  }
+  // The other hosts, each ranked toward; which host owns which address,
+  // for the evidence.
+  std::map<net::IpAddress, size_t> owner;
+  for (const auto& host : directory.hosts) {
+    if (host.identity == own_identity) continue;
+    const size_t h = input.hosts.size();
+    input.hosts.push_back(host.name);
+    std::vector<reach::RemoteAddress> remotes;
+    for (const auto& text : host.addresses) {
+      if (remotes.size() == launch::kMaxHostAddresses) break;
+      if (auto r = launch::parse_address_entry(text)) {
+        owner.emplace(r->address, h);
+        remotes.push_back(*r);
+      }
+    }
+    if (remotes.empty()) continue;
+    auto pairs = oob.rank_toward(prefix, remotes, false);
+    if (!pairs) continue;  // this host then counts as unreached, and the report says so
+    for (const auto& p : pairs.value()) {
+      if (p.local < input.locals.size()) input.pairs.push_back({.host = h, .local = p.local, .weight = p.weight});
+    }
+  }
+  input.proof.resize(input.locals.size());
+  for (const auto& o : oob.link_outcomes()) {
+    for (size_t l = 0; l < input.locals.size(); ++l) {
+      if (!input.locals[l].address.same_address(o.local)) continue;
+      if (o.connected) {
+        ++input.proof[l].connected;
+      } else {
+        ++input.proof[l].failed;
+        if (auto it = owner.find(o.remote); it != owner.end()) input.proof[l].failed_toward.push_back(it->second);
+      }
+    }
+  }
+  const launch::DataPlaneChoice choice = launch::choose_data_plane(input);
+  answer.reason = choice.reason;
+  answer.others = choice.others;
+  for (size_t h : choice.unreached) answer.unreached.push_back(input.hosts[h]);
+  if (choice.local) {
+    const auto& l = input.locals[*choice.local];
+    answer.interface = l.interface;
+    answer.address = l.address.to_string();
+    answer.prefix_length = static_cast<std::uint32_t>(l.prefix_length);
+    answer.port = free_port(l.address);
+  }
+  return answer;
+}
+
+}  // namespace orca::orcad

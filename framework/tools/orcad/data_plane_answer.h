@@ -1,0 +1,30 @@
+// DataPlaneAnswer: this host's answer to orcarun's HostDirectory. A thin
+// adapter over choose_data_plane (orca/data_plane.h): it reads this
+// host's addresses, the reachable framework's ranking toward every other
+// host and the oob's evidence, and adds what only this host can tell (RDMA
+// devices, a free port for MASTER_PORT, the data-plane variables the
+// ranks will inherit from orcad's own environment).
+#ifndef ORCA_TOOLS_ORCAD_DATA_PLANE_ANSWER_H
+#define ORCA_TOOLS_ORCAD_DATA_PLANE_ANSWER_H
+
+#include <orca/launch_wire.h>
+#include <orca/oob.h>
+#include <orca/runtime.h>
+
+#include <string>
+#include <vector>
+
+namespace orca::orcad {
+
+/* The addresses this host advertises in its report (loopback left out,
+ * at most kMaxHostAddresses). Errors: the interface scan failed. */
+Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob, const mca::Registry& registry);
+
+/* The answer for `directory`; `own_identity` finds this host in it. */
+launch::DataPlaneAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry,
+                                         const launch::HostDirectory& directory, const std::string& own_identity,
+                                         std::uint32_t vpid);
+
+}  // namespace orca::orcad
+
+#endif

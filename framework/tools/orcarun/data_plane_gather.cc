@@ -1,0 +1,93 @@
+// DataPlaneGather: each host asked once, every answer into the command.
+#include "data_plane_gather.h"
+
+#include <orca/data_plane.h>
+#include <orca/rank_network_env.h>
+
+namespace orca::orcarun {
+
+DataPlaneGather::DataPlaneGather(std::vector<std::string> families, const std::vector<DaemonAt>& daemons,
+                                 std::uint32_t rank0_vpid)
+    : families_(std::move(families)) {
+  std::map<std::string, size_t> by_identity;
+  for (const DaemonAt& d : daemons) {
+    // A report without an identity (never from a current orcad) is a host
+    // of its own: asking it once more costs one message.
+    const std::string identity = d.report->host_identity.empty() ? "vpid-" + std::to_string(d.vpid) : d.report->host_identity;
+    auto [it, fresh] = by_identity.emplace(identity, directory_.hosts.size());
+    if (fresh) {
+      launch::HostAddresses host{.identity = identity, .name = d.host, .addresses = d.report->addresses};
+      if (host.addresses.size() > launch::kMaxHostAddresses) host.addresses.resize(launch::kMaxHostAddresses);
+      directory_.hosts.push_back(std::move(host));
+      asked_.push_back(d.vpid);
+      host_of_asked_[d.vpid] = it->second;
+      daemons_per_host_.push_back(0);
+    }
+    ++daemons_per_host_[it->second];
+    if (d.vpid == rank0_vpid) rank0_host_ = it->second;
+  }
+  answers_.resize(asked_.size());
+}
+
+bool DataPlaneGather::take(const launch::DataPlaneAnswer& answer) {
+  auto it = host_of_asked_.find(answer.vpid);
+  if (it == host_of_asked_.end() || answers_[it->second]) return complete();
+  answers_[it->second] = answer;
+  ++answered_;
+  return complete();
+}
+
+bool DataPlaneGather::answered(std::uint32_t vpid) const {
+  auto it = host_of_asked_.find(vpid);
+  return it != host_of_asked_.end() && answers_[it->second].has_value();
+}
+
+void DataPlaneGather::fill(launch::LaunchCommand& command) const {
+  command.families = families_;
+  for (size_t h = 0; h < answers_.size(); ++h) {
+    if (!answers_[h] || answers_[h]->interface.empty()) continue;
+    const auto& a = *answers_[h];
+    command.links.push_back({.identity = directory_.hosts[h].identity,
+                             .interface = a.interface,
+                             .address = a.address,
+                             .prefix_length = a.prefix_length,
+                             .rdma = a.rdma});
+  }
+  if (rank0_host_ < answers_.size() && answers_[rank0_host_] && !answers_[rank0_host_]->interface.empty()) {
+    command.master_address = answers_[rank0_host_]->address;
+    command.master_port = answers_[rank0_host_]->port;
+  }
+}
+
+std::string DataPlaneGather::report(const std::vector<std::string>& forwarded) const {
+  std::string families;
+  for (const auto& f : families_) families += (families.empty() ? "" : ",") + f;
+  std::string text = "data plane (" + std::to_string(directory_.hosts.size()) +
+                     (directory_.hosts.size() == 1 ? " host" : " hosts") + ", orcarun_data_plane=" + families + "):\n";
+  for (size_t h = 0; h < answers_.size(); ++h) {
+    const auto& host = directory_.hosts[h];
+    std::string where = host.name;
+    if (daemons_per_host_[h] > 1) where += " (" + std::to_string(daemons_per_host_[h]) + " daemons)";
+    if (!answers_[h]) {
+      text += "  " + where + ": no answer\n";
+      continue;
+    }
+    const auto& a = *answers_[h];
+    if (a.interface.empty()) {
+      text += "  " + where + ": nothing set: " + a.reason + "\n";
+    } else {
+      text += "  " + where + ": " + a.interface + " " + a.address + "/" + std::to_string(a.prefix_length) + ": " + a.reason +
+              (h == rank0_host_ ? "; MASTER_ADDR (rank 0's host)" : "") + "\n";
+    }
+    for (const auto& u : a.unreached) text += "    warning: does not reach " + u + "\n";
+    for (const auto& o : a.others) text += "    not chosen: " + o + "\n";
+    if (a.rdma) text += "    UCX_NET_DEVICES not set: this host has RDMA devices\n";
+    for (const auto& i : a.inherited) text += "    the user's (orcad's environment): " + i + "; that family is left alone\n";
+  }
+  for (const auto& f : launch::user_network_settings(forwarded)) {
+    text += "  the user's (forwarded to every rank): " + f + "; that family is left alone\n";
+  }
+  return text;
+}
+
+}  // namespace orca::orcarun

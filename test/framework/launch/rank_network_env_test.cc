@@ -1,0 +1,97 @@
+// network_variables: each family in its library's own form; a family the
+// user set any variable of is left alone; MASTER_ADDR and MASTER_PORT
+// yield one by one; UCX is left alone on a host with RDMA devices.
+#include <orca/rank_network_env.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace orca::launch {
+namespace {
+
+const RankLink kLink{.interface = "eth1", .address = "10.0.1.2", .prefix_length = 24, .rdma = false};
+const TorchMaster kMaster{.address = "10.0.1.5", .port = 29511};
+
+std::string value_of(const NetworkVariables& v, const std::string& name) {
+  for (const auto& [k, value] : v.set) {
+    if (k == name) return value;
+  }
+  return "(unset)";
+}
+
+TEST(RankNetworkEnv, EveryFamilyInItsOwnForm) {
+  const auto v = network_variables(kLink, kMaster, data_plane_families(), {"PATH=/bin"});
+  EXPECT_EQ(value_of(v, "OMPI_MCA_btl_tcp_if_include"), "10.0.1.0/24");
+  EXPECT_EQ(value_of(v, "UCX_NET_DEVICES"), "eth1");
+  EXPECT_EQ(value_of(v, "NCCL_SOCKET_IFNAME"), "=eth1");
+  EXPECT_EQ(value_of(v, "GLOO_SOCKET_IFNAME"), "eth1");
+  EXPECT_EQ(value_of(v, "FI_TCP_IFACE"), "eth1");
+  EXPECT_EQ(value_of(v, "MPIR_CVAR_CH3_INTERFACE_HOSTNAME"), "10.0.1.2");
+  EXPECT_EQ(value_of(v, "MASTER_ADDR"), "10.0.1.5");
+  EXPECT_EQ(value_of(v, "MASTER_PORT"), "29511");
+  EXPECT_TRUE(v.left_to_user.empty());
+}
+
+TEST(RankNetworkEnv, TheUserWinsPerFamily) {
+  const auto v = network_variables(kLink, kMaster, data_plane_families(),
+                                   {"OMPI_MCA_btl_tcp_if_exclude=docker0", "GLOO_SOCKET_IFNAME=eth0", "MASTER_PORT=1234"});
+  EXPECT_EQ(value_of(v, "OMPI_MCA_btl_tcp_if_include"), "(unset)") << "an exclude list stops our include list";
+  EXPECT_EQ(value_of(v, "GLOO_SOCKET_IFNAME"), "(unset)");
+  EXPECT_EQ(value_of(v, "MASTER_PORT"), "(unset)");
+  EXPECT_EQ(value_of(v, "MASTER_ADDR"), "10.0.1.5") << "the address yields on its own";
+  EXPECT_EQ(value_of(v, "NCCL_SOCKET_IFNAME"), "=eth1");
+  ASSERT_EQ(v.left_to_user.size(), 3u);
+  EXPECT_EQ(v.left_to_user[0], "ompi: OMPI_MCA_btl_tcp_if_exclude=docker0 is the user's");
+}
+
+TEST(RankNetworkEnv, OnlyTheChosenFamilies) {
+  const auto v = network_variables(kLink, kMaster, {"gloo"}, {});
+  ASSERT_EQ(v.set.size(), 1u);
+  EXPECT_EQ(v.set[0].first, "GLOO_SOCKET_IFNAME");
+  EXPECT_TRUE(network_variables(kLink, kMaster, {}, {}).set.empty());
+}
+
+TEST(RankNetworkEnv, NoUcxDeviceListWhereRdmaDevicesAre) {
+  RankLink rdma = kLink;
+  rdma.rdma = true;
+  const auto v = network_variables(rdma, kMaster, {"ucx"}, {});
+  EXPECT_TRUE(v.set.empty());
+  ASSERT_EQ(v.left_to_user.size(), 1u);
+  EXPECT_NE(v.left_to_user[0].find("RDMA"), std::string::npos);
+}
+
+TEST(RankNetworkEnv, NoChoiceSetsNoInterfaceButTheMasterStill) {
+  const auto v = network_variables(RankLink{}, kMaster, data_plane_families(), {});
+  ASSERT_EQ(v.set.size(), 2u);
+  EXPECT_EQ(v.set[0].first, "MASTER_ADDR");
+  EXPECT_TRUE(network_variables(RankLink{}, TorchMaster{}, data_plane_families(), {}).set.empty());
+}
+
+TEST(RankNetworkEnv, FamilyListsParse) {
+  EXPECT_EQ(parse_family_list("all").value(), data_plane_families());
+  EXPECT_TRUE(parse_family_list("none").value().empty());
+  EXPECT_EQ(parse_family_list("gloo,ompi,gloo").value(), (std::vector<std::string>{"gloo", "ompi"}));
+  auto bad = parse_family_list("ompi,openmpi");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().topic(), "bad-data-plane-family");
+  EXPECT_EQ(bad.error().arg("name"), "openmpi");
+  EXPECT_FALSE(parse_family_list("ompi,").ok());
+}
+
+TEST(RankNetworkEnv, TorchIdentity) {
+  const auto v = rank_identity_variables({.rank = 5, .size = 8, .local_rank = 1, .local_size = 2, .node = 2});
+  const std::vector<EnvironmentSetting> want = {
+      {"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}, {"GROUP_RANK", "2"}};
+  EXPECT_EQ(v, want);
+}
+
+TEST(RankNetworkEnv, UserSettingsAreListed) {
+  EXPECT_EQ(user_network_settings({"A=1", "NCCL_SOCKET_IFNAME=^docker", "UCX_NET_DEVICES=mlx5_0:1"}),
+            (std::vector<std::string>{"UCX_NET_DEVICES=mlx5_0:1", "NCCL_SOCKET_IFNAME=^docker"}));
+  EXPECT_EQ(network_of("10.0.1.2", 24), "10.0.1.0/24");
+  EXPECT_EQ(network_of("fd00::1:2", 64), "fd00::/64");
+}
+
+}  // namespace
+}  // namespace orca::launch
