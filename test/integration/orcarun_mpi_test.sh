@@ -68,30 +68,29 @@ MPI_SOURCE="$ORCA_TEST_SRCDIR/test/mpi/mpi_exchange.c"
 # orcarun forwards no environment by itself (no -x): UCX_* reach the ranks
 # because orcad inherits orcarun's environment, through plm/local and
 # through `netcluster exec` (ip netns exec keeps it), not through ssh.
-#   bridges_env NAME=VALUE words the flavour's data plane needs on hosts
-#              that all have the same virbr0 and docker0 addresses.
 #   direct_env NAME=VALUE words that make the ranks fetch each other's
 #              data on demand (a direct modex) instead of in MPI_Init's
 #              fence; empty: the flavour's PMI has none (the case skips).
 # Open MPI (4.1, pml ob1 here) finds its PMIx server through pmi/pmix.
 # Its btl/tcp connects over every interface a peer published: on hosts
-# with the same virbr0/docker0 addresses it dials its own host's bridge
-# and waits for ever, as it does under mpirun; its users leave the
-# bridges out with btl_tcp_if_exclude (the launcher's own wire-up needs
-# no such setting: that is what the case checks).
+# with the same virbr0/docker0 addresses it would dial its own host's
+# bridge and wait for ever, as it does under mpirun. Under orcarun it gets
+# OMPI_MCA_btl_tcp_if_include from its host's daemon (the data plane), so
+# no case here names an interface: that is what the cases check. A case
+# may choose a transport (btl tcp between namespaces on one machine,
+# where shared memory would otherwise carry everything), never an
+# interface.
 FLAVOURS=(mpich openmpi)
 declare -A FLAVOUR=(
     [mpich.cc]=mpicc.mpich
     [mpich.component]=simple
     [mpich.env]=""
     [mpich.tcp_env]=""
-    [mpich.bridges_env]=""
     [mpich.direct_env]=""
     [openmpi.cc]=mpicc.openmpi
     [openmpi.component]=pmix
     [openmpi.env]=""
-    [openmpi.tcp_env]="OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=%s"
-    [openmpi.bridges_env]="OMPI_MCA_btl_tcp_if_exclude=127.0.0.0/8,virbr0,docker0"
+    [openmpi.tcp_env]="OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self"
     [openmpi.direct_env]="OMPI_MCA_pmix_base_async_modex=1 OMPI_MCA_pmix_base_collect_data=0"
 )
 
@@ -106,15 +105,14 @@ flavour_env() {
     return 0
 }
 
-# flavour_tcp_env DEVICE: the flavour's TCP data plane on DEVICE, exported;
-# skips the case for a flavour that has none that works.
+# flavour_tcp_env: the flavour's TCP-only data plane (a transport, never
+# an interface), exported; skips the case for a flavour that has none
+# that works.
 flavour_tcp_env() {
     [ -n "${FLAVOUR[$F.tcp_env]}" ] ||
         skip "the $F flavour has no TCP-only data plane that ends reliably (MPICH/UCX over TCP hangs in MPI_Finalize now and then: not the launcher)"
-    local kv words
-    # shellcheck disable=SC2059  # the format is the flavour's table entry
-    words=$(printf "${FLAVOUR[$F.tcp_env]}" "$1")
-    for kv in $words; do export "${kv?}"; done
+    local kv
+    for kv in ${FLAVOUR[$F.tcp_env]}; do export "${kv?}"; done
     return 0
 }
 
@@ -143,14 +141,19 @@ now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 # expect_err, orun_output and expect_ok read them there).
 
 # expect_mpi_lines NAME N: stdout is exactly N lines, one per rank R:
-# "rank R/N allreduce=N(N+1)/2 ring=(R-1) mod N barrier=ok host=HOST".
+# "rank R/N allreduce=N(N+1)/2 ring=(R-1) mod N barrier=ok host=HOST",
+# HOST this machine's name, or with UTS_HOSTS=K (hosts with their own
+# UTS namespace, ranks by node on h2..) the rank's host's.
+UTS_HOSTS=
 expect_mpi_lines() {
-    local name=$1 n=$2 out="$RUN_DIR/$1.out" r count sum=$(($2 * ($2 + 1) / 2))
+    local name=$1 n=$2 out="$RUN_DIR/$1.out" r count sum=$(($2 * ($2 + 1) / 2)) line
     ! grep -q MISMATCH "$out" || fail "a rank's check failed (MISMATCH):
 $(orun_output "$name")"
     for ((r = 0; r < n; r++)); do
-        count=$(grep -cxF "rank $r/$n allreduce=$sum ring=$(((r + n - 1) % n)) barrier=ok host=$HOST" "$out" || true)
-        [ "$count" -eq 1 ] || fail "rank $r's line \"rank $r/$n allreduce=$sum ring=$(((r + n - 1) % n)) barrier=ok host=$HOST\" is there $count times, not once:
+        line="rank $r/$n allreduce=$sum ring=$(((r + n - 1) % n)) barrier=ok host=$HOST"
+        [ -z "$UTS_HOSTS" ] || line="${line%host=*}host=h$((r % UTS_HOSTS + 2))"
+        count=$(grep -cxF "$line" "$out" || true)
+        [ "$count" -eq 1 ] || fail "rank $r's line \"$line\" is there $count times, not once:
 $(orun_output "$name")"
     done
     [ "$(wc -l <"$out")" -eq "$n" ] || fail "stdout has $(wc -l <"$out") lines, not the $n ranks' lines:
@@ -511,12 +514,8 @@ shared_bridges_case() {
     netns_job 2 "$1" --virbr --docker
     expect_daemon_routes job 2 'tcp: 10\.200\.0\.H:[0-9]+ -> 10\.200\.0\.1:'
 }
-netns_shared_bridges() {
-    local kv
-    for kv in ${FLAVOUR[$F.bridges_env]}; do export "${kv?}"; done
-    shared_bridges_case 2
-}
-netns_shared_bridges_tcp() { flavour_tcp_env eth0; shared_bridges_case 1; }
+netns_shared_bridges() { shared_bridges_case 2; }
+netns_shared_bridges_tcp() { flavour_tcp_env; shared_bridges_case 1; }
 
 # TCP arriving on eth0 is dropped on every host; eth1 works.
 dropped_first_link_case() {
@@ -524,7 +523,25 @@ dropped_first_link_case() {
     expect_daemon_routes job 2 'tcp: 10\.201\.0\.H:[0-9]+ -> 10\.201\.0\.1:'
 }
 netns_dropped_first_link() { dropped_first_link_case 2; }
-netns_dropped_first_link_tcp() { flavour_tcp_env eth1; dropped_first_link_case 1; }
+netns_dropped_first_link_tcp() { flavour_tcp_env; dropped_first_link_case 1; }
+
+# Both at once: the same bridges on every host, and eth0 dropping TCP.
+netns_bridges_and_dropped_link_tcp() {
+    flavour_tcp_env
+    netns_job 2 1 --virbr --docker --second-link --drop-tcp h1:eth0 --drop-tcp h2:eth0 --drop-tcp h3:eth0
+    expect_daemon_routes job 2 'tcp: 10\.201\.0\.H:[0-9]+ -> 10\.201\.0\.1:'
+    expect_err job '^  h2: eth1 10\.201\.0\.2/24: '
+}
+
+# Each host's own name resolves to 127.0.1.1 (a stock Debian host), and
+# the hosts' main links are called differently (eth0, ens3, enp1s0).
+netns_loopback_names_tcp() {
+    flavour_tcp_env
+    UTS_HOSTS=2
+    netns_job 2 1 --uts --loopback-names --link-name h2:ens3 --link-name h3:enp1s0
+    expect_err job '^  h2: ens3 10\.200\.0\.2/24: reaches 1 of 1 other host'
+    expect_err job '^  h3: enp1s0 10\.200\.0\.3/24: reaches 1 of 1 other host'
+}
 
 # The main link carries only IPv6.
 ipv6_only_case() {
@@ -532,7 +549,7 @@ ipv6_only_case() {
     expect_daemon_routes job 2 'tcp: \[fd00:10:200::H\]:[0-9]+ -> \[fd00:10:200::1\]:'
 }
 netns_ipv6_only() { ipv6_only_case 2; }
-netns_ipv6_only_tcp() { flavour_tcp_env eth0; ipv6_only_case 1; }
+netns_ipv6_only_tcp() { flavour_tcp_env; ipv6_only_case 1; }
 
 # Rank 1 (on h3) SIGKILLed while the others wait for it in MPI_Allreduce:
 # orcarun exits 137 naming it and h3; every rank on every host goes.
@@ -561,6 +578,7 @@ LOCAL_CASES=(local_k1_n1 local_k1_n2 local_k1_n4 local_k2_n2 local_k2_n4 local_k
 NETNS_CASES=(netns_2x1 netns_3x2 netns_2x4
              netns_shared_bridges netns_dropped_first_link netns_ipv6_only
              netns_shared_bridges_tcp netns_dropped_first_link_tcp netns_ipv6_only_tcp
+             netns_bridges_and_dropped_link_tcp netns_loopback_names_tcp
              netns_fail_killed)
 NOMPI_CASES=(nompi_pmi_rank nompi_hostname)
 

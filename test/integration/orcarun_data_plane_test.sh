@@ -1,0 +1,141 @@
+#!/bin/bash
+# The job's own traffic on the interface its daemons verified: real
+# programs whose libraries choose interfaces by themselves, run by orcarun
+# on namespace hosts (contrib/netcluster, orcarun in h1, plm/rsh through
+# `netcluster exec`) without any interface variable set by hand:
+#   torch.*      Debian's python3-torch, torch.distributed with gloo and
+#                init_process_group from env://, 2 hosts x 2 ranks: hosts
+#                whose own names resolve to 127.0.1.1 (Gloo binds to what
+#                the host name resolves to), and hosts with the same
+#                virbr0/docker0 whose first link drops TCP;
+#   user.*       a user's GLOO_SOCKET_IFNAME is honoured and reported;
+#   ucx.*, fi.*  ucx_perftest (UCX_TLS=tcp) and fi_pingpong -p tcp, server
+#                on rank 0, client dialing MASTER_ADDR, on the bridges and
+#                firewalled-link cluster.
+# Each checks every rank's line, the data-plane section of
+# --report-routes, status 0 and that nothing of the job is left.
+#
+# By hand: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC bash orcarun_data_plane_test.sh
+. "$(dirname "$0")/../lib/testcase.sh"
+. "$(dirname "$0")/../lib/netns.sh"
+. "$(dirname "$0")/../lib/orcarun.sh"
+
+PYTHON=/usr/bin/python3  # Debian's, with python3-torch (a pyenv python3 on PATH lacks it)
+TORCH_PROGRAM="$ORCA_TEST_SRCDIR/test/integration/torch_allreduce.py"
+BRIDGES_AND_DROP=(--virbr --docker --second-link --drop-tcp h1:eth0 --drop-tcp h2:eth0 --drop-tcp h3:eth0)
+
+# dsetup OPTIONS...: a 3-host cluster (h1 runs orcarun) with OPTIONS.
+dsetup() {
+    P=$(new_cluster --hosts 3 "$@")
+    run_dir
+}
+
+# djob NAME N ARGS...: orcarun in h1 runs N ranks on h2:2,h3:2 with ARGS
+# and --report-routes; sets rc.
+djob() {
+    local name=$1 n=$2; shift 2
+    orun_start "$name" "$P" h1 --mca plm_rsh_agent "$(agent "$P")" --host h2:2,h3:2 --report-routes -n "$n" "$@"
+    rc=0
+    orun_wait "$name" 90 || rc=$?
+}
+
+# dclean NAME: nothing of the job is left in the cluster.
+dclean() { expect_clean "$P" h1 h2 h3; }
+
+skip_without_torch() {
+    "$PYTHON" -c 'import torch.distributed' 2>/dev/null || skip "$PYTHON cannot import torch.distributed (Debian python3-torch)"
+}
+
+# expect_torch_lines NAME HOSTNAMES...: 4 lines, rank R (by slot: 0,1 on
+# h2, 2,3 on h3) with sum 10, its local rank and node, and the host name
+# it ran on (HOSTNAMES: the names of h2 and h3).
+expect_torch_lines() {
+    local name=$1 h2=$2 h3=$3 r line
+    for r in 0 1 2 3; do
+        line="rank $r/4 sum=10 local=$((r % 2))/2 node=$((r / 2)) master=$MASTER host=$([ $r -lt 2 ] && echo "$h2" || echo "$h3")"
+        grep -qxF "$line" "$RUN_DIR/$name.out" || fail "no line \"$line\":
+$(orun_output "$name")"
+    done
+    [ "$(wc -l <"$RUN_DIR/$name.out")" -eq 4 ] || fail "stdout is not exactly the 4 ranks' lines:
+$(orun_output "$name")"
+}
+
+# master_of NAME: MASTER_ADDR:MASTER_PORT as rank 0 printed it.
+master_of() { sed -n 's/^rank 0\/4 .* master=\([^ ]*\) .*/\1/p' "$RUN_DIR/$1.out"; }
+
+torch_loopback_names() {
+    skip_without_torch
+    dsetup --uts --loopback-names
+    # What Gloo would bind to without Orca: the host name's address.
+    local seen
+    seen=$(in_host "$P" h2 "$PYTHON" -c 'import socket; print(socket.gethostbyname(socket.gethostname()))')
+    [ "$seen" = 127.0.1.1 ] || fail "h2's own name resolves to '$seen' in h2, not to 127.0.1.1"
+    djob job 4 "$PYTHON" "$TORCH_PROGRAM"
+    expect_ok job $rc
+    MASTER=$(master_of job)
+    [[ $MASTER =~ ^10\.200\.0\.2:[0-9]+$ ]] || fail "MASTER_ADDR:PORT is '$MASTER', not h2's 10.200.0.2 and a port:
+$(orun_output job)"
+    expect_torch_lines job h2 h3
+    expect_err job '^  h2: eth0 10\.200\.0\.2/24: reaches 1 of 1 other host; its oob connection succeeded; MASTER_ADDR'
+    dclean job
+}
+
+torch_bridges_and_dropped_link() {
+    skip_without_torch
+    dsetup "${BRIDGES_AND_DROP[@]}"
+    djob job 4 "$PYTHON" "$TORCH_PROGRAM"
+    expect_ok job $rc
+    MASTER=$(master_of job)
+    [[ $MASTER =~ ^10\.201\.0\.2:[0-9]+$ ]] || fail "MASTER_ADDR:PORT is '$MASTER', not h2's eth1 10.201.0.2:
+$(orun_output job)"
+    expect_torch_lines job "$(uname -n)" "$(uname -n)"
+    expect_err job '^  h3: eth1 10\.201\.0\.3/24: reaches 1 of 1 other host'
+    dclean job
+}
+
+# The user's GLOO_SOCKET_IFNAME (eth1, which works) is what the ranks get,
+# and the report says the gloo family was left to the user.
+user_gloo_wins() {
+    skip_without_torch
+    dsetup --second-link
+    GLOO_SOCKET_IFNAME=eth1 djob job 4 sh -c 'echo "gloo=$GLOO_SOCKET_IFNAME nccl=$NCCL_SOCKET_IFNAME" >&2; exec "$0" "$@"' \
+        "$PYTHON" "$TORCH_PROGRAM"
+    expect_ok job $rc
+    [ "$(grep -c '^gloo=eth1 nccl==eth0$' "$RUN_DIR/job.err")" -eq 4 ] || fail "the ranks did not all get the user's gloo=eth1 and Orca's nccl==eth0:
+$(orun_output job)"
+    expect_err job "^    the user's \\(orcad's environment\\): GLOO_SOCKET_IFNAME=eth1; that family is left alone"
+    dclean job
+}
+
+# RANK 0 SERVER / RANK 1 CLIENT: a two-rank job whose rank 0 runs SERVER
+# and rank 1 waits a moment, then runs CLIENT (both words, MASTER_ADDR and
+# MASTER_PORT expanded by the rank's shell).
+pair_job() {
+    djob job 2 --map-by node sh -c 'if [ "$RANK" = 0 ]; then eval "$0"; else sleep 1; eval "$1"; fi' "$1" "$2"
+}
+
+ucx_bridges_and_dropped_link() {
+    command -v ucx_perftest >/dev/null || skip "ucx_perftest is not installed (Debian ucx-utils)"
+    dsetup "${BRIDGES_AND_DROP[@]}"
+    UCX_TLS=tcp pair_job 'exec ucx_perftest -p $MASTER_PORT -t tag_lat -n 1000' \
+        'exec ucx_perftest -p $MASTER_PORT -t tag_lat -n 1000 $MASTER_ADDR'
+    expect_ok job $rc
+    grep -q 'Final:' "$RUN_DIR/job.out" || fail "ucx_perftest printed no final result:
+$(orun_output job)"
+    expect_err job '^  h2: eth1 10\.201\.0\.2/24: '
+    dclean job
+}
+
+fi_bridges_and_dropped_link() {
+    command -v fi_pingpong >/dev/null || skip "fi_pingpong is not installed (Debian libfabric-bin)"
+    dsetup "${BRIDGES_AND_DROP[@]}"
+    pair_job 'exec fi_pingpong -p tcp -e msg -B $MASTER_PORT -I 100' 'exec fi_pingpong -p tcp -e msg -P $MASTER_PORT -I 100 $MASTER_ADDR'
+    expect_ok job $rc
+    grep -qE '^ *[0-9]+(k|m)? +[0-9]+' "$RUN_DIR/job.out" || fail "fi_pingpong printed no result line:
+$(orun_output job)"
+    dclean job
+}
+
+CASES=(torch_loopback_names torch_bridges_and_dropped_link user_gloo_wins
+       ucx_bridges_and_dropped_link fi_bridges_and_dropped_link)
+run_netns_suite OrcarunDataPlane
