@@ -10,8 +10,10 @@
 # of all three; exits nonzero if any failed.
 . "$(dirname "$0")/common.sh"
 # clang and its runtimes for the sanitized build and the fuzz targets,
-# clang-tidy for the lint.
-install_packages clang libclang-rt-14-dev clang-tidy python3
+# clang-tidy for the lint; the programs whose libraries choose interfaces
+# by themselves, which the data-plane tests run (PyTorch with gloo, UCX's
+# and libfabric's test clients).
+install_packages clang libclang-rt-14-dev clang-tidy python3 python3-torch ucx-utils libfabric-bin
 
 # run_case NAME COMMAND...: runs a command as one test case of the summary
 # (NAME.log and NAME.trs in the current build directory).
