@@ -53,12 +53,22 @@ DataPlaneChoice choose_data_plane(const DataPlaneInput& input) {
   std::vector<Score> scores(input.locals.size());
   for (auto& s : scores) s.best_weight.assign(n_hosts, 0);
   auto proof_of = [&](size_t l) -> const LinkProof* { return l < input.proof.size() ? &input.proof[l] : nullptr; };
+  auto failed_toward = [&](const DataPlanePair& p) {
+    const LinkProof* proof = proof_of(p.local);
+    return proof != nullptr && std::find(proof->failed_toward.begin(), proof->failed_toward.end(), p.host) != proof->failed_toward.end();
+  };
+  auto usable = [&](const DataPlanePair& p) {
+    return p.local < scores.size() && p.host < n_hosts && p.weight > 0 && !failed_toward(p);
+  };
+  // A pair the ranking demoted below half the best toward its host is a
+  // fallback (the kernel would send from another interface), not a path
+  // to pin a library to.
+  std::vector<int> best_toward(n_hosts, 0);
   for (const DataPlanePair& p : input.pairs) {
-    if (p.local >= scores.size() || p.host >= n_hosts || p.weight <= 0) continue;
-    if (const LinkProof* proof = proof_of(p.local);
-        proof != nullptr && std::find(proof->failed_toward.begin(), proof->failed_toward.end(), p.host) != proof->failed_toward.end()) {
-      continue;  // an attempt from this address to that host did not connect
-    }
+    if (usable(p)) best_toward[p.host] = std::max(best_toward[p.host], p.weight);
+  }
+  for (const DataPlanePair& p : input.pairs) {
+    if (!usable(p) || 2 * p.weight < best_toward[p.host]) continue;
     scores[p.local].best_weight[p.host] = std::max(scores[p.local].best_weight[p.host], p.weight);
   }
   for (size_t l = 0; l < scores.size(); ++l) {

@@ -12,7 +12,10 @@
  * The rule, per local address L:
  *   reached(L)  the other hosts L has a pair of weight > 0 toward, minus
  *               those toward which an attempt from L timed out or was
- *               refused (a link that drops TCP);
+ *               refused (a link that drops TCP), and minus those where
+ *               L's best pair has less than half the best weight toward
+ *               that host (a demoted fallback: the kernel would send
+ *               from another interface);
  *   then, best first: more hosts reached; a connection from L that
  *   succeeded (proof); no failed attempt from L at all; the larger sum of
  *   the best weight per reached host; the earlier address (kernel order).

@@ -93,6 +93,20 @@ TEST(DataPlaneChoice, MoreHostsReachedWinsOverProof) {
   EXPECT_NE(c.others[1].find("reaches 1 of 2 other hosts"), std::string::npos) << c.others[1];
 }
 
+TEST(DataPlaneChoice, ADemotedFallbackPairReachesNothing) {
+  // virbr0's address toward another host: the kernel would send on eth0
+  // (reachable/netlink gives such a pair 50 against eth0's 900).
+  DataPlaneInput in;
+  in.locals = {local("virbr0", "192.168.122.1", 24, net::InterfaceKind::Bridge), local("eth0", "10.0.0.1", 24)};
+  in.hosts = {"h2"};
+  in.pairs = {{.host = 0, .local = 0, .weight = 50}, {.host = 0, .local = 1, .weight = 900}};
+  const auto c = choose_data_plane(in);
+  ASSERT_TRUE(c.local);
+  EXPECT_EQ(*c.local, 1u);
+  ASSERT_EQ(c.others.size(), 1u);
+  EXPECT_NE(c.others[0].find("virbr0 192.168.122.1/24: reaches none"), std::string::npos) << c.others[0];
+}
+
 TEST(DataPlaneChoice, AHostNoLinkReachesIsNamed) {
   auto in = two_links(2);
   in.hosts.push_back("h9");  // no pair toward it
