@@ -27,6 +27,8 @@ enum class Kind : std::uint8_t {
   OutputCredit = 16,
   HostDirectory = 17,
   DataPlaneAnswer = 18,
+  MeshCheck = 19,
+  MeshResult = 20,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -311,6 +313,7 @@ void fields(IO& io, M& m) {
       sub.text("name", h.name, 1024);
       sub.texts("addresses", h.addresses);
     });
+    io.boolean("mesh_check", m.mesh_check);
   } else if constexpr (std::is_same_v<T, DataPlaneAnswer>) {
     io.u32("vpid", m.vpid);
     io.text("interface", m.interface, 64);
@@ -318,10 +321,23 @@ void fields(IO& io, M& m) {
     io.u32("prefix_length", m.prefix_length);
     io.boolean("rdma", m.rdma);
     io.u32("port", m.port);
+    io.u32("check_port", m.check_port);
     io.text("reason", m.reason);
     io.texts("others", m.others);
     io.texts("unreached", m.unreached);
     io.texts("inherited", m.inherited);
+  } else if constexpr (std::is_same_v<T, MeshCheck>) {
+    io.list("targets", m.targets, [](auto& sub, auto& t) {
+      sub.text("identity", t.identity, 1024);
+      sub.text("name", t.name, 1024);
+      sub.text("address", t.address, 64);
+      sub.u32("port", t.port);
+    });
+    io.u32("concurrency", m.concurrency);
+    io.u32("timeout_ms", m.timeout_ms);
+  } else if constexpr (std::is_same_v<T, MeshResult>) {
+    io.u32("vpid", m.vpid);
+    io.texts("failures", m.failures);
   } else if constexpr (std::is_same_v<T, JobFailure>) {
     io.u32("vpid", m.vpid);
     io.text("area", m.area, 64);
@@ -352,6 +368,8 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, JobFailure>) return Kind::JobFailure;
   else if constexpr (std::is_same_v<T, HostDirectory>) return Kind::HostDirectory;
   else if constexpr (std::is_same_v<T, DataPlaneAnswer>) return Kind::DataPlaneAnswer;
+  else if constexpr (std::is_same_v<T, MeshCheck>) return Kind::MeshCheck;
+  else if constexpr (std::is_same_v<T, MeshResult>) return Kind::MeshResult;
   else return Kind::OutputCredit;
 }
 
@@ -371,7 +389,7 @@ const char* kind_name(const WireMessage& message) {
                                            "output chunk", "exit record", "teardown",
                                            "signal ranks", "stdin data", "stdin credit", "daemon failure",
                                            "fence data", "fence release", "rank abort", "pmi direct",
-                                           "job failure", "output credit", "host directory", "data-plane answer"};
+                                           "job failure", "output credit", "host directory", "data-plane answer", "mesh check", "mesh result"};
   return kNames[message.index()];
 }
 
@@ -409,6 +427,8 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::OutputCredit: return decode_as<OutputCredit>("output credit", body);
     case Kind::HostDirectory: return decode_as<HostDirectory>("host directory", body);
     case Kind::DataPlaneAnswer: return decode_as<DataPlaneAnswer>("data-plane answer", body);
+    case Kind::MeshCheck: return decode_as<MeshCheck>("mesh check", body);
+    case Kind::MeshResult: return decode_as<MeshResult>("mesh result", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

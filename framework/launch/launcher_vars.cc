@@ -33,6 +33,22 @@ Status declare_launcher_variables(mca::Registry& registry) {
                       "(OMPI_MCA_btl_tcp_if_include), ucx (UCX_NET_DEVICES), nccl (NCCL_SOCKET_IFNAME), gloo "
                       "(GLOO_SOCKET_IFNAME), libfabric (FI_TCP_IFACE), mpich (MPIR_CVAR_CH3_INTERFACE_HOSTNAME), "
                       "torch (MASTER_ADDR, MASTER_PORT). A family the user set any variable of is left alone"},
+      {.framework = "orcarun",
+       .name = "mesh_check",
+       .type = mca::VarType::Bool,
+       .default_text = "false",
+       .level = 2,
+       .description = "Before the ranks start, every host connects to every other host's data-plane address "
+                      "(the full-mesh check, also --mesh-check); a pair that cannot connect ends the launch with "
+                      "its name instead of a job that hangs in its first collective"},
+      {.framework = "orcarun",
+       .name = "mesh_check_timeout",
+       .type = mca::VarType::Double,
+       .default_text = "3",
+       .level = 4,
+       .description = "Seconds each connection of the full-mesh check may take before the pair counts as broken",
+       .min_text = "0.05",
+       .max_text = "600"},
   };
   for (const auto& spec : specs) {
     if (registry.find(spec.full_name()) != nullptr) continue;
@@ -48,6 +64,8 @@ LauncherSettings launcher_settings(const mca::Registry& registry) {
   if (const auto* v = registry.find("orcarun_startup_timeout")) s.startup_timeout = ms(v->as_double());
   if (const auto* v = registry.find("orcarun_kill_grace")) s.kill_grace = ms(v->as_double());
   if (const auto* v = registry.find("orcarun_data_plane")) s.data_plane = v->as_string();
+  if (const auto* v = registry.find("orcarun_mesh_check")) s.mesh_check = v->as_bool();
+  if (const auto* v = registry.find("orcarun_mesh_check_timeout")) s.mesh_check_timeout = ms(v->as_double());
   return s;
 }
 

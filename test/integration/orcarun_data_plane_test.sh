@@ -11,7 +11,10 @@
 #   user.*       a user's GLOO_SOCKET_IFNAME is honoured and reported;
 #   ucx.*, fi.*  ucx_perftest (UCX_TLS=tcp) and fi_pingpong -p tcp, server
 #                on rank 0, client dialing MASTER_ADDR, on the bridges and
-#                firewalled-link cluster.
+#                firewalled-link cluster;
+#   mesh.*       the full-mesh check (--mesh-check): every pair connects on
+#                a clean cluster; one black-holed host pair is named, both
+#                ways, and no rank starts.
 # Each checks every rank's line, the data-plane section of
 # --report-routes, status 0 and that nothing of the job is left.
 #
@@ -136,6 +139,52 @@ $(orun_output job)"
     dclean job
 }
 
+# mjob NAME ARGS...: orcarun in h1 runs one rank on each of h2, h3, h4
+# with --mesh-check --report-routes --timing and ARGS; sets rc.
+mjob() {
+    local name=$1; shift
+    orun_start "$name" "$P" h1 --mca plm_rsh_agent "$(agent "$P")" --host h2,h3,h4 --mesh-check --report-routes --timing "$@"
+    rc=0
+    orun_wait "$name" 60 || rc=$?
+}
+
+mesh_all_pairs_connect() {
+    P=$(new_cluster --hosts 4 --virbr --docker)
+    run_dir
+    mjob job sh -c 'echo "rank $RANK ran"'
+    expect_ok job $rc
+    [ "$(grep -c '^rank [0-2] ran$' "$RUN_DIR/job.out")" -eq 3 ] || fail "not every rank ran:
+$(orun_output job)"
+    expect_err job '^  mesh checked +[0-9.]+$'
+    expect_clean "$P" h1 h2 h3 h4
+}
+
+# h4 drops TCP from h3's address: h3 -> h4 times out, and so does h4 -> h3
+# (h3's answer never reaches h4). h2's pairs connect.
+mesh_black_holed_pair() {
+    P=$(new_cluster --hosts 4)
+    run_dir
+    ip netns exec "$P-h4" nft -f - <<'NFT' || fail "cannot add the black hole in h4"
+table inet blackhole {
+    chain input {
+        type filter hook input priority 0; policy accept;
+        ip saddr 10.200.0.3 meta l4proto tcp drop
+    }
+}
+NFT
+    mjob job --mca orcarun_mesh_check_timeout 1 sh -c 'echo "rank $RANK ran"'
+    expect_failed job $rc
+    expect_err job '^orcarun: the full-mesh check found host pairs'
+    expect_err job '^  h3 -> h4 10\.200\.0\.4:[0-9]+: timed out after 1000 ms$'
+    expect_err job '^  h4 -> h3 10\.200\.0\.3:[0-9]+: timed out after 1000 ms$'
+    ! grep -q '^  h2 -> ' "$RUN_DIR/job.err" || fail "a pair of h2 is named, but h2 reaches both:
+$(orun_output job)"
+    ! grep -q 'ran$' "$RUN_DIR/job.out" || fail "a rank ran although the check failed:
+$(orun_output job)"
+    expect_clean "$P" h1 h2 h3 h4
+}
+
 CASES=(torch_loopback_names torch_bridges_and_dropped_link user_gloo_wins
-       ucx_bridges_and_dropped_link fi_bridges_and_dropped_link)
+       ucx_bridges_and_dropped_link fi_bridges_and_dropped_link
+       mesh_all_pairs_connect mesh_black_holed_pair)
 run_netns_suite OrcarunDataPlane

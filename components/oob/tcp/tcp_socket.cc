@@ -13,25 +13,6 @@
 
 namespace orca::oob::tcp {
 
-SocketAddress to_sockaddr(const net::IpAddress& address, std::uint16_t port) {
-  SocketAddress sa;
-  if (address.family() == net::Family::V4) {
-    auto* in = reinterpret_cast<sockaddr_in*>(&sa.storage);
-    in->sin_family = AF_INET;
-    in->sin_port = htons(port);
-    std::memcpy(&in->sin_addr, address.bytes(), 4);
-    sa.length = sizeof(sockaddr_in);
-  } else {
-    auto* in6 = reinterpret_cast<sockaddr_in6*>(&sa.storage);
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(port);
-    std::memcpy(&in6->sin6_addr, address.bytes(), 16);
-    in6->sin6_scope_id = address.scope_id();
-    sa.length = sizeof(sockaddr_in6);
-  }
-  return sa;
-}
-
 namespace {
 
 std::string address_text(const sockaddr_storage& ss) {
@@ -49,10 +30,6 @@ std::string text_of(const sockaddr_storage& ss) {
     return address_text(ss) + ":" + std::to_string(ntohs(reinterpret_cast<const sockaddr_in*>(&ss)->sin_port));
   }
   return "[" + address_text(ss) + "]:" + std::to_string(ntohs(reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_port));
-}
-
-Message socket_error(const std::string& call, const std::string& what) {
-  return Message("oob", "socket-failed", {{"call", call}, {"what", what}, {"why", std::strerror(errno)}});
 }
 
 }  // namespace
@@ -75,14 +52,6 @@ std::string peer_address_text(int fd) {
   return ::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0 ? address_text(ss) : "?";
 }
 
-std::uint16_t local_port(int fd) {
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return 0;
-  return ss.ss_family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port)
-                                 : ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port);
-}
-
 void tune_stream(int fd, const TcpConfig& config) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -103,37 +72,6 @@ std::int64_t user_timeout_ms(const TcpConfig& config) {
   if (config.user_timeout.count() > 0) return config.user_timeout.count();
   if (config.engine.heartbeat.count() <= 0) return 0;
   return config.engine.heartbeat.count() * std::max(config.engine.heartbeat_misses, 1);
-}
-
-Result<UniqueFd> start_connect(const net::IpAddress& local, int if_index, const net::IpAddress& remote,
-                               std::uint16_t port) {
-  UniqueFd fd(::socket(remote.af(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return socket_error("socket", remote.to_string());
-  // Leave through the interface the reachable framework chose; needs
-  // CAP_NET_RAW, so without it the source address alone has to do.
-  char name[IF_NAMESIZE] = {};
-  if (if_index > 0 && if_indextoname(static_cast<unsigned>(if_index), name) != nullptr) {
-    ::setsockopt(fd.get(), SOL_SOCKET, SO_BINDTODEVICE, name, static_cast<socklen_t>(std::strlen(name)));
-  }
-  const SocketAddress src = to_sockaddr(local, 0);
-  if (::bind(fd.get(), src.get(), src.length) != 0) return socket_error("bind", local.to_string());
-  const SocketAddress dst = to_sockaddr(remote, port);
-  if (::connect(fd.get(), dst.get(), dst.length) != 0 && errno != EINPROGRESS) {
-    return socket_error("connect", remote.to_string() + " port " + std::to_string(port));
-  }
-  return fd;
-}
-
-Result<UniqueFd> listen_on(const net::IpAddress& address, std::uint16_t port) {
-  UniqueFd fd(::socket(address.af(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return socket_error("socket", address.to_string());
-  int one = 1;
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (address.family() == net::Family::V6) ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-  const SocketAddress sa = to_sockaddr(address, port);
-  if (::bind(fd.get(), sa.get(), sa.length) != 0) return socket_error("bind", address.to_string() + " port " + std::to_string(port));
-  if (::listen(fd.get(), 128) != 0) return socket_error("listen", address.to_string());
-  return fd;
 }
 
 }  // namespace orca::oob::tcp

@@ -43,6 +43,8 @@
  *   DataPlaneAnswer that daemon -> orcarun: its host's chosen link, a
  *                  free port, and why; orcarun puts every host's link in
  *                  the LaunchCommand.
+ *   MeshCheck      orcarun -> those daemons (optional): connect to every
+ *                  other host's link; MeshResult: what did not connect.
  *
  * Encoding: a one-byte kind, then fields in order; integers big-endian;
  * a string or byte field is a u32 length and the bytes; a list is a u32
@@ -136,6 +138,7 @@ struct HostAddresses {
  * addresses, so that it can choose its host's data-plane link. */
 struct HostDirectory {
   std::vector<HostAddresses> hosts;
+  bool mesh_check = false;       // open a listener for the mesh check (DataPlaneAnswer::check_port)
 };
 
 /* That daemon -> orcarun: its host's choice (data_plane.h). An empty
@@ -147,10 +150,33 @@ struct DataPlaneAnswer {
   std::uint32_t prefix_length = 0;
   bool rdma = false;             // /sys/class/infiniband has devices
   std::uint32_t port = 0;        // a TCP port free on this host, for MASTER_PORT
+  std::uint32_t check_port = 0;  // with HostDirectory::mesh_check: where this host listens on its link
   std::string reason;
   std::vector<std::string> others;     // each address not chosen, and why
   std::vector<std::string> unreached;  // hosts the choice does not reach
   std::vector<std::string> inherited;  // data-plane variables in orcad's own environment (ranks inherit them)
+};
+
+/* orcarun -> each host's first daemon: connect to every other host's
+ * link (the optional full-mesh check), at most `concurrency` at once,
+ * each within `timeout_ms`. */
+struct MeshTarget {
+  std::string identity;
+  std::string name;
+  std::string address;
+  std::uint32_t port = 0;
+};
+struct MeshCheck {
+  std::vector<MeshTarget> targets;
+  std::uint32_t concurrency = 16;
+  std::uint32_t timeout_ms = 3000;
+};
+
+/* That daemon -> orcarun: the targets it could not connect to, each
+ * "h3 10.0.0.3:41000: timed out". */
+struct MeshResult {
+  std::uint32_t vpid = 0;
+  std::vector<std::string> failures;
 };
 
 /* One host's link in the launch command. */
@@ -270,7 +296,8 @@ struct JobFailure {
 
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
                                  SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
-                                 RankAbort, PmiDirect, JobFailure, OutputCredit, HostDirectory, DataPlaneAnswer>;
+                                 RankAbort, PmiDirect, JobFailure, OutputCredit, HostDirectory, DataPlaneAnswer, MeshCheck,
+                                 MeshResult>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
@@ -280,8 +307,8 @@ inline constexpr std::uint32_t kTagReport = oob::tags::kPlmFirst + 3;   // Daemo
 inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown,
                                                                         // FenceRelease: down the tree
 inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort, JobFailure,
-                                                                        // DataPlaneAnswer -> orcarun
-inline constexpr std::uint32_t kTagDirectory = oob::tags::kPlmFirst + 6;  // HostDirectory -> a host's first daemon
+                                                                        // DataPlaneAnswer, MeshResult -> orcarun
+inline constexpr std::uint32_t kTagDirectory = oob::tags::kPlmFirst + 6;  // HostDirectory, MeshCheck -> a host's first daemon
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
 inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun

@@ -7,6 +7,9 @@
  *   orcarun_kill_grace       seconds between SIGINT/SIGTERM and SIGKILL
  *   orcarun_data_plane       which families of data-plane variables ranks get
  *                            (rank_network_env.h)
+ *   orcarun_mesh_check       whether every host connects to every other
+ *                            host's data-plane address before ranks start
+ *   orcarun_mesh_check_timeout  seconds each such connection may take
  */
 #ifndef ORCA_LAUNCHER_VARS_H
 #define ORCA_LAUNCHER_VARS_H
@@ -24,6 +27,8 @@ struct LauncherSettings {
   std::chrono::milliseconds startup_timeout{60000};
   std::chrono::milliseconds kill_grace{5000};
   std::string data_plane = "all";
+  bool mesh_check = false;
+  std::chrono::milliseconds mesh_check_timeout{3000};
 };
 
 /* Declares them (idempotent: a second call changes nothing). Errors: a

@@ -2,6 +2,7 @@
 #include "daemon_session.h"
 
 #include "data_plane_answer.h"
+#include "mesh_probe.h"
 
 #include <orca/host_topology.h>
 #include <orca/iof.h>
@@ -304,9 +305,49 @@ void DaemonSession::on_welcome() {
 
 void DaemonSession::on_directory(std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
-  if (!m || !std::holds_alternative<launch::HostDirectory>(m.value())) return;
-  up(launch::kTagStatus, answer_directory(*oob_, process_.runtime().registry(), std::get<launch::HostDirectory>(m.value()),
-                                          who_we_are().host_identity, bootstrap_.vpid));
+  if (!m) return;
+  if (const auto* check = std::get_if<launch::MeshCheck>(&m.value())) {
+    start_mesh_check(*check);
+    return;
+  }
+  const auto* directory = std::get_if<launch::HostDirectory>(&m.value());
+  if (directory == nullptr || pmi_) return;  // a directory after the command is no news
+  launch::DataPlaneAnswer answer =
+      answer_directory(*oob_, process_.runtime().registry(), *directory, who_we_are().host_identity, bootstrap_.vpid);
+  data_plane_address_ = net::IpAddress::parse(answer.address);
+  if (directory->mesh_check && data_plane_address_) {
+    // The other hosts' side of the check: held until the command comes.
+    if (auto listener = MeshListener::open(process_.loop(), *data_plane_address_)) {
+      mesh_listener_ = std::move(listener.value());
+      answer.check_port = mesh_listener_->port();
+    } else {
+      answer.others.push_back("no listener for the mesh check: " + listener.error().summary());
+    }
+  }
+  up(launch::kTagStatus, answer);
+}
+
+void DaemonSession::start_mesh_check(const launch::MeshCheck& check) {
+  if (mesh_probe_ || pmi_) return;
+  const std::string mine = who_we_are().host_identity;
+  std::vector<MeshProbe::Target> targets;
+  for (const auto& t : check.targets) {
+    auto address = net::IpAddress::parse(t.address);
+    if (t.identity == mine || !address || t.port == 0 || t.port > 65535) continue;
+    targets.push_back({.name = t.name, .address = *address, .port = static_cast<std::uint16_t>(t.port)});
+  }
+  if (!data_plane_address_) {
+    // Nothing to dial from: every target fails, and says why.
+    launch::MeshResult result{.vpid = bootstrap_.vpid, .failures = {}};
+    for (const auto& t : targets) result.failures.push_back(t.name + ": this host has no data-plane address to connect from");
+    up(launch::kTagStatus, result);
+    return;
+  }
+  mesh_probe_ = std::make_unique<MeshProbe>(
+      process_.loop(), *data_plane_address_, std::move(targets), check.concurrency,
+      std::chrono::milliseconds(check.timeout_ms), [this](std::vector<std::string> failures) {
+        up(launch::kTagStatus, launch::MeshResult{.vpid = bootstrap_.vpid, .failures = std::move(failures)});
+      });
 }
 
 void DaemonSession::on_control(std::span<const std::uint8_t> bytes) {
@@ -336,6 +377,9 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     if (p.daemon == bootstrap_.vpid) mine.push_back(&p);
   }
   if (pmi_) return;  // one job per daemon: a repeated command is ignored
+  // The check is over: its listener and dials give their ports back.
+  mesh_listener_.reset();
+  mesh_probe_.reset();
   PmiService::Hooks pmi_hooks;
   pmi_hooks.up = [this](const launch::FenceData& part) { post(tree_->parent(bootstrap_.vpid), launch::kTagFence, part); };
   pmi_hooks.abort = [this](const launch::RankAbort& abort) { up(launch::kTagStatus, abort); };

@@ -13,6 +13,7 @@
 #ifndef ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
 #define ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
 
+#include "mesh_probe.h"
 #include "pmi_service.h"
 #include "rank_keeper.h"
 #include "rank_process.h"
@@ -61,6 +62,8 @@ class DaemonSession {
   void on_control(std::span<const std::uint8_t> bytes);
   /* orcarun's HostDirectory: answer with this host's data-plane link. */
   void on_directory(std::span<const std::uint8_t> bytes);
+  /* orcarun's MeshCheck: dial every other host's link, report what failed. */
+  void start_mesh_check(const launch::MeshCheck& check);
   void on_stdin(std::span<const std::uint8_t> bytes);
   void on_output_credit(std::span<const std::uint8_t> bytes);
   /* The ranks' pipes may be read: nothing waits in the outbox, and the
@@ -90,6 +93,9 @@ class DaemonSession {
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
   std::unique_ptr<PmiService> pmi_;  // from the launch command on
+  std::optional<net::IpAddress> data_plane_address_;  // this host's chosen link, when this daemon answered for it
+  std::unique_ptr<MeshListener> mesh_listener_;       // the full-mesh check, until the command
+  std::unique_ptr<MeshProbe> mesh_probe_;
   std::unique_ptr<oob::Outbox> outbox_;
   std::optional<iof::OutputWindow> output_window_;  // output sent to orcarun and not yet credited
   std::unique_ptr<plm::DaemonLauncher> launcher_;

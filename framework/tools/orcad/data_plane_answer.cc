@@ -4,14 +4,10 @@
 #include <orca/data_plane.h>
 #include <orca/child_process.h>
 #include <orca/rank_network_env.h>
-#include <orca/unique_fd.h>
+#include <orca/tcp_sockets.h>
 
-#include <arpa/inet.h>
 #include <dirent.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
-#include <cstring>
 #include <map>
 
 namespace orca::orcad {
@@ -39,27 +35,10 @@ bool has_rdma_devices() {
 // A TCP port the kernel gives out on this host now, for torch's store on
 // rank 0's host (as torchrun picks one). 0 when none can be had.
 std::uint32_t free_port(const net::IpAddress& near) {
-  const int family = near.family() == net::Family::V6 ? AF_INET6 : AF_INET;
-  UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return 0;
-  sockaddr_storage ss{};
-  socklen_t len = 0;
-  if (family == AF_INET6) {
-    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
-    a->sin6_family = AF_INET6;
-    a->sin6_addr = in6addr_any;
-    len = sizeof *a;
-  } else {
-    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
-    a->sin_family = AF_INET;
-    a->sin_addr.s_addr = htonl(INADDR_ANY);
-    len = sizeof *a;
-  }
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) return 0;
-  len = sizeof ss;
-  if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0) return 0;
-  return family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
-                            : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  auto any = net::IpAddress::parse(near.family() == net::Family::V6 ? "::" : "0.0.0.0");
+  if (!any) return 0;
+  auto fd = net::listen_on(*any, 0);
+  return fd ? net::local_port(fd->get()) : 0;
 }
 
 }  // namespace

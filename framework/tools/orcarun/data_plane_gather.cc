@@ -4,11 +4,14 @@
 #include <orca/data_plane.h>
 #include <orca/rank_network_env.h>
 
+#include <algorithm>
+
 namespace orca::orcarun {
 
 DataPlaneGather::DataPlaneGather(std::vector<std::string> families, const std::vector<DaemonAt>& daemons,
-                                 std::uint32_t rank0_vpid)
+                                 std::uint32_t rank0_vpid, bool mesh_check)
     : families_(std::move(families)) {
+  directory_.mesh_check = mesh_check;
   std::map<std::string, size_t> by_identity;
   for (const DaemonAt& d : daemons) {
     // A report without an identity (never from a current orcad) is a host
@@ -27,6 +30,7 @@ DataPlaneGather::DataPlaneGather(std::vector<std::string> families, const std::v
     if (d.vpid == rank0_vpid) rank0_host_ = it->second;
   }
   answers_.resize(asked_.size());
+  mesh_.resize(asked_.size());
 }
 
 bool DataPlaneGather::take(const launch::DataPlaneAnswer& answer) {
@@ -40,6 +44,35 @@ bool DataPlaneGather::take(const launch::DataPlaneAnswer& answer) {
 bool DataPlaneGather::answered(std::uint32_t vpid) const {
   auto it = host_of_asked_.find(vpid);
   return it != host_of_asked_.end() && answers_[it->second].has_value();
+}
+
+launch::MeshCheck DataPlaneGather::mesh_check(std::uint32_t concurrency, std::chrono::milliseconds timeout) const {
+  launch::MeshCheck check{.targets = {}, .concurrency = concurrency,
+                          .timeout_ms = static_cast<std::uint32_t>(std::max<std::int64_t>(1, timeout.count()))};
+  for (size_t h = 0; h < answers_.size(); ++h) {
+    if (!answers_[h] || answers_[h]->interface.empty() || answers_[h]->check_port == 0) continue;
+    check.targets.push_back({.identity = directory_.hosts[h].identity, .name = directory_.hosts[h].name,
+                             .address = answers_[h]->address, .port = answers_[h]->check_port});
+  }
+  return check;
+}
+
+bool DataPlaneGather::take_mesh(const launch::MeshResult& result) {
+  auto it = host_of_asked_.find(result.vpid);
+  if (it != host_of_asked_.end() && !mesh_[it->second]) {
+    mesh_[it->second] = result;
+    ++meshed_;
+  }
+  return meshed_ == asked_.size();
+}
+
+std::vector<std::string> DataPlaneGather::mesh_failures() const {
+  std::vector<std::string> out;
+  for (size_t h = 0; h < mesh_.size(); ++h) {
+    if (!mesh_[h]) continue;
+    for (const auto& f : mesh_[h]->failures) out.push_back(directory_.hosts[h].name + " -> " + f);
+  }
+  return out;
 }
 
 void DataPlaneGather::fill(launch::LaunchCommand& command) const {

@@ -8,6 +8,7 @@
 
 #include <orca/launch_wire.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -24,7 +25,8 @@ class DataPlaneGather {
     const launch::DaemonReport* report = nullptr;
   };
   /* `rank0_vpid`: the daemon of rank 0, whose host gives MASTER_ADDR. */
-  DataPlaneGather(std::vector<std::string> families, const std::vector<DaemonAt>& daemons, std::uint32_t rank0_vpid);
+  DataPlaneGather(std::vector<std::string> families, const std::vector<DaemonAt>& daemons, std::uint32_t rank0_vpid,
+                  bool mesh_check = false);
 
   const launch::HostDirectory& directory() const noexcept { return directory_; }
   /* The daemon to ask for each host (the first of it). */
@@ -37,6 +39,13 @@ class DataPlaneGather {
   bool answered(std::uint32_t vpid) const;
   /* Links, families and torch master into the launch command. */
   void fill(launch::LaunchCommand& command) const;
+  /* The full-mesh check: every host with a link and a listener, as
+   * targets for every asked daemon. */
+  launch::MeshCheck mesh_check(std::uint32_t concurrency, std::chrono::milliseconds timeout) const;
+  /* Takes a MeshResult; true once every asked daemon has sent one. */
+  bool take_mesh(const launch::MeshResult& result);
+  /* "h2 -> h3 10.0.0.3:41000: timed out", one per pair that failed. */
+  std::vector<std::string> mesh_failures() const;
   /* The --report-routes section; `forwarded` is the command's environment
    * (-x), whose data-plane variables override the choice. */
   std::string report(const std::vector<std::string>& forwarded) const;
@@ -50,6 +59,8 @@ class DataPlaneGather {
   std::vector<size_t> daemons_per_host_;
   size_t rank0_host_ = 0;
   size_t answered_ = 0;
+  std::vector<std::optional<launch::MeshResult>> mesh_;  // per host
+  size_t meshed_ = 0;
 };
 
 }  // namespace orca::orcarun

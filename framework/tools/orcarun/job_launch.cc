@@ -432,7 +432,7 @@ void JobLaunch::all_up() {
   std::vector<DataPlaneGather::DaemonAt> at;
   for (std::uint32_t v = 1; v <= daemons(); ++v) at.push_back({.vpid = v, .host = printable(daemon_[v].host), .report = &daemon_[v].report});
   const std::uint32_t rank0 = plan_.ranks.placements.empty() ? 1 : static_cast<std::uint32_t>(plan_.ranks.placements[0].node + 1);
-  gather_ = std::make_unique<DataPlaneGather>(plan_.data_plane_families, at, rank0);
+  gather_ = std::make_unique<DataPlaneGather>(plan_.data_plane_families, at, rank0, plan_.mesh_check);
   auto bytes = launch::encode(gather_->directory());
   if (!bytes) {
     fail_job(bytes.error(), 1);
@@ -461,10 +461,46 @@ void JobLaunch::all_up() {
 }
 
 void JobLaunch::data_plane_answered(const launch::DataPlaneAnswer& answer) {
-  if (!gather_ || phase_ != Phase::WireUp || failed_) return;
+  if (!gather_ || phase_ != Phase::WireUp || failed_ || gather_->complete()) return;
   if (!gather_->take(answer)) return;
   data_plane_timer_.reset();
   t_data_plane_ = Clock::now();
+  if (!plan_.mesh_check || gather_->asked().size() < 2) {
+    start_command();
+    return;
+  }
+  // The full-mesh check: every host dials every other host's link, 16 at
+  // a time, before any rank can hang on a pair that does not connect.
+  constexpr std::uint32_t kMeshConcurrency = 16;
+  const launch::MeshCheck check = gather_->mesh_check(kMeshConcurrency, plan_.mesh_check_timeout);
+  auto bytes = launch::encode(check);
+  if (!bytes) {
+    fail_job(bytes.error(), 1);
+    begin_teardown();
+    return;
+  }
+  for (std::uint32_t v : gather_->asked()) outbox_->post(name(v), launch::kTagDirectory, bytes.value());
+  const auto rounds = static_cast<std::int64_t>((check.targets.size() + kMeshConcurrency - 1) / kMeshConcurrency);
+  data_plane_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
+    fail_job(Message("orcarun", "mesh-check-failed",
+                     {{"pairs", "\n  (not every host reported its check in time)"}}), 1);
+    begin_teardown();
+  });
+  data_plane_timer_->start(plan_.mesh_check_timeout * (rounds + 1) + std::chrono::seconds(5));
+}
+
+void JobLaunch::mesh_checked(const launch::MeshResult& result) {
+  if (!gather_ || phase_ != Phase::WireUp || failed_ || !gather_->complete()) return;
+  if (!gather_->take_mesh(result)) return;
+  data_plane_timer_.reset();
+  t_mesh_checked_ = Clock::now();
+  if (const auto failures = gather_->mesh_failures(); !failures.empty()) {
+    std::string pairs;
+    for (const auto& f : failures) pairs += "\n  " + printable(f);
+    fail_job(Message("orcarun", "mesh-check-failed", {{"pairs", pairs}}), 1);
+    begin_teardown();
+    return;
+  }
   start_command();
 }
 
@@ -563,6 +599,8 @@ void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
     job_failed(*job_failure);
   } else if (auto* answer = std::get_if<launch::DataPlaneAnswer>(&m.value())) {
     data_plane_answered(*answer);
+  } else if (auto* mesh = std::get_if<launch::MeshResult>(&m.value())) {
+    mesh_checked(*mesh);
   }
 }
 
@@ -919,6 +957,7 @@ void JobLaunch::print_timing() {
   text += "  first daemon up   " + milliseconds_since(t_start_, t_first_up_) + "\n";
   text += "  all daemons up    " + milliseconds_since(t_start_, t_all_up_) + "\n";
   if (t_data_plane_) text += "  data plane chosen " + milliseconds_since(t_start_, t_data_plane_) + "\n";
+  if (t_mesh_checked_) text += "  mesh checked      " + milliseconds_since(t_start_, t_mesh_checked_) + "\n";
   text += "  command started   " + milliseconds_since(t_start_, t_command_) + "\n";
   if (fences_) {
     for (const auto& r : fences_->records()) {

@@ -44,6 +44,8 @@ struct JobPlan {
   pmi::DataBound pmi_bound;  // pmi_base_max_job_keys / _bytes
   std::vector<std::string> data_plane_families;  // orcarun_data_plane; empty: no data-plane round
   std::vector<std::string> environment;          // NAME=VALUE forwarded to every rank (-x, -genv)
+  bool mesh_check = false;                       // --mesh-check / orcarun_mesh_check
+  std::chrono::milliseconds mesh_check_timeout{3000};
 };
 
 class JobLaunch {
@@ -89,6 +91,7 @@ class JobLaunch {
   void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
   void all_up();
   void data_plane_answered(const launch::DataPlaneAnswer& answer);
+  void mesh_checked(const launch::MeshResult& result);
   /* Every daemon up and, with the data plane, every host's link chosen:
    * print what was asked for and send the command. */
   void start_command();
@@ -160,7 +163,7 @@ class JobLaunch {
   std::unique_ptr<SignalWatch> sigterm_;
   // --timing
   std::chrono::steady_clock::time_point t_start_;
-  std::optional<std::chrono::steady_clock::time_point> t_agents_, t_first_up_, t_all_up_, t_data_plane_, t_command_, t_ended_, t_down_;
+  std::optional<std::chrono::steady_clock::time_point> t_agents_, t_first_up_, t_all_up_, t_data_plane_, t_mesh_checked_, t_command_, t_ended_, t_down_;
 };
 
 }  // namespace orca::orcarun

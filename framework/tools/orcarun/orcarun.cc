@@ -113,6 +113,11 @@ static int orcarun_main(int argc, char** argv) {
   auto families = orca::launch::parse_family_list(launcher.data_plane);
   if (!families) return p.fail(families.error());
   plan.data_plane_families = std::move(families.value());
+  plan.mesh_check = options.value().mesh_check || launcher.mesh_check;
+  plan.mesh_check_timeout = launcher.mesh_check_timeout;
+  if (plan.mesh_check && plan.data_plane_families.empty()) {
+    return p.fail(orca::Message("orcarun", "mesh-check-without-data-plane", {}));
+  }
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);
   return job.run();

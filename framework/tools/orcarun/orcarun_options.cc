@@ -27,6 +27,8 @@ const char* const kUsage =
     "  --timing               print the phases of the launch in milliseconds\n"
     "  --report-routes        print which addresses each daemon's connection uses, and why\n"
     "  --report-topology      print each host's hwloc summary\n"
+    "  --mesh-check           before ranks start, connect every host to every other host's\n"
+    "                         data-plane address; stop naming each pair that cannot connect\n"
     "  --mca NAME VALUE       set an MCA variable (orca_info --param all all lists them)\n"
     "  --tune FILE            read MCA settings from FILE\n"
     "  --version, --help\n";
@@ -75,7 +77,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     };
     // A flag takes no value: "--oversubscribe=0" must not read as on.
     static const char* const kFlags[] = {"--help", "--version", "--oversubscribe", "--tag-output", "--timing",
-                                         "--report-routes", "--report-topology"};
+                                         "--report-routes", "--report-topology", "--mesh-check"};
     if (has_inline && std::find(std::begin(kFlags), std::end(kFlags), name) != std::end(kFlags)) {
       return bad_option(a, "it is a flag and takes no value");
     }
@@ -114,6 +116,8 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       o.report_routes = true;
     } else if (name == "--report-topology") {
       o.report_topology = true;
+    } else if (name == "--mesh-check") {
+      o.mesh_check = true;
     } else if (name == "--timeout") {
       auto v = take();
       if (!v) return v.error();

@@ -30,6 +30,7 @@ struct Options {
   bool timing = false;
   bool report_routes = false;
   bool report_topology = false;
+  bool mesh_check = false;            // --mesh-check
   StdinTarget stdin_target = StdinTarget::Rank;  // rank 0 by default
   unsigned stdin_rank = 0;
   bool help = false;

@@ -123,7 +123,16 @@ std::vector<WireMessage> samples() {
   da.others = {"eth0 10.0.0.2/24: reaches 2 of 3 other hosts"};
   da.unreached = {"h4"};
   da.inherited = {"GLOO_SOCKET_IFNAME=eth0"};
-  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, jf, oc, hd, da};
+  da.check_port = 41001;
+  hd.mesh_check = true;
+  MeshCheck mc;
+  mc.targets = {{"boot:ns2", "h2", "10.0.1.3", 41001}};
+  mc.concurrency = 8;
+  mc.timeout_ms = 1500;
+  MeshResult mr;
+  mr.vpid = 4;
+  mr.failures = {"h2 10.0.1.3:41001: timed out"};
+  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, jf, oc, hd, da, mc, mr};
 }
 
 /* The indices of the pmi samples above. */
@@ -197,13 +206,20 @@ TEST(LaunchWire, DataPlaneFieldsSurvive) {
   EXPECT_EQ(cmd.master_port, 29500u);
   const WireMessage r = decode(encode(all[1]).value()).value();
   EXPECT_EQ(std::get<DaemonReport>(r).addresses[1], "fd00::3/64 bridge");
-  const WireMessage d = decode(encode(all[all.size() - 2]).value()).value();
+  const WireMessage d = decode(encode(all[all.size() - 4]).value()).value();
   EXPECT_EQ(std::get<HostDirectory>(d).hosts[0].addresses[0], "10.0.1.2/24 physical");
-  const WireMessage a = decode(encode(all.back()).value()).value();
+  EXPECT_TRUE(std::get<HostDirectory>(d).mesh_check);
+  const WireMessage mc = decode(encode(all[all.size() - 2]).value()).value();
+  EXPECT_EQ(std::get<MeshCheck>(mc).targets[0].port, 41001u);
+  EXPECT_EQ(std::get<MeshCheck>(mc).timeout_ms, 1500u);
+  const WireMessage mr = decode(encode(all.back()).value()).value();
+  EXPECT_EQ(std::get<MeshResult>(mr).failures[0], "h2 10.0.1.3:41001: timed out");
+  const WireMessage a = decode(encode(all[all.size() - 3]).value()).value();
   const auto& answer = std::get<DataPlaneAnswer>(a);
   EXPECT_EQ(answer.unreached, (std::vector<std::string>{"h4"}));
   EXPECT_EQ(answer.port, 41000u);
   EXPECT_TRUE(answer.rdma);
+  EXPECT_EQ(answer.check_port, 41001u);
   EXPECT_STREQ(kind_name(a), "data-plane answer");
 }
 
@@ -461,7 +477,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 19, 200, 255}) {
+  for (std::uint8_t kind : {0, 21, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);
