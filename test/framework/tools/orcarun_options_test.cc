@@ -38,9 +38,17 @@ TEST(OrcarunOptions, DoubleDashEndsTheOptionsAndValuesMayBeInline) {
   EXPECT_EQ(o->command, (std::vector<std::string>{"-weird-program", "x"}));
 }
 
+TEST(OrcarunOptions, TheMeshCheckIsAFlag) {
+  auto o = parse({"--mesh-check", "true"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  EXPECT_TRUE(o->mesh_check);
+  EXPECT_FALSE(parse({"--mesh-check=1", "true"}).ok()) << "a flag takes no value";
+}
+
 TEST(OrcarunOptions, DefaultsRunOnePerSlotWithStdinToRankZero) {
   auto o = parse({"hostname"});
   ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(o->mesh_check);
   EXPECT_FALSE(o->processes.has_value());
   EXPECT_TRUE(o->hosts.empty());
   EXPECT_EQ(o->map_by, MapBy::Slot);
