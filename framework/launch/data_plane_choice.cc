@@ -35,6 +35,42 @@ std::string evidence_text(const LinkProof& p) {
 
 }  // namespace
 
+std::vector<std::vector<int>> reach_matrix(const DataPlaneInput& input) {
+  const size_t n_hosts = input.hosts.size();
+  std::vector<std::vector<int>> best(input.locals.size(), std::vector<int>(n_hosts, 0));
+  auto failed_toward = [&](const DataPlanePair& p) {
+    if (p.local >= input.proof.size()) return false;
+    const auto& toward = input.proof[p.local].failed_toward;
+    return std::find(toward.begin(), toward.end(), p.host) != toward.end();
+  };
+  auto usable = [&](const DataPlanePair& p) {
+    return p.local < best.size() && p.host < n_hosts && p.weight > 0 && !failed_toward(p);
+  };
+  // A pair the ranking demoted below half the best toward its host is a
+  // fallback (the kernel would send from another interface), not a path
+  // to pin a library to.
+  std::vector<int> best_toward(n_hosts, 0);
+  for (const DataPlanePair& p : input.pairs) {
+    if (usable(p)) best_toward[p.host] = std::max(best_toward[p.host], p.weight);
+  }
+  for (const DataPlanePair& p : input.pairs) {
+    if (!usable(p) || 2 * p.weight < best_toward[p.host]) continue;
+    best[p.local][p.host] = std::max(best[p.local][p.host], p.weight);
+  }
+  return best;
+}
+
+std::vector<size_t> hosts_not_reached(const DataPlaneInput& input, const std::vector<size_t>& locals) {
+  const auto matrix = reach_matrix(input);
+  std::vector<size_t> out;
+  for (size_t h = 0; h < input.hosts.size(); ++h) {
+    bool reached = false;
+    for (size_t l : locals) reached = reached || (l < matrix.size() && matrix[l][h] > 0);
+    if (!reached) out.push_back(h);
+  }
+  return out;
+}
+
 DataPlaneChoice choose_data_plane(const DataPlaneInput& input) {
   DataPlaneChoice choice;
   const size_t n_hosts = input.hosts.size();
@@ -51,26 +87,9 @@ DataPlaneChoice choose_data_plane(const DataPlaneInput& input) {
     return choice;
   }
   std::vector<Score> scores(input.locals.size());
-  for (auto& s : scores) s.best_weight.assign(n_hosts, 0);
   auto proof_of = [&](size_t l) -> const LinkProof* { return l < input.proof.size() ? &input.proof[l] : nullptr; };
-  auto failed_toward = [&](const DataPlanePair& p) {
-    const LinkProof* proof = proof_of(p.local);
-    return proof != nullptr && std::find(proof->failed_toward.begin(), proof->failed_toward.end(), p.host) != proof->failed_toward.end();
-  };
-  auto usable = [&](const DataPlanePair& p) {
-    return p.local < scores.size() && p.host < n_hosts && p.weight > 0 && !failed_toward(p);
-  };
-  // A pair the ranking demoted below half the best toward its host is a
-  // fallback (the kernel would send from another interface), not a path
-  // to pin a library to.
-  std::vector<int> best_toward(n_hosts, 0);
-  for (const DataPlanePair& p : input.pairs) {
-    if (usable(p)) best_toward[p.host] = std::max(best_toward[p.host], p.weight);
-  }
-  for (const DataPlanePair& p : input.pairs) {
-    if (!usable(p) || 2 * p.weight < best_toward[p.host]) continue;
-    scores[p.local].best_weight[p.host] = std::max(scores[p.local].best_weight[p.host], p.weight);
-  }
+  const auto matrix = reach_matrix(input);
+  for (size_t l = 0; l < scores.size(); ++l) scores[l].best_weight = matrix[l];
   for (size_t l = 0; l < scores.size(); ++l) {
     Score& s = scores[l];
     for (size_t h = 0; h < n_hosts; ++h) {

@@ -314,6 +314,7 @@ void fields(IO& io, M& m) {
       sub.texts("addresses", h.addresses);
     });
     io.boolean("mesh_check", m.mesh_check);
+    io.texts("user_settings", m.user_settings);
   } else if constexpr (std::is_same_v<T, DataPlaneAnswer>) {
     io.u32("vpid", m.vpid);
     io.text("interface", m.interface, 64);
@@ -326,6 +327,7 @@ void fields(IO& io, M& m) {
     io.texts("others", m.others);
     io.texts("unreached", m.unreached);
     io.texts("inherited", m.inherited);
+    io.texts("warnings", m.warnings);
   } else if constexpr (std::is_same_v<T, MeshCheck>) {
     io.list("targets", m.targets, [](auto& sub, auto& t) {
       sub.text("identity", t.identity, 1024);

@@ -140,6 +140,75 @@ std::vector<std::string> user_network_settings(const std::vector<std::string>& e
   return out;
 }
 
+namespace {
+
+std::vector<std::string> comma_list(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<size_t>> interfaces_named_by(const std::string& setting,
+                                                        const std::vector<LocalInterface>& interfaces) {
+  const auto eq = setting.find('=');
+  if (eq == std::string::npos) return std::nullopt;
+  const std::string name = setting.substr(0, eq);
+  std::string value = setting.substr(eq + 1);
+  std::vector<size_t> out;
+  auto add_if = [&](auto&& matches) {
+    for (size_t i = 0; i < interfaces.size(); ++i) {
+      if (matches(interfaces[i]) && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+    }
+  };
+  if (name == "NCCL_SOCKET_IFNAME") {
+    // "^..." excludes; "=eth0" matches exactly; "eth" is a prefix.
+    if (value.starts_with("^")) return std::nullopt;
+    const bool exact = value.starts_with("=");
+    for (const auto& item : comma_list(exact ? std::string_view(value).substr(1) : std::string_view(value))) {
+      add_if([&](const LocalInterface& l) { return exact ? l.name == item : l.name.starts_with(item); });
+    }
+    return out;
+  }
+  if (name == "UCX_NET_DEVICES") {
+    if (value == "all") return std::nullopt;
+    for (const auto& item : comma_list(value)) {
+      const std::string device = item.substr(0, item.find(':'));  // "mlx5_0:1" names a port
+      add_if([&](const LocalInterface& l) { return l.name == device; });
+    }
+    return out;
+  }
+  if (name == "OMPI_MCA_btl_tcp_if_include") {
+    for (const auto& item : comma_list(value)) {
+      if (auto prefix = net::IpPrefix::parse(item); prefix && item.find('/') != std::string::npos) {
+        add_if([&](const LocalInterface& l) {
+          auto a = net::IpAddress::parse(l.address);
+          return a && prefix->contains(*a);
+        });
+      } else {
+        add_if([&](const LocalInterface& l) { return l.name == item; });
+      }
+    }
+    return out;
+  }
+  if (name == "GLOO_SOCKET_IFNAME" || name == "FI_TCP_IFACE" || name == "FI_SOCKETS_IFACE") {
+    for (const auto& item : comma_list(value)) add_if([&](const LocalInterface& l) { return l.name == item; });
+    return out;
+  }
+  if (name == "MPIR_CVAR_CH3_INTERFACE_HOSTNAME" || name == "MPICH_INTERFACE_HOSTNAME") {
+    add_if([&](const LocalInterface& l) { return l.address == value; });
+    if (out.empty()) return std::nullopt;  // a host name: not judged here
+    return out;
+  }
+  return std::nullopt;
+}
+
 std::vector<EnvironmentSetting> rank_identity_variables(const RankIdentity& id) {
   return {{"RANK", std::to_string(id.rank)},
           {"WORLD_SIZE", std::to_string(id.size)},

@@ -8,7 +8,8 @@
 #                whose own names resolve to 127.0.1.1 (Gloo binds to what
 #                the host name resolves to), and hosts with the same
 #                virbr0/docker0 whose first link drops TCP;
-#   user.*       a user's GLOO_SOCKET_IFNAME is honoured and reported;
+#   user.*       a user's GLOO_SOCKET_IFNAME is honoured and reported, and
+#                warned about where it has no route to another host;
 #   ucx.*, fi.*  ucx_perftest (UCX_TLS=tcp) and fi_pingpong -p tcp, server
 #                on rank 0, client dialing MASTER_ADDR, on the bridges and
 #                firewalled-link cluster;
@@ -110,6 +111,19 @@ $(orun_output job)"
     dclean job
 }
 
+# A user's setting that cannot reach: docker0 is every host's own bridge.
+# The user still wins (the ranks get it), and each host warns.
+user_setting_without_route_warns() {
+    dsetup --virbr --docker
+    GLOO_SOCKET_IFNAME=docker0 djob job 2 --map-by node sh -c 'echo "gloo=$GLOO_SOCKET_IFNAME"'
+    expect_ok job $rc
+    [ "$(grep -c '^gloo=docker0$' "$RUN_DIR/job.out")" -eq 2 ] || fail "the ranks did not get the user's docker0:
+$(orun_output job)"
+    expect_err job "^    warning: the user's GLOO_SOCKET_IFNAME=docker0 has no route from here to h3$"
+    expect_err job "^    warning: the user's GLOO_SOCKET_IFNAME=docker0 has no route from here to h2$"
+    dclean job
+}
+
 # RANK 0 SERVER / RANK 1 CLIENT: a two-rank job whose rank 0 runs SERVER
 # and rank 1 waits a moment, then runs CLIENT (both words, MASTER_ADDR and
 # MASTER_PORT expanded by the rank's shell).
@@ -184,7 +198,7 @@ $(orun_output job)"
     expect_clean "$P" h1 h2 h3 h4
 }
 
-CASES=(torch_loopback_names torch_bridges_and_dropped_link user_gloo_wins
+CASES=(torch_loopback_names torch_bridges_and_dropped_link user_gloo_wins user_setting_without_route_warns
        ucx_bridges_and_dropped_link fi_bridges_and_dropped_link
        mesh_all_pairs_connect mesh_black_holed_pair)
 run_netns_suite OrcarunDataPlane

@@ -76,6 +76,13 @@ struct ORCA_EXPORT DataPlaneChoice {
 
 ORCA_EXPORT DataPlaneChoice choose_data_plane(const DataPlaneInput& input);
 
+/* [local][host]: the best weight by which a local address reaches an
+ * other host under the rule above (0: it does not). */
+ORCA_EXPORT std::vector<std::vector<int>> reach_matrix(const DataPlaneInput& input);
+/* The other hosts that none of `locals` reaches (for a user's own
+ * interface setting). */
+ORCA_EXPORT std::vector<size_t> hosts_not_reached(const DataPlaneInput& input, const std::vector<size_t>& locals);
+
 /* A host's address as DaemonReport::addresses carries it,
  * "10.0.0.2/24 physical", and back. parse_address_entry: nullopt on
  * anything malformed (a peer's text is not trusted to be well formed). */

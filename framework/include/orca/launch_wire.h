@@ -139,6 +139,7 @@ struct HostAddresses {
 struct HostDirectory {
   std::vector<HostAddresses> hosts;
   bool mesh_check = false;       // open a listener for the mesh check (DataPlaneAnswer::check_port)
+  std::vector<std::string> user_settings;  // data-plane variables the user forwards (-x), NAME=VALUE
 };
 
 /* That daemon -> orcarun: its host's choice (data_plane.h). An empty
@@ -155,6 +156,7 @@ struct DataPlaneAnswer {
   std::vector<std::string> others;     // each address not chosen, and why
   std::vector<std::string> unreached;  // hosts the choice does not reach
   std::vector<std::string> inherited;  // data-plane variables in orcad's own environment (ranks inherit them)
+  std::vector<std::string> warnings;   // a user's setting that does not reach every host from here
 };
 
 /* orcarun -> each host's first daemon: connect to every other host's

@@ -26,7 +26,9 @@
 #include <orca/export.h>
 #include <orca/result.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,6 +72,18 @@ ORCA_EXPORT NetworkVariables network_variables(const RankLink& link, const Torch
 /* The user's settings of any family's variables found in `environment`,
  * as "NAME=VALUE", for the report. */
 ORCA_EXPORT std::vector<std::string> user_network_settings(const std::vector<std::string>& environment);
+
+/* What a user's interface setting ("GLOO_SOCKET_IFNAME=eth0") selects,
+ * in its library's syntax, among `interfaces` (name and address text per
+ * local address, as "eth0" / "10.0.0.1"): the indexes it names, or
+ * nullopt when its form cannot be judged here (an exclude list, UCX's
+ * "all", an address Orca does not own). */
+struct ORCA_EXPORT LocalInterface {
+  std::string name;
+  std::string address;
+};
+ORCA_EXPORT std::optional<std::vector<size_t>> interfaces_named_by(const std::string& setting,
+                                                                    const std::vector<LocalInterface>& interfaces);
 
 /* RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK. */
 struct ORCA_EXPORT RankIdentity {

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 
+#include <cstdint>
 #include <map>
 
 namespace orca::orcad {
@@ -48,7 +49,7 @@ Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob, const mca::
   if (!selected) return selected.error();
   std::vector<std::string> out;
   for (const auto& e : selected.value()) {
-    if (e.address.is_loopback() || e.tentative) continue;
+    if (e.address.is_loopback() || e.address.is_link_local() || e.tentative) continue;
     if (out.size() == launch::kMaxHostAddresses) break;
     out.push_back(launch::address_entry_text(e));
   }
@@ -68,8 +69,14 @@ launch::DataPlaneAnswer answer_directory(oob::Oob& oob, const mca::Registry& reg
     return answer;
   }
   launch::DataPlaneInput input;
-  for (const auto& e : selected.value()) {
-    if (e.tentative) continue;
+  // rank_toward indexes every selected address; input.locals holds some.
+  std::vector<size_t> position(selected.value().size(), SIZE_MAX);
+  for (size_t i = 0; i < selected.value().size(); ++i) {
+    const auto& e = selected.value()[i];
+    // Link-local addresses are no data plane: the kernel cannot say
+    // whether a peer shares the link, and the libraries take no scope.
+    if (e.tentative || e.address.is_link_local()) continue;
+    position[i] = input.locals.size();
     input.locals.push_back({.interface = e.link.name, .address = e.address, .prefix_length = e.prefix_length, .kind = e.link.kind});
   }
   // The other hosts, each ranked toward; which host owns which address,
@@ -91,7 +98,9 @@ launch::DataPlaneAnswer answer_directory(oob::Oob& oob, const mca::Registry& reg
     auto pairs = oob.rank_toward(prefix, remotes, false);
     if (!pairs) continue;  // this host then counts as unreached, and the report says so
     for (const auto& p : pairs.value()) {
-      if (p.local < input.locals.size()) input.pairs.push_back({.host = h, .local = p.local, .weight = p.weight});
+      if (p.local < position.size() && position[p.local] != SIZE_MAX) {
+        input.pairs.push_back({.host = h, .local = position[p.local], .weight = p.weight});
+      }
     }
   }
   input.proof.resize(input.locals.size());
@@ -107,6 +116,24 @@ launch::DataPlaneAnswer answer_directory(oob::Oob& oob, const mca::Registry& reg
     }
   }
   const launch::DataPlaneChoice choice = launch::choose_data_plane(input);
+  // The user's own interface settings win; say where one cannot reach.
+  std::vector<launch::LocalInterface> named;
+  for (const auto& l : input.locals) named.push_back({.name = l.interface, .address = l.address.to_string()});
+  std::vector<std::string> settings = answer.inherited;
+  settings.insert(settings.end(), directory.user_settings.begin(), directory.user_settings.end());
+  for (const auto& setting : settings) {
+    const auto chosen = launch::interfaces_named_by(setting, named);
+    if (!chosen) continue;
+    if (chosen->empty()) {
+      answer.warnings.push_back("the user's " + setting + " names no interface of this host");
+      continue;
+    }
+    const auto missed = launch::hosts_not_reached(input, *chosen);
+    if (missed.empty()) continue;
+    std::string hosts;
+    for (size_t h : missed) hosts += (hosts.empty() ? "" : ", ") + input.hosts[h];
+    answer.warnings.push_back("the user's " + setting + " has no route from here to " + hosts);
+  }
   answer.reason = choice.reason;
   answer.others = choice.others;
   for (size_t h : choice.unreached) answer.unreached.push_back(input.hosts[h]);

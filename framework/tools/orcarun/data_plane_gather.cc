@@ -9,9 +9,10 @@
 namespace orca::orcarun {
 
 DataPlaneGather::DataPlaneGather(std::vector<std::string> families, const std::vector<DaemonAt>& daemons,
-                                 std::uint32_t rank0_vpid, bool mesh_check)
+                                 std::uint32_t rank0_vpid, bool mesh_check, const std::vector<std::string>& forwarded)
     : families_(std::move(families)) {
   directory_.mesh_check = mesh_check;
+  directory_.user_settings = launch::user_network_settings(forwarded);
   std::map<std::string, size_t> by_identity;
   for (const DaemonAt& d : daemons) {
     // A report without an identity (never from a current orcad) is a host
@@ -113,6 +114,7 @@ std::string DataPlaneGather::report(const std::vector<std::string>& forwarded) c
               (h == rank0_host_ ? "; MASTER_ADDR (rank 0's host)" : "") + "\n";
     }
     for (const auto& u : a.unreached) text += "    warning: does not reach " + u + "\n";
+    for (const auto& w : a.warnings) text += "    warning: " + w + "\n";
     for (const auto& o : a.others) text += "    not chosen: " + o + "\n";
     if (a.rdma) text += "    UCX_NET_DEVICES not set: this host has RDMA devices\n";
     for (const auto& i : a.inherited) text += "    the user's (orcad's environment): " + i + "; that family is left alone\n";

@@ -25,8 +25,10 @@ class DataPlaneGather {
     const launch::DaemonReport* report = nullptr;
   };
   /* `rank0_vpid`: the daemon of rank 0, whose host gives MASTER_ADDR. */
+  /* `forwarded`: the environment forwarded to every rank (-x), whose
+   * data-plane variables each host judges too. */
   DataPlaneGather(std::vector<std::string> families, const std::vector<DaemonAt>& daemons, std::uint32_t rank0_vpid,
-                  bool mesh_check = false);
+                  bool mesh_check = false, const std::vector<std::string>& forwarded = {});
 
   const launch::HostDirectory& directory() const noexcept { return directory_; }
   /* The daemon to ask for each host (the first of it). */

@@ -432,7 +432,7 @@ void JobLaunch::all_up() {
   std::vector<DataPlaneGather::DaemonAt> at;
   for (std::uint32_t v = 1; v <= daemons(); ++v) at.push_back({.vpid = v, .host = printable(daemon_[v].host), .report = &daemon_[v].report});
   const std::uint32_t rank0 = plan_.ranks.placements.empty() ? 1 : static_cast<std::uint32_t>(plan_.ranks.placements[0].node + 1);
-  gather_ = std::make_unique<DataPlaneGather>(plan_.data_plane_families, at, rank0, plan_.mesh_check);
+  gather_ = std::make_unique<DataPlaneGather>(plan_.data_plane_families, at, rank0, plan_.mesh_check, forwarded_environment());
   auto bytes = launch::encode(gather_->directory());
   if (!bytes) {
     fail_job(bytes.error(), 1);

@@ -107,6 +107,14 @@ TEST(DataPlaneChoice, ADemotedFallbackPairReachesNothing) {
   EXPECT_NE(c.others[0].find("virbr0 192.168.122.1/24: reaches none"), std::string::npos) << c.others[0];
 }
 
+TEST(DataPlaneChoice, TheHostsAUsersInterfacesMiss) {
+  auto in = two_links(2);
+  in.pairs.erase(in.pairs.begin() + 3);  // eth1 does not reach h3
+  EXPECT_EQ(hosts_not_reached(in, {2}), (std::vector<size_t>{1}));
+  EXPECT_TRUE(hosts_not_reached(in, {1}).empty());
+  EXPECT_EQ(hosts_not_reached(in, {}), (std::vector<size_t>{0, 1}));
+}
+
 TEST(DataPlaneChoice, AHostNoLinkReachesIsNamed) {
   auto in = two_links(2);
   in.hosts.push_back("h9");  // no pair toward it

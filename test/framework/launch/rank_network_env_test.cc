@@ -95,3 +95,34 @@ TEST(RankNetworkEnv, UserSettingsAreListed) {
 
 }  // namespace
 }  // namespace orca::launch
+
+namespace orca::launch {
+namespace {
+
+const std::vector<LocalInterface> kLocals = {{"lo", "127.0.0.1"}, {"eth0", "10.0.0.2"}, {"eth1", "10.0.1.2"}, {"docker0", "172.17.0.1"}};
+
+std::vector<size_t> named(const std::string& setting) {
+  auto v = interfaces_named_by(setting, kLocals);
+  EXPECT_TRUE(v.has_value()) << setting;
+  return v.value_or(std::vector<size_t>{});
+}
+
+TEST(UserInterfaceSetting, EachLibrarysSyntax) {
+  EXPECT_EQ(named("GLOO_SOCKET_IFNAME=eth1"), (std::vector<size_t>{2}));
+  EXPECT_EQ(named("NCCL_SOCKET_IFNAME=eth"), (std::vector<size_t>{1, 2})) << "a prefix";
+  EXPECT_EQ(named("NCCL_SOCKET_IFNAME==eth"), (std::vector<size_t>{})) << "exact: no interface is called eth";
+  EXPECT_EQ(named("UCX_NET_DEVICES=eth0,mlx5_0:1"), (std::vector<size_t>{1}));
+  EXPECT_EQ(named("OMPI_MCA_btl_tcp_if_include=10.0.1.0/24,docker0"), (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(named("FI_TCP_IFACE=eth9"), (std::vector<size_t>{}));
+  EXPECT_EQ(named("MPIR_CVAR_CH3_INTERFACE_HOSTNAME=10.0.0.2"), (std::vector<size_t>{1}));
+}
+
+TEST(UserInterfaceSetting, FormsNotJudgedHere) {
+  for (const char* s : {"NCCL_SOCKET_IFNAME=^docker,lo", "UCX_NET_DEVICES=all", "OMPI_MCA_btl_tcp_if_exclude=docker0",
+                        "MPIR_CVAR_CH3_INTERFACE_HOSTNAME=node7", "MASTER_ADDR=10.0.0.2", "no-equals"}) {
+    EXPECT_FALSE(interfaces_named_by(s, kLocals).has_value()) << s;
+  }
+}
+
+}  // namespace
+}  // namespace orca::launch
