@@ -24,6 +24,10 @@
 #   5. start-up phases: orcarun --timing (median over section 2's runs),
 #      and, with strace, each orcad's own phases from time-stamped system
 #      calls (a one-off traced run: strace slows the traced calls a little)
+#   6. the data plane: orcarun with the address gather and choice
+#      (orcarun_data_plane all, the default) against without (none), and
+#      with --mesh-check, taking turns, at each K and at --local-sizes'
+#      largest N simulated nodes; ratios, and the mesh check's own time
 # Output: tables, and one "FIGURE name value unit" line per figure.
 # Every launcher call runs under `timeout`; the script removes the
 # namespaces it made on exit (also on failure, INT and TERM).
@@ -59,7 +63,7 @@ Usage: $me --builddir DIR [OPTIONS]
   --wrappers            run orcarun/orcad through the libtool wrappers
                         (default: the real programs in .libs, LD_LIBRARY_PATH set)
   --limit SECONDS       timeout of each launcher call (default 60)
-  --only LIST           comma-separated sections to run: local,launch,tree,rss,startup
+  --only LIST           comma-separated sections to run: local,launch,tree,rss,startup,data
 USAGE
 }
 
@@ -81,7 +85,7 @@ ompi_if=
 uts=1
 wrappers=0
 limit=60
-only=local,launch,tree,rss,startup
+only=local,launch,tree,rss,startup,data
 while [ $# -gt 0 ]; do
     case $1 in
         --builddir) builddir=$2; shift 2 ;;
@@ -167,7 +171,7 @@ fi
 
 # --- namespaces -------------------------------------------------------------
 need_ns=0
-for s in launch tree rss startup; do want $s && need_ns=1; done
+for s in launch tree rss startup data; do want $s && need_ns=1; done
 [ $need_ns = 1 ] || exit 0
 bench_need_namespaces "launch benchmark on simulated hosts" bench-launch
 [ -n "$hydra" ] || echo "note: mpiexec.hydra is not installed; its columns stay empty"
@@ -500,6 +504,54 @@ if want startup; then
     else
         echo "  (strace with --seccomp-bpf not available: orcad's own phases are not measured; --timing only)"
     fi
+fi
+
+# --- 6. the data plane ---------------------------------------------------------
+# timing_of FILE NAME: one phase of orcarun --timing in FILE, in ms.
+timing_of() { awk -v n="$2" '{ l = $0; sub(/ +[0-9.]+$/, "", l); gsub(/^ +/, "", l) } l == n { print $NF }' "$1"; }
+if want data; then
+    banner "6. the data plane: wall ms of orcarun ... hostname with orcarun_data_plane none / all / all + --mesh-check, median of $repeat"
+    printf '%8s %10s %10s %10s %12s %12s %14s\n' size "none ms" "all ms" "mesh ms" "all/none" "mesh/none" "mesh check ms"
+    data_variants=("none|--mca orcarun_data_plane none" "all|" "mesh|--mesh-check")
+    data_run() { # SIZE-LABEL HOST EXPECT WORDS...: one variant round; appends to $work/data.*
+        local label=$1 host=$2 expect=$3; shift 3
+        local v name extra ms
+        for v in "${data_variants[@]}"; do
+            IFS='|' read -r name extra <<<"$v"
+            read -r -a ex <<<"$extra"
+            ms=$(run_one "$host" "data-$name-$label" "$expect" "$@" "${ex[@]}" hostname)
+            echo "$ms" >>"$work/data.$label.$name"
+            if [ "$name" = mesh ] && [ "$ms" != fail ]; then
+                awk -v a="$(timing_of "$work/err" "data plane chosen")" -v b="$(timing_of "$work/err" "mesh checked")" \
+                    'BEGIN { if (a != "" && b != "") printf "%.1f\n", b - a }' >>"$work/data.$label.check"
+            fi
+        done
+    }
+    data_row() { # LABEL
+        local n a m c
+        n=$(grep -v fail "$work/data.$1.none" | median); a=$(grep -v fail "$work/data.$1.all" | median)
+        m=$(grep -v fail "$work/data.$1.mesh" | median); c=$(median <"$work/data.$1.check")
+        printf '%8s %10s %10s %10s %12s %12s %14s\n' "$1" "$n" "$a" "$m" "$(ratio "$a" "$n")" "$(ratio "$m" "$n")" "$c"
+        figure "data_plane_${1}_none" "$n" ms
+        figure "data_plane_${1}_all" "$a" ms
+        figure "data_plane_${1}_ratio_all_none" "$(ratio "$a" "$n")" ratio
+        figure "data_plane_${1}_mesh_check" "$c" ms
+    }
+    for k in $sizes; do
+        : >"$work/data.k$k.none"; : >"$work/data.k$k.all"; : >"$work/data.k$k.mesh"; : >"$work/data.k$k.check"
+        cmd_of orca "$k" --timing
+        for ((r = 0; r <= repeat; r++)); do data_run "k$k" "$h1" "$k" "${cmd[@]}"; done
+        data_row "k$k"
+    done
+    n=${local_sizes##* }
+    : >"$work/data.n$n.none"; : >"$work/data.n$n.all"; : >"$work/data.n$n.mesh"; : >"$work/data.n$n.check"
+    for ((r = 0; r < local_repeat; r++)); do
+        data_run "n$n" "" "$n" "${orca_env[@]}" "$orcarun" --timing --mca plm_base_daemon "$orcad" \
+            --mca plm_local_num_nodes "$n" -n "$n"
+    done
+    data_row "n$n"
+    echo "  (kK: K namespace hosts, one daemon and rank each; nN: N simulated nodes on this host, one distinct host:"
+    echo "   one question, no mesh; mesh check ms: from 'data plane chosen' to 'mesh checked' in --timing)"
 fi
 
 echo
