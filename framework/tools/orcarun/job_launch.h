@@ -106,7 +106,9 @@ class JobLaunch {
   void on_signal(int signo);
   void begin_teardown();
   void maybe_done();
-  void broadcast(const launch::WireMessage& message);
+  /* Sends `message` to orcarun's children in the tree; the first send that
+   * failed, if one did (the others are still made). */
+  Status broadcast(const launch::WireMessage& message);
   void show_progress();
   void print_routes();
   void print_timing();

@@ -363,6 +363,21 @@ $((8 * (131072 - 8)))"
     done_case
 }
 
+# A launch command past the oob's message limit (lowered here; the default
+# 64M holds the 1 MiB forwarding allows) ends the job at once, naming the
+# limit, where before the job waited forever for ranks no daemon started.
+forward_past_the_message_limit() {
+    setup
+    local big
+    big=$(head -c 100000 /dev/zero | tr '\0' v)
+    orc --mca oob_usock_max_msg_size 64k --mca oob_tcp_max_msg_size 64k --mca plm_local_num_nodes 2 -n 2 \
+        -genv FWD_BIG "$big" true
+    expect_status 1
+    expect_match err '^orcarun: the command could not be sent to the daemons: a message of [0-9]+ bytes is larger than oob_(usock|tcp)_max_msg_size \(65536\)\. No rank was started$'
+    expect_no_stdout
+    done_case
+}
+
 # ---------------------------------------------------------------------------------
 # 3. The routing tree: the output, and each daemon's parent in --report-routes
 
@@ -1136,6 +1151,7 @@ unknown_setting_warned_once() {
 
 CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_directory rank_environment_by_slot rank_environment_by_node
        forward_values_byte_exact forward_from_the_environment forward_unset_name_refused forward_bounds
+       forward_past_the_message_limit
        routes_direct routes_direct_tree_spawn routes_radix routes_radix_tree_spawn
        failed_rank_exit_status missing_command_is_127 rank_killed_by_signal
        many_lines_whole_and_in_order output_of_ranks_that_exit_at_once output_kept_while_orcarun_lags
