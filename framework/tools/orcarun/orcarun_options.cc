@@ -31,7 +31,7 @@ const char* const kUsage =
     "  --mesh-check           before ranks start, connect every host to every other host's\n"
     "                         data-plane address; stop naming each pair that cannot connect\n"
     "  -x NAME[=VALUE]        set NAME in every rank's environment: to VALUE, or to its value here;\n"
-    "                         -x 'PREFIX*' forwards every variable here whose name starts with PREFIX\n"
+    "                         as -x 'PREFIX*', every variable here whose name starts with PREFIX\n"
     "  -genv NAME VALUE       set NAME to VALUE in every rank's environment\n"
     "  -genvlist NAME,...     forward these variables from here, as -x NAME does\n"
     "  --mca NAME VALUE       set an MCA variable (orca_info --param all all lists them)\n"
