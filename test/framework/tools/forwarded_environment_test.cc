@@ -3,7 +3,13 @@
 // per-variable and total bounds counted as execve counts (NUL included).
 #include "orcarun/forwarded_environment.h"
 
+#include <orca/help.h>
+
 #include <gtest/gtest.h>
+
+#ifndef ORCA_TEST_HELP_DIR
+#error "ORCA_TEST_HELP_DIR must name the directory of Orca's help-*.txt files"
+#endif
 
 namespace orca::orcarun {
 namespace {
@@ -127,6 +133,29 @@ TEST(ForwardedEnvironment, BoundsAreParameters) {
   auto one = resolve({from_env("HOME")}, {.per_variable = 13, .total = 100});  // "HOME=/home/me" and NUL: 14
   ASSERT_FALSE(one.ok());
   EXPECT_EQ(one.error().topic(), "forwarded-variable-too-large");
+}
+
+// Every message renders from help-orcarun.txt with each placeholder filled,
+// naming the variable and the option.
+TEST(ForwardedEnvironment, EveryMessageRendersWhole) {
+  HelpCatalog help("orcarun", {ORCA_TEST_HELP_DIR});
+  std::vector<Message> messages;
+  messages.push_back(resolve({from_env("UNSET")}).error());
+  messages.push_back(resolve({value("BIG", std::string(200, 'v'))}, {.per_variable = 100, .total = 1000}).error());
+  messages.push_back(resolve({value("A", "1"), value("B", "2")}, {.per_variable = 100, .total = 6}).error());
+  messages.push_back(resolve({prefix("NOSUCH_")})->warnings.at(0));
+  const std::vector<std::vector<std::string>> wanted = {
+      {"-x UNSET forwards UNSET from orcarun's environment", "-x UNSET=VALUE"},
+      {"the variable BIG (-x BIG=...) is 205 bytes", "more than a\nrank may be given (100 bytes,"},
+      {"the 2 variables", "are\n8 bytes in all, more than 6 bytes"},
+      {"warning: -x NOSUCH_* forwards nothing", "starts with \"NOSUCH_\"."}};
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const std::string text = help.render(messages[i]);
+    SCOPED_TRACE(text);
+    EXPECT_EQ(text.find("not found in:"), std::string::npos);
+    EXPECT_EQ(text.find('{'), std::string::npos);
+    for (const std::string& part : wanted[i]) EXPECT_NE(text.find(part), std::string::npos) << part;
+  }
 }
 
 }  // namespace
