@@ -446,12 +446,33 @@ plm_rsh_inside_the_allocation() {
     expect_nothing_left "$MARK"
 }
 
+# srun passes orcarun's environment on to the daemons' step, and a rank
+# inherits its daemon's: a variable forwarded with -x or -genv replaces
+# that value, byte for byte, on every node.
+forwarded_variables_through_srun() {
+    need_cluster; new_marker fwd
+    local value=$'two  words "dq" \'sq\' \\ a=b==\nsecond\tline \xc3\xa9\n' rc=0 r f
+    client fwd 60 env FWD_S=orcarun FWD_T=orcarun FWD_HERE="$value" salloc -N 2 "$ORCARUN" -n 2 -x "FWD_S=$value" \
+        -genv FWD_T "$value" -x FWD_HERE \
+        sh -c 'for v in FWD_S FWD_T FWD_HERE; do printenv "$v" >"$0/$v.$ORCA_RANK"; done; hostname' "$CASE_TMP" || rc=$?
+    expect_status fwd 0 $rc
+    expect_sorted_stdout fwd h2 h3
+    # printenv adds a newline.
+    for r in 0 1; do
+        for f in FWD_S FWD_T FWD_HERE; do
+            printf '%s\n' "$value" | cmp -s - "$CASE_TMP/$f.$r" ||
+                fail "rank $r's $f is not the value forwarded: $(od -c "$CASE_TMP/$f.$r" | head -5)"
+        done
+    done
+    expect_nothing_left "$MARK"
+}
+
 CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_job_step
        export_none_does_not_strip_the_bootstrap host_subset_of_the_allocation ranks_get_every_allocated_cpu
        user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables mpi_programs_under_slurm
        chain_tree_relays_parent_contacts large_bootstrap_goes_on_standard_input daemon_killed_mid_job
        daemon_terminated_mid_job orcarun_killed_cancels_the_step srun_missing_from_path
-       malformed_nodelist_is_quoted plm_rsh_inside_the_allocation)
+       malformed_nodelist_is_quoted plm_rsh_inside_the_allocation forwarded_variables_through_srun)
 [ $# -eq 0 ] || CASES=("$@")
 
 if ! why=$(slurm_available); then

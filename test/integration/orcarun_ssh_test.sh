@@ -657,13 +657,41 @@ $(job_output job)"
     expect_cluster_clean
 }
 
+# 14. ssh passes no environment: the variables orcarun forwards still reach
+# every rank on h2..h5, byte for byte (-x NAME=VALUE, -genv, -x NAME and
+# -x 'PREFIX*'), and one it does not forward does not.
+forwarded_variables_reach_remote_ranks() {
+    ssh_cluster
+    local value=$'two  words "dq" \'sq\' \\ a=b==\nsecond\tline \xc3\xa9\n' rc=0 r f
+    FWD_HERE=$value FWD_P_1=one FWD_P_2="two 2" FWD_NOT_FORWARDED=x \
+        orcarun_ssh job --host h2,h3,h4,h5 -n 4 -x "FWD_A=$value" -genv FWD_B "$value" -x FWD_HERE -x 'FWD_P_*' \
+        sh -c 'for v in FWD_A FWD_B FWD_HERE; do printenv "$v" >"$0/$v.$ORCA_RANK"; done
+               echo "$ORCA_RANK $FWD_P_1|$FWD_P_2|${FWD_NOT_FORWARDED-unset}|${SSH_CONNECTION:+under ssh}"' "$CASE_DIR" ||
+        rc=$?
+    [ $rc -eq 0 ] || fail "orcarun exited with $rc:
+$(job_output job)"
+    [ "$(sort "$CASE_DIR/job.out")" = "0 one|two 2|unset|under ssh
+1 one|two 2|unset|under ssh
+2 one|two 2|unset|under ssh
+3 one|two 2|unset|under ssh" ] || fail "the ranks did not see the forwarded variables:
+$(job_output job)"
+    # printenv adds a newline.
+    for r in 0 1 2 3; do
+        for f in FWD_A FWD_B FWD_HERE; do
+            printf '%s\n' "$value" | cmp -s - "$CASE_DIR/$f.$r" ||
+                fail "rank $r's $f is not the value forwarded: $(od -c "$CASE_DIR/$f.$r" | head -5)"
+        done
+    done
+    expect_cluster_clean
+}
+
 CASES=(flat_launch_runs_every_rank_on_its_host tree_spawn_starts_daemons_from_daemons
        refused_key_fails_flat_launch refused_key_fails_tree_spawn unknown_host_is_reported
        secret_stays_off_command_lines_flat secret_stays_off_command_lines_tree_spawn
        remote_session_death_ends_its_daemon agent_death_ends_the_remote_daemon
        tree_spawn_parent_death_ends_its_subtree daemon_killed_takes_its_ranks_background_children
        killed_orcarun_leaves_nothing_behind
-       agent_messages_are_quoted_without_a_carriage_return)
+       agent_messages_are_quoted_without_a_carriage_return forwarded_variables_reach_remote_ranks)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_ssh_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")

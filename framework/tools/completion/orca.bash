@@ -16,7 +16,8 @@
 
 # Spellings the programs accept that their --help does not list: used to read
 # a command line, never offered.
-declare -gA _orca_hidden_aliases=([-H]=--host [-np]=--np [-mca]=--mca [-V]=--version [-h]=--help)
+declare -gA _orca_hidden_aliases=([-H]=--host [-np]=--np [-mca]=--mca [-V]=--version [-h]=--help
+                                  [--genv]=-genv [--genvlist]=-genvlist)
 
 # _orca_words: COMP_WORDS as the program will see them. Bash splits words at
 # the characters of COMP_WORDBREAKS, ':' and '=' among them, so that
@@ -161,6 +162,19 @@ _orca_argument() {
             done < <(_orca_params "$info")
             mapfile -t all < <(printf '%s\n' "${all[@]}" all | sort -u)
             _orca_reply "${all[@]}"
+            return 0
+            ;;
+        -x | -genv | -genvlist)
+            # The names of the variables set here: what -x NAME and -genvlist
+            # forward, and -genv's name; a value is the user's own.
+            local canonical=${_orca_hidden_aliases[$option]-$option} before=
+            if [[ $canonical == -genv ]] && ((n > 1)) || [[ $cur == *=* ]]; then
+                COMPREPLY=()
+                return 0
+            fi
+            [[ $canonical == -genvlist && $cur == *,* ]] && before=${cur%,*},
+            mapfile -t all < <(compgen -e -- "${cur#"$before"}")
+            COMPREPLY=("${all[@]/#/$before}")
             return 0
             ;;
         --host)

@@ -536,7 +536,14 @@ void JobLaunch::start_command() {
   for (std::uint32_t v = 1; v <= daemons(); ++v) hosts[v] = printable(daemon_[v].host);
   fences_ = std::make_unique<FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()),
                                         plan_.pmi_bound, std::move(hosts));
-  broadcast(command);
+  if (Status sent = broadcast(command); !sent) {
+    // Else the job would wait forever for ranks no daemon starts (an
+    // environment forwarded past oob_*_max_msg_size, say).
+    const Message& why = sent.error();
+    fail_job(Message("orcarun", "command-not-sent", {{"why", why.arg("why").empty() ? why.summary() : why.arg("why")}}), 1);
+    begin_teardown();
+    return;
+  }
   t_command_ = Clock::now();
   // stdin: to the daemons of the ranks that read it.
   std::vector<ProcessName> targets;
@@ -561,13 +568,16 @@ void JobLaunch::start_command() {
   }
 }
 
-void JobLaunch::broadcast(const launch::WireMessage& message) {
+Status JobLaunch::broadcast(const launch::WireMessage& message) {
   auto bytes = launch::encode(message);
-  if (!bytes) return;
+  if (!bytes) return bytes.error();
   auto shared = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes.value()));
+  Status first;
   for (std::uint32_t c : plan_.tree->children(0)) {
-    if (oob_->knows(name(c)) && !daemon_[c].gone) (void)oob_->send(name(c), launch::kTagControl, shared);
+    if (!oob_->knows(name(c)) || daemon_[c].gone) continue;
+    if (Status st = oob_->send(name(c), launch::kTagControl, shared); !st && first) first = st;
   }
+  return first;
 }
 
 void JobLaunch::on_output(ProcessName from, std::span<const std::uint8_t> bytes) {
@@ -613,7 +623,7 @@ void JobLaunch::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) 
     signal_ranks(SIGTERM);
     return;
   }
-  if (release.value()) broadcast(*release.value());
+  if (release.value()) (void)broadcast(*release.value());
 }
 
 void JobLaunch::job_failed(const launch::JobFailure& failure) {
@@ -766,9 +776,9 @@ void JobLaunch::fail_job(const Message& message, int status) {
 
 void JobLaunch::signal_ranks(int signo) {
   if (phase_ == Phase::WireUp || phase_ == Phase::TearingDown || phase_ == Phase::Done) return;
-  broadcast(launch::SignalRanks{.signal = signo});
+  (void)broadcast(launch::SignalRanks{.signal = signo});
   if (signo != SIGKILL && !grace_timer_) {
-    grace_timer_ = std::make_unique<Timer>(process_.loop(), [this] { broadcast(launch::SignalRanks{.signal = SIGKILL}); });
+    grace_timer_ = std::make_unique<Timer>(process_.loop(), [this] { (void)broadcast(launch::SignalRanks{.signal = SIGKILL}); });
     grace_timer_->start(plan_.kill_grace);
   }
 }
@@ -784,7 +794,7 @@ void JobLaunch::on_signal(int signo) {
     return;
   }
   if (signals_seen_ >= 2) {
-    broadcast(launch::SignalRanks{.signal = SIGKILL});
+    (void)broadcast(launch::SignalRanks{.signal = SIGKILL});
     if (phase_ == Phase::TearingDown) launcher_->signal_all(SIGKILL);
     return;
   }
@@ -801,7 +811,7 @@ void JobLaunch::begin_teardown() {
   grace_timer_.reset();
   stdin_.reset();
   launcher_->cancel_waiting();
-  broadcast(launch::Teardown{.signal = SIGKILL, .reason = failed_ ? "the job failed" : "the job is done"});
+  (void)broadcast(launch::Teardown{.signal = SIGKILL, .reason = failed_ ? "the job failed" : "the job is done"});
   // A daemon that has not said hello yet cannot hear the teardown: its
   // agent is told directly (a daemon still starting just ends). So is one
   // started here below another daemon that has not reported yet: its

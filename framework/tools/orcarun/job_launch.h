@@ -43,7 +43,7 @@ struct JobPlan {
   std::uint64_t output_buffer = 32u << 20;  // iof_base_output_buffer
   pmi::DataBound pmi_bound;  // pmi_base_max_job_keys / _bytes
   std::vector<std::string> data_plane_families;  // orcarun_data_plane; empty: no data-plane round
-  std::vector<std::string> environment;          // NAME=VALUE forwarded to every rank (-x, -genv)
+  std::vector<std::string> environment;          // NAME=VALUE forwarded to every rank (-x, -genv, -genvlist)
   bool mesh_check = false;                       // --mesh-check / orcarun_mesh_check
   std::chrono::milliseconds mesh_check_timeout{3000};
 };
@@ -106,7 +106,9 @@ class JobLaunch {
   void on_signal(int signo);
   void begin_teardown();
   void maybe_done();
-  void broadcast(const launch::WireMessage& message);
+  /* Sends `message` to orcarun's children in the tree; the first send that
+   * failed, if one did (the others are still made). */
+  Status broadcast(const launch::WireMessage& message);
   void show_progress();
   void print_routes();
   void print_timing();

@@ -4,9 +4,11 @@
 #include "tools/tool_main.h"
 #include "job_footprint.h"
 #include "job_launch.h"
+#include "forwarded_environment.h"
 #include "job_nodes.h"
 #include "orcarun_options.h"
 
+#include <orca/child_process.h>
 #include <orca/iof.h>
 #include <orca/launcher_vars.h>
 #include <orca/rank_network_env.h>
@@ -49,6 +51,13 @@ static int orcarun_main(int argc, char** argv) {
     return 0;
   }
   orca::Runtime& rt = p.runtime();
+  orca::orcarun::JobPlan plan;
+  // What every rank is to be given (-x, -genv, -genvlist), checked before
+  // anything starts: an unset name or a size past the bounds ends here.
+  auto forwarded = orca::orcarun::resolve_forwarding(options->forwards, orca::plm::current_environment());
+  if (!forwarded) return p.fail(forwarded.error());
+  for (const auto& warning : forwarded->warnings) rt.help().show(warning, std::cerr, true);
+  plan.environment = std::move(forwarded->variables);
   if (orca::Status st = orca::launch::declare_launcher_variables(rt.registry()); !st) return p.fail(st.error());
   orca::mca::Framework* plm_fw = nullptr;
   orca::mca::Framework* routed_fw = nullptr;
@@ -68,7 +77,6 @@ static int orcarun_main(int argc, char** argv) {
     if (orca::Status st = fw->open(); !st) return p.fail(st.error());
   }
 
-  orca::orcarun::JobPlan plan;
   // The nodes: those the user named, or the batch allocation orcarun
   // runs in (ras); else this host.
   auto allocation = orca::ras::allocate(*ras_fw, {.hosts = options->hosts, .hostfiles = options->hostfiles});

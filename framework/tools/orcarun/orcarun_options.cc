@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 
 namespace orca::orcarun {
 
@@ -29,6 +30,10 @@ const char* const kUsage =
     "  --report-topology      print each host's hwloc summary\n"
     "  --mesh-check           before ranks start, connect every host to every other host's\n"
     "                         data-plane address; stop naming each pair that cannot connect\n"
+    "  -x NAME[=VALUE]        set NAME in every rank's environment: to VALUE, or to its value here;\n"
+    "                         as -x 'PREFIX*', every variable here whose name starts with PREFIX\n"
+    "  -genv NAME VALUE       set NAME to VALUE in every rank's environment\n"
+    "  -genvlist NAME,...     forward these variables from here, as -x NAME does\n"
     "  --mca NAME VALUE       set an MCA variable (orca_info --param all all lists them)\n"
     "  --tune FILE            read MCA settings from FILE\n"
     "  --version, --help\n";
@@ -37,6 +42,54 @@ namespace {
 
 Message bad_option(const std::string& option, const std::string& why) {
   return Message("orcarun", "bad-option", {{"option", option}, {"why", why}});
+}
+
+// Why `name` cannot name a forwarded variable, or "" if it can. Any byte
+// but NUL and '=' may: the environment is C strings of NAME=VALUE.
+std::string bad_variable_name(std::string_view name) {
+  if (name.empty()) return "the variable's name is empty";
+  if (name.find('=') != std::string_view::npos) return "a variable's name cannot hold '='";
+  if (name.find('\0') != std::string_view::npos) return "a variable's name cannot hold a NUL byte";
+  return "";
+}
+
+// -x WORD: NAME=VALUE, PREFIX* or NAME.
+Result<ForwardRequest> forward_request(const std::string& word) {
+  ForwardRequest r{.option = "-x " + word};
+  if (const size_t eq = word.find('='); eq != std::string::npos) {
+    r.kind = ForwardRequest::Kind::Value;
+    r.name = word.substr(0, eq);
+    r.value = word.substr(eq + 1);
+    r.option = "-x " + r.name + "=...";  // a value may be long; messages name the variable
+  } else if (!word.empty() && word.back() == '*') {
+    // An empty prefix ("*") forwards all of orcarun's environment.
+    r.kind = ForwardRequest::Kind::Prefix;
+    r.name = word.substr(0, word.size() - 1);
+    if (r.name.find('\0') != std::string::npos) return bad_option("-x", "a variable's name cannot hold a NUL byte");
+    return r;
+  } else {
+    r.kind = ForwardRequest::Kind::FromEnvironment;
+    r.name = word;
+  }
+  if (std::string why = bad_variable_name(r.name); !why.empty()) return bad_option("-x", why + " (-x NAME=VALUE, -x NAME or -x 'PREFIX*')");
+  if (r.value.find('\0') != std::string::npos) return bad_option("-x", "a value cannot hold a NUL byte");
+  return r;
+}
+
+// -genvlist NAME,NAME...: each as -x NAME.
+Result<std::vector<ForwardRequest>> forward_list(const std::string& option, const std::string& list) {
+  std::vector<ForwardRequest> out;
+  size_t from = 0;
+  while (true) {
+    const size_t comma = std::min(list.find(',', from), list.size());
+    std::string name = list.substr(from, comma - from);
+    if (std::string why = bad_variable_name(name); !why.empty()) {
+      return bad_option(option, why + " in \"" + printable(list) + "\" (it takes names between commas: a,b,c)");
+    }
+    out.push_back({.kind = ForwardRequest::Kind::FromEnvironment, .name = std::move(name), .option = option + " " + list});
+    if (comma == list.size()) return out;
+    from = comma + 1;
+  }
 }
 
 template <typename T>
@@ -146,6 +199,28 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       if (i + 2 >= args.size()) return bad_option(name, "it needs a variable name and a value");
       o.tool.mca.push_back(mca::Setting{args[i + 1], args[i + 2], mca::Source{mca::SourceKind::CommandLine, "", 0, 0}});
       i += 2;
+    } else if (name == "-x") {
+      auto v = take();
+      if (!v) return v.error();
+      auto r = forward_request(v.value());
+      if (!r) return r.error();
+      o.forwards.push_back(std::move(r.value()));
+    } else if (name == "-genv" || name == "--genv") {
+      // Two words, as --mca.
+      if (has_inline) return bad_option(a, "it takes two words, -genv NAME VALUE, not --genv=NAME");
+      if (i + 2 >= args.size()) return bad_option(name, "it needs a variable name and a value");
+      const std::string& variable = args[i + 1];
+      if (std::string why = bad_variable_name(variable); !why.empty()) return bad_option(name, why + " (-genv NAME VALUE)");
+      if (args[i + 2].find('\0') != std::string::npos) return bad_option(name, "a value cannot hold a NUL byte");
+      o.forwards.push_back({.kind = ForwardRequest::Kind::Value, .name = variable, .value = args[i + 2],
+                            .option = name + " " + variable + " ..."});
+      i += 2;
+    } else if (name == "-genvlist" || name == "--genvlist") {
+      auto v = take();
+      if (!v) return v.error();
+      auto list = forward_list(name, v.value());
+      if (!list) return list.error();
+      for (auto& r : list.value()) o.forwards.push_back(std::move(r));
     } else if (name == "--tune") {
       auto v = take();
       if (!v) return v.error();

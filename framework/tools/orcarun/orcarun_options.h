@@ -6,6 +6,8 @@
 #ifndef ORCA_TOOLS_ORCARUN_OPTIONS_H
 #define ORCA_TOOLS_ORCARUN_OPTIONS_H
 
+#include "forwarded_environment.h"
+
 #include <orca/mca_sources.h>
 #include <orca/rank_map.h>
 #include <orca/result.h>
@@ -35,13 +37,15 @@ struct Options {
   unsigned stdin_rank = 0;
   bool help = false;
   bool version = false;
+  std::vector<ForwardRequest> forwards;  // -x, -genv, -genvlist, in order (a later one wins)
   mca::ToolOptions tool;              // --mca / --tune, for the Runtime
   std::vector<std::string> command;   // CMD ARGS...
 };
 
 /* Parses argv[1..]. Errors: an unknown option, a missing or malformed
- * value (names the option and says what it takes), no command (unless
- * --help or --version). */
+ * value (names the option and says what it takes; a forwarded variable's
+ * name that is empty or holds '=' or NUL, a value that holds NUL), no
+ * command (unless --help or --version). */
 Result<Options> parse_options(const std::vector<std::string>& args);
 
 /* The --help text. */

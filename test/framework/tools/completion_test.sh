@@ -112,6 +112,9 @@ case_orcarun_options() {
     expect_offered --host --mca --hostfile --np --map-by --oversubscribe --tag-output --stdin --timeout \
         --timing --report-routes --report-topology --tune --version --help
     expect_all_start --
+    complete_line "orcarun -"
+    expect_offered -x -genv -genvlist
+    expect_not_offered --genv --genvlist
     # orcarun's help names orca_info's --param; it is no option of orcarun.
     expect_not_offered --param
 }
@@ -152,6 +155,29 @@ case_orca_info_param_frameworks() {
     expect_not_offered tcp
 }
 
+# --- forwarded variables: the names of those set here ------------------------------
+
+case_forwarded_names() {
+    setup
+    export ORCATEST_FWD_ONE=1 ORCATEST_FWD_TWO=2
+    local line
+    for line in "orcarun -x ORCATEST_FWD_" "orcarun -genv ORCATEST_FWD_" "orcarun --genv ORCATEST_FWD_" \
+                "orcarun -genvlist ORCATEST_FWD_"; do
+        complete_line "$line"
+        [ "${COMPREPLY[*]}" = "ORCATEST_FWD_ONE ORCATEST_FWD_TWO" ] || { show_reply; fail "$line: expected both names"; }
+    done
+    # After a comma, the names again, with what precedes the comma kept.
+    complete_line "orcarun -genvlist HOME,ORCATEST_FWD_T"
+    [ "${COMPREPLY[*]}" = "HOME,ORCATEST_FWD_TWO" ] || { show_reply; fail "-genvlist after a comma"; }
+    # A value is the user's own; after -genv's two words, the command.
+    complete_line "orcarun -genv ORCATEST_FWD_ONE ORCATEST_FWD_"
+    [ "${#COMPREPLY[@]}" -eq 0 ] || { show_reply; fail "-genv's value: expected nothing"; }
+    complete_line "orcarun -x ORCATEST_FWD_ONE=ORCATEST_FWD_"
+    [ "${#COMPREPLY[@]}" -eq 0 ] || { show_reply; fail "-x NAME=: expected nothing"; }
+    complete_line "orcarun -genv A b -x C=d orcatestc"
+    [ "${COMPREPLY[*]}" = orcatestcmd ] || { show_reply; fail "after -genv A b -x C=d: expected orcatestcmd alone"; }
+}
+
 # --- orcarun's command and its arguments -----------------------------------------
 
 case_command_word() {
@@ -184,6 +210,7 @@ run_case Completion.OrcaInfoOptions case_orca_info_options
 run_case Completion.McaNamesWithPrefix case_mca_names_with_prefix
 run_case Completion.McaUniqueName case_mca_unique_name
 run_case Completion.OrcaInfoParamFrameworks case_orca_info_param_frameworks
+run_case Completion.ForwardedNames case_forwarded_names
 run_case Completion.CommandWord case_command_word
 run_case Completion.Files case_files
 

@@ -56,6 +56,34 @@ TEST(OrcarunOptions, DefaultsRunOnePerSlotWithStdinToRankZero) {
   EXPECT_EQ(o->stdin_rank, 0u);
 }
 
+TEST(OrcarunOptions, ForwardedVariablesInOrderWithValuesUntouched) {
+  auto o = parse({"-x", "A=1 2 'three'\n=four", "-x", "HOME", "-x", "OMP_*", "-genv", "B", "x y=z", "-x", "E=",
+                  "-genvlist", "C,D", "--genvlist=F", "--genv", "G", "", "-x", "*", "prog", "-x", "Z=1"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  using K = ForwardRequest::Kind;
+  struct Want {
+    K kind;
+    std::string name, value;
+  };
+  const std::vector<Want> want = {{K::Value, "A", "1 2 'three'\n=four"}, {K::FromEnvironment, "HOME", ""},
+                                  {K::Prefix, "OMP_", ""}, {K::Value, "B", "x y=z"}, {K::Value, "E", ""},
+                                  {K::FromEnvironment, "C", ""}, {K::FromEnvironment, "D", ""},
+                                  {K::FromEnvironment, "F", ""}, {K::Value, "G", ""}, {K::Prefix, "", ""}};
+  ASSERT_EQ(o->forwards.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(o->forwards[i].kind, want[i].kind) << i;
+    EXPECT_EQ(o->forwards[i].name, want[i].name) << i;
+    EXPECT_EQ(o->forwards[i].value, want[i].value) << i;
+  }
+  // Messages name the option without a value that may be long.
+  EXPECT_EQ(o->forwards[0].option, "-x A=...");
+  EXPECT_EQ(o->forwards[1].option, "-x HOME");
+  EXPECT_EQ(o->forwards[3].option, "-genv B ...");
+  EXPECT_EQ(o->forwards[5].option, "-genvlist C,D");
+  // The command's own -x is its own.
+  EXPECT_EQ(o->command, (std::vector<std::string>{"prog", "-x", "Z=1"}));
+}
+
 TEST(OrcarunOptions, HelpAndVersionNeedNoCommand) {
   EXPECT_TRUE(parse({"--help"})->help);
   EXPECT_TRUE(parse({"--version"})->version);
@@ -80,6 +108,20 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"--oversubscribe=0", "x"}, "--oversubscribe=0", "takes no value"},
       {{"--timing=yes", "x"}, "--timing=yes", "takes no value"},
       {{"--bogus", "x"}, "--bogus", "not an orcarun option"},
+      {{"-x"}, "-x", "needs a value"},
+      {{"-x", "=v", "x"}, "-x", "name is empty"},
+      {{"-x", "", "x"}, "-x", "name is empty"},
+      {{"-x", std::string("A\0B", 3), "x"}, "-x", "NUL"},
+      {{"-x", std::string("A=\0", 3), "x"}, "-x", "NUL"},
+      {{"-x", std::string("A\0*", 3), "x"}, "-x", "NUL"},
+      {{"-genv", "A"}, "-genv", "a variable name and a value"},
+      {{"-genv", "A=1", "2", "x"}, "-genv", "cannot hold '='"},
+      {{"-genv", "", "2", "x"}, "-genv", "name is empty"},
+      {{"--genv=A", "1", "x"}, "--genv=A", "two words"},
+      {{"-genvlist"}, "-genvlist", "needs a value"},
+      {{"-genvlist", "A,,B", "x"}, "-genvlist", "name is empty in \"A,,B\""},
+      {{"-genvlist", "A,", "x"}, "-genvlist", "name is empty"},
+      {{"-genvlist", "A,B=1", "x"}, "-genvlist", "cannot hold '='"},
   };
   for (const auto& c : cases) {
     auto o = parse(c.args);

@@ -226,6 +226,158 @@ rank_environment_by_node() {
     done_case
 }
 
+# --- forwarded variables (-x, -genv, -genvlist) ----------------------------------
+
+# A value with every kind of byte a shell or a wire format could mangle:
+# blanks, both quotes, a backslash, '=', a newline (and one at the end),
+# a tab, UTF-8 and a leading dash.
+FORWARD_VALUE=$'-a b  "c" \'d\' \\e =f==\nsecond\tline é ✓\n'
+
+# forward_daemon: $T/orcad, the daemon as ssh would start it, without
+# orcarun's FWD_* variables (plm/local's daemons inherit orcarun's
+# environment, so a variable could otherwise reach a rank unforwarded); it
+# leaves $T/daemon-started behind, to tell whether any daemon started.
+forward_daemon() {
+    cat >"$T/orcad" <<SCRIPT
+#!/bin/bash
+: >"$T/daemon-started"
+unset "\${!FWD_@}"
+exec "$ORCAD" "\$@"
+SCRIPT
+    chmod +x "$T/orcad"
+}
+
+# expect_no_daemon: no daemon was started (a refusal came first).
+expect_no_daemon() {
+    [ ! -e "$T/daemon-started" ] || { show_output; fail "a daemon was started"; }
+}
+
+# expect_rank_files PREFIX RANKS EXPECTED: $T/PREFIX.R holds exactly the
+# bytes of EXPECTED for every rank R below RANKS.
+expect_rank_files() {
+    local r
+    for ((r = 0; r < $2; r++)); do
+        printf '%s' "$3" | cmp -s - "$T/$1.$r" ||
+            { show_output; od -c "$T/$1.$r" 2>&1 | head -20 >&2; fail "rank $r's $1 is not the value forwarded"; }
+    done
+}
+
+# Values given on the command line reach every rank byte for byte, on both
+# (simulated) nodes: -x NAME=VALUE, -genv NAME VALUE, an empty value, a
+# later option for the same name winning. Orca's own variables win over a
+# forwarded one.
+forward_values_byte_exact() {
+    setup
+    forward_daemon
+    orc --mca plm_base_daemon "$T/orcad" --mca plm_local_num_nodes 2 -n 4 --oversubscribe \
+        -x FWD_A=replaced -x "FWD_A=$FORWARD_VALUE" -genv FWD_B "$FORWARD_VALUE" -x FWD_E= \
+        -x ORCA_RANK=99 -genv ORCA_SIZE 99 \
+        sh -c 'printf %s "$FWD_A" >"$0/a.$ORCA_RANK"; printf %s "$FWD_B" >"$0/b.$ORCA_RANK"
+               echo "$ORCA_RANK $ORCA_SIZE ${FWD_E-unset}."' "$T"
+    expect_status 0
+    expect_rank_files a 4 "$FORWARD_VALUE"
+    expect_rank_files b 4 "$FORWARD_VALUE"
+    expect_sorted_stdout "0 4 .
+1 4 .
+2 4 .
+3 4 ."
+    expect_no_stderr
+    done_case
+}
+
+# Values taken from orcarun's environment: -x NAME, -x 'PREFIX*' and
+# -genvlist; a variable not forwarded does not arrive (the daemon does not
+# pass it on), and a PREFIX* that matches nothing is a warning only.
+forward_from_the_environment() {
+    setup
+    forward_daemon
+    status=0
+    FWD_C=$FORWARD_VALUE FWD_P_1=one FWD_P_2="two 2" FWD_Q=q FWD_R=r FWD_OTHER=other ORCA_TEST_MARKER="$M" \
+        run_orcarun "$T/out" "$T/err" --mca plm_base_daemon "$T/orcad" --mca plm_local_num_nodes 2 -n 2 \
+        -x FWD_C -x 'FWD_P_*' -x 'FWD_NONE_*' -genvlist FWD_Q,FWD_R \
+        sh -c 'printf %s "$FWD_C" >"$0/c.$ORCA_RANK"
+               echo "$FWD_P_1|$FWD_P_2|$FWD_Q|$FWD_R|${FWD_OTHER-unset}"' "$T" || status=$?
+    expect_status 0
+    expect_rank_files c 2 "$FORWARD_VALUE"
+    expect_stdout "one|two 2|q|r|unset
+one|two 2|q|r|unset"
+    expect_line err "orcarun: warning: -x FWD_NONE_* forwards nothing: no variable of orcarun's environment has"
+    [ "$(wc -l <"$T/err")" -eq 2 ] || { show_output; fail "more on stderr than the warning"; }
+    done_case
+}
+
+# A name that orcarun's environment does not hold is refused before any
+# daemon starts, naming it and both ways out.
+forward_unset_name_refused() {
+    setup
+    forward_daemon
+    unset FWD_UNSET  # the case runs in a subshell of its own
+    orc --mca plm_base_daemon "$T/orcad" -genvlist HOME,FWD_UNSET true
+    expect_status 1
+    expect_line err "orcarun: -genvlist HOME,FWD_UNSET forwards FWD_UNSET from orcarun's environment, but FWD_UNSET is not set"
+    expect_text err "(export FWD_UNSET=...),"
+    expect_text err "-x FWD_UNSET=VALUE."
+    expect_no_stdout
+    expect_no_daemon
+    done_case
+}
+
+# The bounds are the kernel's for a program's environment: one NAME=VALUE
+# of 128 KiB with its NUL, and 1 MiB in all, arrive whole; a byte more of
+# either is refused before any daemon starts, saying why and what to do.
+forward_bounds() {
+    setup
+    forward_daemon
+    local at_limit over part i
+    at_limit=$(head -c $((131072 - 7)) /dev/zero | tr '\0' v)  # "FWD_B=" + value + NUL
+    orc --mca plm_base_daemon "$T/orcad" --mca plm_local_num_nodes 2 -n 2 -genv FWD_B "$at_limit" \
+        sh -c 'echo ${#FWD_B}'
+    expect_status 0
+    expect_stdout "131065
+131065"
+    rm -f "$T/daemon-started"
+    orc --mca plm_base_daemon "$T/orcad" -genv FWD_B "${at_limit}v" true
+    expect_status 1
+    expect_line err "orcarun: the variable FWD_B (-genv FWD_B ...) is 131073 bytes as NAME=VALUE, more than a"
+    expect_text err "rank may be given (131072 bytes, 128 KiB, its terminating NUL counted);"
+    expect_text err "Pass data"
+    expect_no_daemon
+
+    # Eight variables of 128 KiB fill 1 MiB: they reach every rank (and a
+    # launch command that large gets through the oob).
+    part=$(head -c $((131072 - 8)) /dev/zero | tr '\0' w)  # "FWD_Vn=" + value + NUL
+    local -a eight=()
+    for ((i = 0; i < 8; i++)); do eight+=(-genv "FWD_V$i" "$part"); done
+    orc --mca plm_base_daemon "$T/orcad" --mca plm_local_num_nodes 2 -n 2 "${eight[@]}" \
+        sh -c 'echo $((${#FWD_V0} + ${#FWD_V1} + ${#FWD_V2} + ${#FWD_V3} + ${#FWD_V4} + ${#FWD_V5} + ${#FWD_V6} + ${#FWD_V7}))'
+    expect_status 0
+    expect_stdout "$((8 * (131072 - 8)))
+$((8 * (131072 - 8)))"
+    rm -f "$T/daemon-started"
+    orc --mca plm_base_daemon "$T/orcad" "${eight[@]}" -x FWD_X= true
+    expect_status 1
+    expect_line err "orcarun: the 9 variables orcarun would forward (-x, -genv, -genvlist) are"
+    expect_text err "1048583 bytes in all, more than 1048576 bytes (1024 KiB); nothing was"
+    expect_no_stdout
+    expect_no_daemon
+    done_case
+}
+
+# A launch command past the oob's message limit (lowered here; the default
+# 64M holds the 1 MiB forwarding allows) ends the job at once, naming the
+# limit, where before the job waited forever for ranks no daemon started.
+forward_past_the_message_limit() {
+    setup
+    local big
+    big=$(head -c 100000 /dev/zero | tr '\0' v)
+    orc --mca oob_usock_max_msg_size 64k --mca oob_tcp_max_msg_size 64k --mca plm_local_num_nodes 2 -n 2 \
+        -genv FWD_BIG "$big" true
+    expect_status 1
+    expect_match err '^orcarun: the command could not be sent to the daemons: a message of [0-9]+ bytes is larger than oob_(usock|tcp)_max_msg_size \(65536\)\. No rank was started$'
+    expect_no_stdout
+    done_case
+}
+
 # ---------------------------------------------------------------------------------
 # 3. The routing tree: the output, and each daemon's parent in --report-routes
 
@@ -829,7 +981,7 @@ help_option() {
     expect_line out "Usage: orcarun [options] CMD [ARGS...]"
     local option
     for option in --host --hostfile "-n, --np N" --map-by --oversubscribe --tag-output --stdin --timeout --timing \
-                  --report-routes --mca --tune; do
+                  --report-routes -x -genv -genvlist --mca --tune; do
         expect_match out "^  $option"
     done
     expect_no_stderr
@@ -998,6 +1150,8 @@ unknown_setting_warned_once() {
 }
 
 CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_directory rank_environment_by_slot rank_environment_by_node
+       forward_values_byte_exact forward_from_the_environment forward_unset_name_refused forward_bounds
+       forward_past_the_message_limit
        routes_direct routes_direct_tree_spawn routes_radix routes_radix_tree_spawn
        failed_rank_exit_status missing_command_is_127 rank_killed_by_signal
        many_lines_whole_and_in_order output_of_ranks_that_exit_at_once output_kept_while_orcarun_lags
