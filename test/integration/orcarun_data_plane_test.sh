@@ -115,8 +115,10 @@ $(orun_output job)"
 # The user still wins (the ranks get it), and each host warns.
 user_setting_without_route_warns() {
     dsetup --virbr --docker
-    GLOO_SOCKET_IFNAME=docker0 djob job 2 --map-by node sh -c 'echo "gloo=$GLOO_SOCKET_IFNAME"'
+    # Forwarded with -x this time (the other case inherits it).
+    djob job 2 --map-by node -x GLOO_SOCKET_IFNAME=docker0 sh -c 'echo "gloo=$GLOO_SOCKET_IFNAME"'
     expect_ok job $rc
+    expect_err job "^  the user's \\(forwarded to every rank\\): GLOO_SOCKET_IFNAME=docker0; that family is left alone$"
     [ "$(grep -c '^gloo=docker0$' "$RUN_DIR/job.out")" -eq 2 ] || fail "the ranks did not get the user's docker0:
 $(orun_output job)"
     expect_err job "^    warning: the user's GLOO_SOCKET_IFNAME=docker0 has no route from here to h3$"

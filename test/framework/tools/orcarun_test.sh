@@ -946,11 +946,12 @@ timing_phases() {
     expect_status 0
     expect_line err "timing (ms since orcarun started):"
     local phase
-    for phase in "agents started" "first daemon up" "all daemons up" "command started" "command ended" "teardown done"; do
+    for phase in "agents started" "first daemon up" "all daemons up" "data plane chosen" "command started" "command ended" \
+        "teardown done"; do
         expect_match err "^  $phase +[0-9]+\.[0-9]\$"
     done
     sed -n '/^timing (ms/,/^orcad start-up/p' "$T/err" | grep '^  ' >"$T/phases"
-    [ "$(wc -l <"$T/phases")" -eq 6 ] || { show_output; fail "expected six phase lines"; }
+    [ "$(wc -l <"$T/phases")" -eq 7 ] || { show_output; fail "expected seven phase lines"; }
     # The phases come in order.
     awk '{ if ($NF + 0 < last) bad = 1; last = $NF + 0 } END { exit bad }' "$T/phases" ||
         { show_output; fail "the phases are not in order"; }
