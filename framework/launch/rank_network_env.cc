@@ -119,7 +119,12 @@ NetworkVariables network_variables(const RankLink& link, const TorchMaster& mast
       out.left_to_user.push_back(f.name + ": " + mine + " is the user's");
       continue;
     }
-    if (f.name == "ompi") out.set.emplace_back(f.variables[0], network_of(link.address, link.prefix_length));
+    // Open MPI's if_include takes IPv4 CIDRs only (an IPv6 one matches
+    // nothing and btl/tcp aborts): an IPv6 link goes by its name.
+    if (f.name == "ompi") {
+      const bool v6 = link.address.find(':') != std::string::npos;
+      out.set.emplace_back(f.variables[0], v6 ? link.interface : network_of(link.address, link.prefix_length));
+    }
     else if (f.name == "ucx" && link.rdma) out.left_to_user.push_back("ucx: UCX_NET_DEVICES not set: this host has RDMA devices, which a device list would leave out");
     else if (f.name == "ucx") out.set.emplace_back(f.variables[0], link.interface);
     else if (f.name == "nccl") out.set.emplace_back(f.variables[0], "=" + link.interface);

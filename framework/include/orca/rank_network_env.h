@@ -6,7 +6,8 @@
  * applies what comes back.
  *
  * Families and what Orca sets:
- *   ompi       OMPI_MCA_btl_tcp_if_include=<network/prefix>
+ *   ompi       OMPI_MCA_btl_tcp_if_include=<network/prefix> (IPv4; an IPv6
+ *              link by its interface name: Open MPI takes IPv4 CIDRs only)
  *   ucx        UCX_NET_DEVICES=<interface>   (never on a host with RDMA
  *              devices: UCX would drop them from its lanes silently)
  *   nccl       NCCL_SOCKET_IFNAME==<interface>   (exact match)

@@ -33,6 +33,11 @@ TEST(RankNetworkEnv, EveryFamilyInItsOwnForm) {
   EXPECT_TRUE(v.left_to_user.empty());
 }
 
+TEST(RankNetworkEnv, OpenMpiGetsAnIpv6LinkByName) {
+  const RankLink v6{.interface = "eth0", .address = "fd00:10:200::2", .prefix_length = 64, .rdma = false};
+  EXPECT_EQ(value_of(network_variables(v6, kMaster, {"ompi"}, {}), "OMPI_MCA_btl_tcp_if_include"), "eth0");
+}
+
 TEST(RankNetworkEnv, TheUserWinsPerFamily) {
   const auto v = network_variables(kLink, kMaster, data_plane_families(),
                                    {"OMPI_MCA_btl_tcp_if_exclude=docker0", "GLOO_SOCKET_IFNAME=eth0", "MASTER_PORT=1234"});
