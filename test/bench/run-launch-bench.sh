@@ -529,8 +529,10 @@ if want data; then
     }
     data_row() { # LABEL
         local n a m c
-        n=$(grep -v fail "$work/data.$1.none" | median); a=$(grep -v fail "$work/data.$1.all" | median)
-        m=$(grep -v fail "$work/data.$1.mesh" | median); c=$(median <"$work/data.$1.check")
+        # Every run of a variant may have failed: no median then, not an exit.
+        ok_runs() { grep -v fail "$1" || true; }
+        n=$(ok_runs "$work/data.$1.none" | median); a=$(ok_runs "$work/data.$1.all" | median)
+        m=$(ok_runs "$work/data.$1.mesh" | median); c=$(median <"$work/data.$1.check")
         printf '%8s %10s %10s %10s %12s %12s %14s\n' "$1" "$n" "$a" "$m" "$(ratio "$a" "$n")" "$(ratio "$m" "$n")" "$c"
         figure "data_plane_${1}_none" "$n" ms
         figure "data_plane_${1}_all" "$a" ms
