@@ -79,7 +79,11 @@ void MeshProbe::start_next() {
 
 void MeshProbe::finished(size_t i, const std::string& why) {
   if (dials_[i]) {
-    // From inside its own watch or timer: free it after this callback.
+    // From inside its own watch or timer: free it after this callback, and
+    // silence both now, so that a write-ready that fires again before then
+    // cannot count this target twice.
+    dials_[i]->watch->disable();
+    dials_[i]->timer->cancel();
     deferred_->defer([gone = std::shared_ptr<Dial>(std::move(dials_[i]))] {});
     --in_flight_;
   }
