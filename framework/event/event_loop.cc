@@ -234,7 +234,16 @@ IoWatch::IoWatch(EventLoop& loop, int fd, short what, Callback callback)
 IoWatch::~IoWatch() { event_free(ev_); }
 
 void IoWatch::enable() {
-  if (!enabled_) event_add(ev_, nullptr);
+  if (enabled_) return;
+  // A refused add (a descriptor closed under us, the epoll watch limit)
+  // leaves the watch off and says so: marked on, it would never fire and
+  // the job would wait for it without a word.
+  if (event_add(ev_, nullptr) != 0) {
+    const int err = errno;
+    errors_->report("cannot watch descriptor " + std::to_string(event_get_fd(ev_)) + " on the event loop: " +
+                    std::strerror(err));
+    return;
+  }
   enabled_ = true;
 }
 
@@ -321,7 +330,11 @@ SignalWatch::~SignalWatch() {
 }
 
 void SignalWatch::enable() {
-  if (!enabled_) event_add(ev_, nullptr);
+  if (enabled_) return;
+  if (event_add(ev_, nullptr) != 0) {
+    errors_->report("cannot watch signal " + std::to_string(signo_) + " on the event loop");
+    return;
+  }
   enabled_ = true;
 }
 

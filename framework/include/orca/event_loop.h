@@ -107,7 +107,9 @@ class ORCA_EXPORT IoWatch {
   IoWatch(const IoWatch&) = delete;
   IoWatch& operator=(const IoWatch&) = delete;
 
-  /* Watches persistently until disable(). */
+  /* Watches persistently until disable(). If libevent refuses (the fd is
+   * not open, the epoll watch limit), the watch stays off (enabled() is
+   * false) and the loop's error handler is told. */
   void enable();
   void disable();
   bool enabled() const noexcept { return enabled_; }

@@ -379,5 +379,23 @@ TEST(EventLoopErrors, AThrowingHandlerFallsBackToStderr) {
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "orca: an exception escaped a deferred call: first\n");
 }
 
+// A watch libevent refuses (its descriptor closed under it) stays off and
+// is reported, so that nobody waits for a readiness that cannot come; the
+// same watch works once there is a descriptor to watch again.
+TEST_F(EventLoopTest, AWatchOfAClosedDescriptorStaysOffAndIsReported) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  const int closed = fds[0];
+  ::close(fds[0]);
+  IoWatch watch(loop_, closed, IoWatch::kWrite, [](short) {});
+  watch.enable();
+  EXPECT_FALSE(watch.enabled());
+  ASSERT_EQ(errors_.size(), 1u);
+  EXPECT_NE(errors_[0].find("cannot watch descriptor " + std::to_string(closed)), std::string::npos) << errors_[0];
+  EXPECT_NE(errors_[0].find("Bad file descriptor"), std::string::npos) << errors_[0];
+  watch.disable();  // harmless on a watch that never started
+  ::close(fds[1]);
+}
+
 }  // namespace
 }  // namespace orca
