@@ -408,7 +408,8 @@ void JobLaunch::on_report(std::span<const std::uint8_t> bytes) {
   if (!t_first_up_) t_first_up_ = Clock::now();
   if (all_at_once()) {
     relay_contact(d.report);
-  } else if (!plan_.tree_spawn) {
+  } else if (!plan_.tree_spawn && phase_ == Phase::WireUp) {
+    // Not during the teardown: a daemon started after it would not hear it.
     launch_children_of(d.report.vpid);
   }
   if (up_count_ == daemons() && phase_ == Phase::WireUp) all_up();
@@ -716,14 +717,18 @@ void JobLaunch::daemon_failed(std::uint32_t vpid, const std::string& message) {
   // Held to the end of this call: this may be its callback, whose
   // capture `message` refers to (a Timer allows being freed there).
   const std::unique_ptr<Timer> waited = std::move(d.awaiting_exit);
+  // Read before fail_job: during wire-up it begins the teardown, and the
+  // rest of this (a drain of the ranks) must not overwrite that phase.
+  const bool wiring_up = phase_ == Phase::WireUp;
   fail_job(Message("orcarun", "daemon-failed", {{"host", printable(d.host)}, {"vpid", std::to_string(vpid)},
                                                  {"what", printable(message)},
                                                  {"hint", launcher_hint(plan_.plm.component, printable(d.host))}}),
            1);
-  if (phase_ == Phase::WireUp) {
+  if (wiring_up) {
     begin_teardown();
     return;
   }
+  if (phase_ == Phase::TearingDown || phase_ == Phase::Done) return;
   // The lost daemon itself may be alive but silent (stopped, or behind a
   // black hole): its agent goes now, not at the end of the teardown. With
   // ssh that closes the daemon's stdin, which ends it once it runs again.
