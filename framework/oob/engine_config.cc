@@ -46,6 +46,16 @@ const orca_mca_var_decl kEngineDecls[] = {
      .description = "Milliseconds a new connection may take to authenticate",
      .min_value = "1",
      .max_value = "3600000"},
+    {.name = "handshake_patience",
+     .type = ORCA_MCA_VAR_INT,
+     .default_value = "60000",
+     .level = 6,
+     .description = "Milliseconds past handshake_timeout that a connection this process dialed waits for its "
+                    "handshake while the peer process runs (usock: the kernel names the listener's process; a "
+                    "stopped or gone one is given up at handshake_timeout): a parent busy with a thousand daemons "
+                    "starting is not a dead one. 0 gives up at handshake_timeout always",
+     .min_value = "0",
+     .max_value = "3600000"},
     {.name = "max_pending",
      .type = ORCA_MCA_VAR_UNSIGNED,
      .default_value = "256",
@@ -79,7 +89,8 @@ Result<EngineConfig> read_engine_config(const orca_mca_context& context, std::st
   EngineConfig cfg;
   const mca::ContextReader in(context, prefix);
   for (const auto& [name, target] : {std::pair{"heartbeat", &cfg.heartbeat},
-                                     std::pair{"handshake_timeout", &cfg.handshake_timeout}}) {
+                                     std::pair{"handshake_timeout", &cfg.handshake_timeout},
+                                     std::pair{"handshake_patience", &cfg.handshake_patience}}) {
     if (Status st = in.read(name, *target); !st) return st.error();
   }
   for (const auto& [name, target] : {std::pair{"max_msg_size", &cfg.max_message_size},

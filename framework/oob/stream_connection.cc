@@ -1,6 +1,8 @@
 // Connection: nonblocking frame I/O on the event loop.
 #include "oob/stream_connection.h"
 
+#include "oob/handshake_patience.h"
+
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -51,11 +53,7 @@ Connection::Connection(Engine& engine, UniqueFd fd, std::string label, Role role
       inbuf_(kHandshakeRead),
       read_watch_(engine.loop(), fd_.get(), IoWatch::kRead, [this](short) { on_readable(); }),
       write_watch_(engine.loop(), fd_.get(), IoWatch::kWrite, [this](short) { flush(); }),
-      handshake_timer_(engine.loop(),
-                       [this] {
-                         close("no handshake within " + engine_.config().variable("handshake_timeout") + " (" +
-                               std::to_string(engine_.config().handshake_timeout.count()) + " ms)");
-                       }),
+      handshake_timer_(engine.loop(), [this] { on_handshake_timeout(); }),
       heartbeat_timer_(engine.loop(), [this] { on_heartbeat(); }) {
   if (role_ == Role::Client) {
     client_ = std::make_unique<ClientHandshake>(identity_, expected, delivered_from(expected));
@@ -249,6 +247,25 @@ void Connection::handshake_step(HandshakeStep step) {
   on_dial_done = nullptr;
   engine_.on_established(this, peer_, peer_delivered);
   if (done) done(Status{});
+}
+
+void Connection::on_handshake_timeout() {
+  const EngineConfig& config = engine_.config();
+  ++handshake_periods_;
+  // Only a connection this process dialed waits on: the peer is the one it
+  // chose (its parent), not a stranger holding a handshake slot.
+  std::optional<std::string> give_up = std::string();
+  if (role_ == Role::Client) {
+    const HandshakePatience patience(config.handshake_timeout, config.handshake_patience,
+                                     config.variable("handshake_patience"));
+    give_up = patience.period_ended(handshake_periods_, peer_process_of(fd_.get()));
+  }
+  if (!give_up) {
+    handshake_timer_.start(config.handshake_timeout);
+    return;
+  }
+  close("no handshake within " + config.variable("handshake_timeout") + " (" +
+        std::to_string(config.handshake_timeout.count()) + " ms)" + *give_up);
 }
 
 void Connection::arm_heartbeat() {

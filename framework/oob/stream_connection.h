@@ -64,6 +64,9 @@ class Connection {
   void handle(Frame& frame);
   void handshake_step(HandshakeStep step);
   void arm_heartbeat();
+  /* A handshake_timeout period ended without a handshake: close, or (a
+   * dialed peer seen running, HandshakePatience) wait one more. */
+  void on_handshake_timeout();
   /* EngineConfig::clock, or steady_clock::now when it is empty. */
   std::chrono::steady_clock::time_point now() const;
   void on_heartbeat();
@@ -88,6 +91,7 @@ class Connection {
   Timer heartbeat_timer_;
   std::chrono::steady_clock::time_point last_received_;
   std::chrono::steady_clock::time_point last_sent_;
+  int handshake_periods_ = 0;  // handshake_timeout periods ended so far
   bool established_ = false;
   bool closing_ = false;       // inside close(): no second close, no recursion
   bool write_failed_ = false;  // the socket refused a write: stop writing

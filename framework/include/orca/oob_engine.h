@@ -51,6 +51,10 @@ struct ORCA_EXPORT EngineConfig {
   std::chrono::milliseconds heartbeat{500};            // 0: no heartbeat
   int heartbeat_misses = 4;                            // silent this long (period x misses): connection dead
   std::chrono::milliseconds handshake_timeout{5000};
+  /* How long past handshake_timeout a connection this process dialed
+   * waits while the peer process is seen running (unix sockets, where the
+   * kernel names it): overload is not death. 0: never past the timeout. */
+  std::chrono::milliseconds handshake_patience{60000};
   /* Handshake slots: connections that have not proven the secret yet, in
    * all; of these, pending_reserve (< max_pending) only for sources that
    * completed a handshake in this engine (a daemon's reconnect); and from
@@ -69,7 +73,7 @@ struct ORCA_EXPORT EngineConfig {
 };
 
 /* The engine's variables (max_msg_size, send_queue_limit, heartbeat,
- * heartbeat_misses, handshake_timeout, max_pending, pending_reserve,
+ * heartbeat_misses, handshake_timeout, handshake_patience, max_pending, pending_reserve,
  * max_pending_per_source), as rows for a stream component's variable
  * table: each component declares them under its own prefix. */
 ORCA_EXPORT std::span<const orca_mca_var_decl> engine_variable_decls();
