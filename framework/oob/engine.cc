@@ -44,6 +44,7 @@ struct PeerState {
   PeerChannel channel;
   Connection* current = nullptr;
   Timer ack_timer;
+  bool refused = false;  // a send was refused for a full queue: tell `ready` once there is room
 };
 
 Engine::Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks)
@@ -235,8 +236,10 @@ Status Engine::would_accept(ProcessName to, size_t size) {
                     {"why", "a message of " + std::to_string(size) + " bytes is larger than " +
                                 config_.variable("max_msg_size") + " (" + std::to_string(config_.max_message_size) + ")"}});
   }
-  Status st = peer(to).channel.would_accept(size);
+  PeerState& p = peer(to);
+  Status st = p.channel.would_accept(size);
   if (st) return st;
+  p.refused = true;
   // The channel knows its limit, not whose variable set it.
   Message::Args args = st.error().args();
   args.emplace_back("variable", config_.variable("send_queue_limit"));
@@ -300,7 +303,15 @@ void Engine::on_data(Connection* c, ProcessName from, std::uint32_t tag, std::ui
 
 void Engine::on_ack(ProcessName from, std::uint64_t ack) {
   auto it = peers_.find(from);
-  if (it != peers_.end()) it->second->channel.acknowledge(ack);
+  if (it == peers_.end()) return;
+  PeerState& p = *it->second;
+  p.channel.acknowledge(ack);
+  // Half the limit, not the first free byte: a refused sender retries
+  // once with room for a burst, not once per acknowledgement.
+  if (p.refused && p.channel.queued_bytes() <= config_.send_queue_limit / 2) {
+    p.refused = false;
+    if (callbacks_.ready) callbacks_.ready(from);
+  }
 }
 
 void Engine::stamp_ack(ProcessName name, FrameHeader& header) {

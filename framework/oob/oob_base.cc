@@ -95,7 +95,8 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
                              &Oob::c_log,
                              &Oob::c_rank,
                              &Oob::c_select_local,
-                             &Oob::c_link_outcome};
+                             &Oob::c_link_outcome,
+                             &Oob::c_peer_ready};
   // An invalid interface list (both set, an entry matching nothing) is the
   // user's error: report it here, in full, before any module starts.
   // One scan serves every check and every module starting now: it is
@@ -129,7 +130,6 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   auto watch = net::AddressWatch::start(loop, std::chrono::milliseconds(50), [raw] { raw->inventory_cache_.reset(); });
   if (watch) oob->address_watch_ = std::move(watch.value());
   oob->waiting_timer_ = std::make_unique<Timer>(loop, [raw] { raw->deliver_waiting(); });
-  oob->relay_timer_ = std::make_unique<Timer>(loop, [raw] { raw->flush_relays(); });
   oob->uri_ = self.to_string() + ";host=" + oob->host_identity_;
   for (const auto& m : oob->modules_) oob->uri_ += std::string(";") + m.module->contact(m.module->self);
   return oob;
@@ -233,6 +233,14 @@ size_t Oob::on_peer_lost(LostHandler handler) {
 
 void Oob::cancel_peer_lost(size_t token) { lost_handlers_.erase(token); }
 
+size_t Oob::on_peer_ready(ReadyHandler handler) {
+  const size_t token = next_ready_token_++;
+  ready_handlers_.emplace(token, std::move(handler));
+  return token;
+}
+
+void Oob::cancel_peer_ready(size_t token) { ready_handlers_.erase(token); }
+
 void Oob::log(int level, const std::string& text) const {
   if (oob_framework_ != nullptr && oob_framework_->verbosity() >= level) runtime_.log("oob", text);
 }
@@ -284,18 +292,14 @@ void Oob::relay(Relayed message) {
     return;
   }
   relay_backlog_bytes_ += message.bytes.size();
-  relay_backlog_.push_back(std::move(message));
-  if (!relay_timer_->pending()) relay_timer_->start(std::chrono::milliseconds(2));
+  relay_backlog_.push_back(std::move(message));  // the refusal's peer_ready flushes it
 }
 
 void Oob::flush_relays() {
   while (!relay_backlog_.empty()) {
     Relayed& m = relay_backlog_.front();
     Status st = send_module(m.next, m.module_tag, m.bytes);
-    if (!st && st.error().topic() == "peer-busy") {
-      relay_timer_->start(std::chrono::milliseconds(2));
-      return;
-    }
+    if (!st && st.error().topic() == "peer-busy") return;  // again at that refusal's peer_ready
     if (!st) log(0, "cannot relay a message to " + m.next.to_string() + ": " + st.error().summary());
     relay_backlog_bytes_ -= m.bytes.size();
     relay_backlog_.pop_front();
@@ -357,6 +361,24 @@ std::string Oob::route(ProcessName peer) const {
   return buf[0] ? it->second->component + ": " + buf : std::string();
 }
 
+namespace {
+// Calls every handler of `handlers` with `args`. A handler may cancel
+// itself or add others: the tokens are walked from a copy, each looked up
+// in the live map.
+template <class Handler, class... Args>
+void call_each(std::map<size_t, Handler>& handlers, const Args&... args) {
+  std::vector<size_t> tokens;
+  tokens.reserve(handlers.size());
+  for (const auto& entry : handlers) tokens.push_back(entry.first);
+  for (size_t token : tokens) {
+    auto it = handlers.find(token);
+    if (it == handlers.end()) continue;
+    Handler h = it->second;
+    h(args...);
+  }
+}
+}  // namespace
+
 void Oob::c_deliver(void* host, orca_process_name from, uint32_t tag, const uint8_t* data, size_t length) {
   static_cast<Oob*>(host)->on_message(ProcessName::from_c(from), tag, std::span<const std::uint8_t>(data, length));
 }
@@ -366,18 +388,15 @@ void Oob::c_peer_lost(void* host, orca_process_name peer, const char* why) {
   std::string reason = why;
   if (!self->selection_error_.empty()) reason += " (ranking failed: " + self->selection_error_ + ")";
   const ProcessName name = ProcessName::from_c(peer);
-  self->deferred_->defer([self, name, reason] {
-    // A handler may cancel itself or add others: walk a copy of the tokens.
-    std::vector<size_t> tokens;
-    for (const auto& [token, handler] : self->lost_handlers_) tokens.push_back(token);
-    for (size_t token : tokens) {
-      auto it = self->lost_handlers_.find(token);
-      if (it != self->lost_handlers_.end()) {
-        LostHandler h = it->second;
-        h(name, reason);
-      }
-    }
-  });
+  self->deferred_->defer([self, name, reason] { call_each(self->lost_handlers_, name, reason); });
+}
+
+void Oob::c_peer_ready(void* host, orca_process_name peer) {
+  auto* self = static_cast<Oob*>(host);
+  const ProcessName name = ProcessName::from_c(peer);
+  // Relays first: they waited longest, and a handler may send more.
+  self->flush_relays();
+  call_each(self->ready_handlers_, name);
 }
 
 void Oob::c_log(void* host, int level, const char* text) { static_cast<Oob*>(host)->log(level, text); }

@@ -3,12 +3,13 @@
 
 namespace orca::oob {
 
-// Short enough that a burst of output is not held up, long enough that a
-// full peer queue is not polled in a busy loop.
-static constexpr std::chrono::milliseconds kRetry{2};
+Outbox::Outbox(Oob& oob, std::function<void()> on_drained, ErrorHandler on_error)
+    : oob_(oob), on_drained_(std::move(on_drained)), on_error_(std::move(on_error)),
+      ready_token_(oob.on_peer_ready([this](ProcessName) {
+        if (!queue_.empty()) flush();
+      })) {}
 
-Outbox::Outbox(EventLoop& loop, Oob& oob, std::function<void()> on_drained, ErrorHandler on_error)
-    : oob_(oob), on_drained_(std::move(on_drained)), on_error_(std::move(on_error)), retry_(loop, [this] { flush(); }) {}
+Outbox::~Outbox() { oob_.cancel_peer_ready(ready_token_); }
 
 bool Outbox::try_send(ProcessName to, std::uint32_t tag, const std::vector<std::uint8_t>& bytes) {
   Status st = oob_.send(to, tag, bytes);
@@ -20,17 +21,13 @@ bool Outbox::try_send(ProcessName to, std::uint32_t tag, const std::vector<std::
 
 void Outbox::post(ProcessName to, std::uint32_t tag, std::vector<std::uint8_t> bytes) {
   if (queue_.empty() && try_send(to, tag, bytes)) return;
-  queue_.push_back(Item{to, tag, std::move(bytes)});
-  if (!retry_.pending()) retry_.start(kRetry);
+  queue_.push_back(Item{to, tag, std::move(bytes)});  // the refusal's peer_ready flushes it
 }
 
 void Outbox::flush() {
   while (!queue_.empty()) {
     const Item& item = queue_.front();
-    if (!try_send(item.to, item.tag, item.bytes)) {
-      retry_.start(kRetry);
-      return;
-    }
+    if (!try_send(item.to, item.tag, item.bytes)) return;  // again at that refusal's peer_ready
     queue_.pop_front();
   }
   if (on_drained_) on_drained_();

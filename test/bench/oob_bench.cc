@@ -548,11 +548,12 @@ int oob_child(const ChildOptions& o, const orca::mca::ToolOptions& tool) {
       ++confirmed;
       loop.stop();
     });
-    // Back-pressure: when send() refuses (a full queue), run the loop a
-    // little (it writes and reads acknowledgements) and try again.
-    bool napping = false;
-    orca::Timer nap(loop, [&] {
-      napping = false;
+    // Back-pressure: when send() refuses (peer-busy, a full queue), run
+    // the loop until the oob says the peer has room again (on_peer_ready:
+    // acknowledgements freed half the queue), then go on.
+    bool room = false;
+    const size_t ready_token = oob.on_peer_ready([&](orca::ProcessName) {
+      room = true;
       loop.stop();
     });
     // One immutable buffer shared by every message: Oob::send's zero-copy
@@ -572,17 +573,14 @@ int oob_child(const ChildOptions& o, const orca::mca::ToolOptions& tool) {
           ++sent;
           continue;
         }
-        const std::string& topic = st.error().topic();
-        if (topic != "send-failed" && topic != "send-queue-full") {
+        if (st.error().topic() != "peer-busy") {
           std::cout << "ERROR send: " << st.error().summary() << std::endl;
           return 1;
         }
         ++retries;
-        napping = true;
-        nap.start(std::chrono::microseconds(100));
-        wait_for([&] { return !napping; });
-        nap.cancel();
-        if (broken()) return report_broken();
+        room = false;
+        wait_for([&] { return room; });
+        if (broken() || !room) return report_broken();
       }
       wait_for([&] { return confirmed >= want; });
       seconds = seconds_since(t0);
@@ -592,6 +590,7 @@ int oob_child(const ChildOptions& o, const orca::mca::ToolOptions& tool) {
         std::cout << "ROUTE " << oob.route(peer) << std::endl;
       }
     }
+    oob.cancel_peer_ready(ready_token);
     result = stream_result(seconds, o.count * o.size, o.count, retries);
   }
   // Goodbye, so that the server exits only once everything arrived.

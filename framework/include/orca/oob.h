@@ -34,8 +34,10 @@ extern "C" {
 /* Version 2: select_local and rank take the calling component's variable
  * prefix, so each component's own if_include / if_exclude decide.
  * Version 3: the host hears what each connect attempt proved
- * (link_outcome), the data plane's evidence. */
-#define ORCA_OOB_INTERFACE_VERSION 3u
+ * (link_outcome), the data plane's evidence.
+ * Version 4: a module that declined a send for a full queue tells the host
+ * when it takes more (peer_ready): senders wait for that, not a timer. */
+#define ORCA_OOB_INTERFACE_VERSION 4u
 
 struct event_base;
 
@@ -78,6 +80,11 @@ typedef struct orca_oob_host {
      * handshook, 0 when it timed out or was refused. An attempt cancelled
      * because another won proves nothing and is not told. */
     void (*link_outcome)(void *host, const char *local, const char *remote, int connected);
+    /* A send to `peer` this module DECLINED for back-pressure can now be
+     * retried: its queue has room. A module that declines sends must call
+     * this after each such refusal (once is enough for several), from the
+     * loop, never from inside send. */
+    void (*peer_ready)(void *host, orca_process_name peer);
 } orca_oob_host;
 
 typedef struct orca_oob_module {
@@ -91,7 +98,7 @@ typedef struct orca_oob_module {
      * cannot reach it (no part of its own, or not on this host). */
     orca_mca_rc (*add_peer)(void *self, orca_process_name peer, const char *uri, orca_mca_reason *why);
     /* Queues a message (the bytes are copied). DECLINED with a reason on a
-     * full queue (back-pressure: the caller may retry later); FAILED with a
+     * full queue (back-pressure: the host's peer_ready says when to retry); FAILED with a
      * reason on anything that a retry would not cure (an oversize message).
      * The same for send_shared. */
     orca_mca_rc (*send)(void *self, orca_process_name peer, uint32_t tag, const uint8_t *data, size_t length,
@@ -173,6 +180,7 @@ class ORCA_EXPORT Oob {
  public:
   using Receiver = std::function<void(ProcessName from, std::span<const std::uint8_t> bytes)>;
   using LostHandler = std::function<void(ProcessName peer, const std::string& why)>;
+  using ReadyHandler = std::function<void(ProcessName peer)>;
   /* The neighbour to send a message for `final` to, or nullopt for none. */
   using Router = std::function<std::optional<ProcessName>(ProcessName final)>;
   static constexpr size_t kMaxWaiting = 4096;
@@ -214,6 +222,14 @@ class ORCA_EXPORT Oob {
   /* Adds a handler; returns a token for cancel_peer_lost(). */
   size_t on_peer_lost(LostHandler handler);
   void cancel_peer_lost(size_t token);
+  /* Back-pressure eased: a send refused with peer-busy may be retried.
+   * `peer` is the neighbour whose queue has room (for a message routed
+   * through a next hop, that hop). Every handler hears of every neighbour;
+   * a refused send is always followed by one such call for its neighbour.
+   * From the loop, never from inside a send. Returns a token for
+   * cancel_peer_ready(). */
+  size_t on_peer_ready(ReadyHandler handler);
+  void cancel_peer_ready(size_t token);
   /* "tcp: 10.0.0.1:41200 -> 10.0.0.2:5000", or "" when not connected. */
   std::string route(ProcessName peer) const;
   /* Messages waiting for a receiver of their tag. */
@@ -258,6 +274,7 @@ class ORCA_EXPORT Oob {
   static orca_mca_rc c_select_local(void* host, const char* variable_prefix, orca_reach_endpoint* out, size_t* count,
                                     orca_mca_reason* why);
   static void c_link_outcome(void* host, const char* local, const char* remote, int connected);
+  static void c_peer_ready(void* host, orca_process_name peer);
   using Selection = std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>;
   /* The inventory (scanned afresh, or the cached scan) and the selection
    * the caller's lists make of it. */
@@ -286,6 +303,8 @@ class ORCA_EXPORT Oob {
   std::map<std::uint32_t, Receiver> receivers_;
   std::map<size_t, LostHandler> lost_handlers_;
   size_t next_lost_token_ = 1;
+  std::map<size_t, ReadyHandler> ready_handlers_;
+  size_t next_ready_token_ = 1;
   Router router_;
   std::deque<Waiting> waiting_;
   std::deque<LinkOutcome> link_outcomes_;
@@ -294,9 +313,8 @@ class ORCA_EXPORT Oob {
     std::uint32_t module_tag;
     std::vector<std::uint8_t> bytes;
   };
-  std::deque<Relayed> relay_backlog_;  // relays waiting out back-pressure, in order
+  std::deque<Relayed> relay_backlog_;  // relays waiting out back-pressure, in order (flushed on peer_ready)
   size_t relay_backlog_bytes_ = 0;
-  std::unique_ptr<Timer> relay_timer_;
   size_t waiting_bytes_ = 0;
   std::unique_ptr<Timer> waiting_timer_;
   std::unique_ptr<EventLoop> deferred_;  // a view of the loop for lost-peer reports (see open)

@@ -93,6 +93,11 @@ struct ORCA_EXPORT EngineCallbacks {
   std::function<void(ProcessName peer)> want_connection;
   /* Verbose output: level 10 connections, 20 handshakes, 30 frames. */
   std::function<void(int level, const std::string& text)> log;
+  /* A send to `peer` was refused for a full queue, and acknowledgements
+   * have since brought the queue to half its limit or less: there is room
+   * again. Once per refusal, from the loop (while reading the peer's
+   * frames, as deliver is). */
+  std::function<void(ProcessName peer)> ready;
 };
 
 /* Bytes to send, kept alive by an owner until they are written and
@@ -177,10 +182,12 @@ class ORCA_EXPORT Engine {
                                 std::function<void(Status)> done);
 
   /* Queues a message; it goes out when a connection is up. Errors:
-   * "send-queue-full" (back-pressure: retry later), too large. */
+   * "send-queue-full" (back-pressure: EngineCallbacks::ready says when to
+   * retry), too large. */
   Status send(ProcessName peer, std::uint32_t tag, Payload payload);
   /* Whether `size` more bytes would be accepted now: lets a caller skip
-   * copying a message that would only be refused. */
+   * copying a message that would only be refused. A refusal here counts
+   * as one of send's (ready follows). */
   Status would_accept(ProcessName peer, size_t size);
 
   /* Whether an established connection carries `peer`. */

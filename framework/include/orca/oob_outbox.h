@@ -5,7 +5,8 @@
  * must not lose or reorder messages (a daemon's output, then the exit of
  * the rank that wrote it) puts them here instead. post() sends at once
  * when nothing waits, otherwise queues behind what waits; a refused
- * message is retried on a short timer, and the ones behind it wait for it.
+ * message is retried when the oob says its neighbour has room again
+ * (Oob::on_peer_ready), and the ones behind it wait for it.
  * Only back-pressure (Oob::send's peer-busy) is waited out: a message a
  * retry cannot cure (no route, a bad tag, too large) is dropped and handed
  * to `on_error`, and the ones behind it go on.
@@ -31,7 +32,10 @@ class ORCA_EXPORT Outbox {
   using ErrorHandler = std::function<void(ProcessName to, std::uint32_t tag, const Message& why)>;
   /* `on_drained` runs when the queue becomes empty again; `on_error` for
    * a dropped message (default: nothing; either may be empty). */
-  Outbox(EventLoop& loop, Oob& oob, std::function<void()> on_drained = {}, ErrorHandler on_error = {});
+  explicit Outbox(Oob& oob, std::function<void()> on_drained = {}, ErrorHandler on_error = {});
+  ~Outbox();
+  Outbox(const Outbox&) = delete;
+  Outbox& operator=(const Outbox&) = delete;
   void post(ProcessName to, std::uint32_t tag, std::vector<std::uint8_t> bytes);
   size_t waiting() const noexcept { return queue_.size(); }
 
@@ -48,7 +52,7 @@ class ORCA_EXPORT Outbox {
   std::function<void()> on_drained_;
   ErrorHandler on_error_;
   std::deque<Item> queue_;
-  Timer retry_;
+  size_t ready_token_;  // Oob::on_peer_ready
 };
 
 }  // namespace orca::oob

@@ -106,7 +106,7 @@ Status DaemonSession::start() {
   oob_ = oob.value();
   oob_opened_ = StartupClock::Clock::now();
   outbox_ = std::make_unique<oob::Outbox>(
-      process_.loop(), *oob_, [this] { resume_output(); },
+      *oob_, [this] { resume_output(); },
       [this](ProcessName to, std::uint32_t tag, const Message& why) {
         process_.runtime().log("plm", "dropped a message for " + to.to_string() + " (tag " + std::to_string(tag) +
                                           "): " + why.summary());

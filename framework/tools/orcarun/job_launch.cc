@@ -163,7 +163,7 @@ Status JobLaunch::open() {
       process_.loop(), 2, StreamWriter::Hooks{.written = [this](std::uint32_t v, std::uint64_t n) { output_written(v, n); }, .broken = {}});
   const std::uint64_t window = iof::output_window(plan_.output_buffer, daemons());
   credits_ = std::make_unique<iof::CreditLedger>(window);
-  outbox_ = std::make_unique<oob::Outbox>(process_.loop(), *oob_);
+  outbox_ = std::make_unique<oob::Outbox>(*oob_);
   auto sink = [this](StreamWriter& w) {
     return [this, &w](std::string_view t) {
       w.write(t, printing_from_, std::exchange(printing_credit_, 0));

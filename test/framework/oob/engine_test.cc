@@ -58,6 +58,7 @@ struct Side {
       messages.emplace_back(bytes.begin(), bytes.end());
     };
     cb.want_connection = [this](ProcessName peer) { wanted.push_back(peer); };
+    cb.ready = [this](ProcessName peer) { ready.push_back(peer); };
     cb.log = [this](int level, const std::string& text) {
       log.push_back(text);
       levels.push_back(level);
@@ -76,6 +77,7 @@ struct Side {
     return n;
   }
   std::unique_ptr<Engine> engine;
+  std::vector<ProcessName> ready;  // EngineCallbacks::ready, in order
   size_t delivered = 0;
   ProcessName last_from;
   size_t last_size = 0;
@@ -806,13 +808,20 @@ TEST_F(EngineTest, AFullSendQueueRefusesUntilAcknowledgementsFlow) {
   EXPECT_EQ(refused.error().arg("variable"), "oob_test_send_queue_limit");
   EXPECT_NE(refused.error().summary().find("oob_test_send_queue_limit"), std::string::npos) << refused.error().summary();
   EXPECT_FALSE(a.engine->would_accept(kB, 1024).ok());
-  // Wall time alone changes nothing.
+  // Wall time alone changes nothing, and says nothing of room.
   loop_.run_until([] { return false; }, 50ms);
   EXPECT_FALSE(a.engine->send(kB, 1, Payload(numbered(accepted, 1024))).ok());
   EXPECT_EQ(b.delivered, 0u);
-  // The receiver is reached again: its acknowledgements free the queue.
+  EXPECT_TRUE(a.ready.empty());
+  // The receiver is reached again: its acknowledgements free the queue,
+  // and the sender hears of room once, however many refusals it had.
   relay.up().release();
+  ASSERT_TRUE(loop_.run_until([&] { return !a.ready.empty(); }, 10s)) << "no ready after the refusals";
+  EXPECT_TRUE(a.engine->would_accept(kB, 1024).ok()) << "ready, but the queue still refuses";
   ASSERT_TRUE(loop_.run_until([&] { return b.delivered == accepted && a.engine->unacknowledged(kB) == 0; }, 10s));
+  ASSERT_EQ(a.ready.size(), 1u);
+  EXPECT_EQ(a.ready[0], kB);
+  EXPECT_TRUE(b.ready.empty()) << "b never refused a send";
   EXPECT_TRUE(a.engine->would_accept(kB, 1024).ok());
   for (std::uint32_t i = 0; i < 64; ++i) ASSERT_TRUE(a.engine->send(kB, 1, Payload(numbered(accepted + i, 1024))).ok()) << i;
   ASSERT_TRUE(loop_.run_until([&] { return b.delivered == 2 * accepted; }, 10s));

@@ -5,6 +5,7 @@
 // receiver, the tag range, no route, and every peer-lost subscriber told.
 #include <orca/event_loop.h>
 #include <orca/oob.h>
+#include <orca/oob_outbox.h>
 #include <orca/oob_tags.h>
 #include <orca/process.h>
 #include <orca/runtime.h>
@@ -29,13 +30,14 @@ using test::bytes_of;
 
 /* One process: its own Runtime (settings, components) and Oob. */
 struct Process {
-  Process(EventLoop& loop, ProcessName name) {
+  Process(EventLoop& loop, ProcessName name, const std::vector<std::string>& settings = {}) {
     const std::string b = build_dir();
     env_ = {"ORCA_MCA_mca_base_component_path=" + b + "/components/oob/usock/.libs:" + b +
                 "/components/reachable/weighted/.libs",
             "ORCA_MCA_mca_base_param_files=none", "ORCA_MCA_mca_base_override_param_file=none",
             std::string("ORCA_MCA_mca_base_help_path=") + ORCA_TEST_HELP_DIR, "ORCA_MCA_oob=usock",
             "ORCA_MCA_reachable=weighted"};
+    env_.insert(env_.end(), settings.begin(), settings.end());
     for (auto& e : env_) envp_.push_back(e.c_str());
     envp_.push_back(nullptr);
     runtime = std::make_unique<Runtime>("oob_routing_test", envp_.data());
@@ -95,6 +97,45 @@ TEST_F(OobRouting, ARouterRelaysAlongTheChainAndTheReceiverSeesTheOrigin) {
   EXPECT_EQ(at0[0].from, n2);
   EXPECT_EQ(at0[0].text, "back");
   EXPECT_TRUE(at1.empty()) << "the relay delivered a message meant for another process";
+}
+
+// Back-pressure on both hops of a relay (the sender's queue 1 MiB, the
+// relay's 64 KiB, so the relay's next hop refuses first): the sender's
+// Outbox waits for the oob's peer_ready, the relay in the middle keeps
+// what its next hop refused and sends it at that hop's peer_ready. No
+// timer drives either: everything arrives, in order, or the loop starves.
+TEST(OobRoutingBackPressure, ARelayAndAnOutboxWaitForRoomAndLoseNothing) {
+  EventLoop loop;
+  std::vector<std::unique_ptr<Process>> p;
+  for (std::uint32_t v = 0; v < 3; ++v) {
+    const std::string limit = v == 0 ? "1M" : "64k";
+    p.push_back(std::make_unique<Process>(loop, ProcessName{5, v},
+                                          std::vector<std::string>{"ORCA_MCA_oob_usock_send_queue_limit=" + limit}));
+  }
+  for (auto [a, b] : {std::pair{0, 1}, std::pair{1, 2}}) {
+    ASSERT_TRUE(p[a]->oob->add_peer(p[b]->oob->self(), p[b]->oob->contact_uri()).ok());
+    ASSERT_TRUE(p[b]->oob->add_peer(p[a]->oob->self(), p[a]->oob->contact_uri()).ok());
+  }
+  const ProcessName n1 = p[1]->oob->self(), n2 = p[2]->oob->self();
+  p[0]->oob->set_router([n1](ProcessName) { return std::optional<ProcessName>(n1); });
+  std::vector<std::string> at2;
+  p[2]->oob->on_receive(7, [&](ProcessName, std::span<const std::uint8_t> b) { at2.emplace_back(b.begin(), b.end()); });
+  size_t ready_heard = 0;
+  p[0]->oob->on_peer_ready([&](ProcessName peer) { ready_heard += peer == n1; });
+  Outbox outbox(*p[0]->oob);
+  constexpr int kCount = 400;
+  for (int i = 0; i < kCount; ++i) {
+    std::string text = std::to_string(i) + ":" + std::string(8192, static_cast<char>('a' + i % 26));
+    outbox.post(n2, 7, std::vector<std::uint8_t>(text.begin(), text.end()));
+  }
+  ASSERT_GT(outbox.waiting(), 0u) << "no back-pressure: the test would prove nothing";
+  ASSERT_TRUE(loop.run_until([&] { return at2.size() == static_cast<size_t>(kCount); }, 30s))
+      << at2.size() << " of " << kCount << " arrived; " << outbox.waiting() << " still in the outbox";
+  for (int i = 0; i < kCount; ++i) {
+    ASSERT_EQ(at2[static_cast<size_t>(i)].substr(0, at2[static_cast<size_t>(i)].find(':')), std::to_string(i));
+  }
+  EXPECT_GT(ready_heard, 0u);
+  EXPECT_EQ(outbox.waiting(), 0u);
 }
 
 TEST_F(OobRouting, SendViaNamesTheNextHop) {

@@ -71,7 +71,7 @@ class OutboxTest : public ::testing::Test {
 
 TEST_F(OutboxTest, EverythingArrivesInOrderThroughBackPressure) {
   size_t drained = 0;
-  Outbox outbox(loop_, *a_->oob, [&] { ++drained; });
+  Outbox outbox(*a_->oob, [&] { ++drained; });
   constexpr size_t kCount = 40;
   std::vector<std::string> sent;
   for (size_t i = 0; i < kCount; ++i) {
@@ -102,7 +102,7 @@ TEST_F(OutboxTest, EverythingArrivesInOrderThroughBackPressure) {
 
 TEST_F(OutboxTest, AnEmptyOutboxSendsAtOnceAndNeverCallsOnDrained) {
   size_t drained = 0;
-  Outbox outbox(loop_, *a_->oob, [&] { ++drained; });
+  Outbox outbox(*a_->oob, [&] { ++drained; });
   outbox.post(b_->oob->self(), kTag, message(0, 100));
   EXPECT_EQ(outbox.waiting(), 0u);
   ASSERT_TRUE(loop_.run_until([&] { return received_.size() == 1; }, 30s));
@@ -112,7 +112,7 @@ TEST_F(OutboxTest, AnEmptyOutboxSendsAtOnceAndNeverCallsOnDrained) {
 
 TEST_F(OutboxTest, ItDrainsAgainAfterASecondBurst) {
   size_t drained = 0;
-  Outbox outbox(loop_, *a_->oob, [&] { ++drained; });
+  Outbox outbox(*a_->oob, [&] { ++drained; });
   for (size_t burst = 0; burst < 2; ++burst) {
     for (size_t i = 0; i < 10; ++i) outbox.post(b_->oob->self(), kTag, message(burst * 10 + i, kBig));
     ASSERT_GT(outbox.waiting(), 0u);
@@ -125,7 +125,7 @@ TEST_F(OutboxTest, ItDrainsAgainAfterASecondBurst) {
 // A permanent refusal is not back-pressure: a message Oob::send can never
 // take (no route, a bad tag, too large) is dropped, and the next one goes.
 TEST_F(OutboxTest, AMessageThatCanNeverBeSentDoesNotBlockTheOnesBehindIt) {
-  Outbox outbox(loop_, *a_->oob);
+  Outbox outbox(*a_->oob);
   outbox.post(ProcessName{9, 77}, kTag, message(0, 10));  // no such peer, no router
   outbox.post(b_->oob->self(), kTag, message(1, 10));
   EXPECT_TRUE(loop_.run_until([&] { return received_.size() == 1; }, 5s))
