@@ -534,7 +534,7 @@ TEST(TcpConfig, TheTableNamesEveryVariableOnce) {
     EXPECT_TRUE(names.insert(variables()[i].name).second) << variables()[i].name;
     EXPECT_NE(variables()[i].description, nullptr) << variables()[i].name;
   }
-  EXPECT_EQ(variables().size(), 23u);
+  EXPECT_EQ(variables().size(), 24u);
 }
 
 }  // namespace
