@@ -256,8 +256,12 @@ void PmixServer::register_namespace(const orca_pmi_job& job) {
   info.text(PMIX_TMPDIR, job.tmpdir);
   info.text(PMIX_NSDIR, job.tmpdir);
   info.flag(PMIX_SPAWNED, false);
-  // What each rank is: Open MPI reads its local and node rank from here.
-  for (std::uint32_t r = 0; r < job.size; ++r) {
+  // What each of this node's ranks is: Open MPI reads its own local and
+  // node rank from here. Only this node's: libpmix derives every rank's
+  // host and node from the two maps above, and a list of every rank of the
+  // job on every node made the job's start quadratic (1024 daemons: 48 s
+  // of CPU in all, against 12 s without a PMIx server).
+  for (const std::uint32_t r : layout_.local) {
     InfoList proc;
     proc.rank(PMIX_RANK, r);
     proc.rank(PMIX_GLOBAL_RANK, r);
