@@ -2,6 +2,7 @@
 #include "oob/handshake_patience.h"
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -16,13 +17,16 @@ PeerProcess peer_process_of(int fd) {
   // SO_PEERCRED means something only on unix sockets.
   if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &alen) != 0 || addr.ss_family != AF_UNIX) return {};
   if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) return {};
-  PeerProcess out{.state = PeerProcess::State::Gone, .pid = cred.pid};
+  if (cred.uid != ::geteuid()) return {.state = PeerProcess::State::Stranger, .pid = cred.pid, .uid = cred.uid};
+  PeerProcess out{.state = PeerProcess::State::Gone, .pid = cred.pid, .uid = cred.uid};
   std::ifstream stat("/proc/" + std::to_string(cred.pid) + "/stat");
   std::string text;
   if (!std::getline(stat, text)) return out;
   // The state follows the command name, which may hold ") ": take the last.
   const auto close = text.rfind(") ");
-  if (close == std::string::npos || close + 2 >= text.size()) return {.state = PeerProcess::State::Unknown, .pid = cred.pid};
+  if (close == std::string::npos || close + 2 >= text.size()) {
+    return {.state = PeerProcess::State::Unknown, .pid = cred.pid, .uid = cred.uid};
+  }
   switch (text[close + 2]) {
     case 'T':
     case 't':
@@ -48,6 +52,9 @@ std::optional<std::string> HandshakePatience::period_ended(int periods, const Pe
       return "; its " + who + " is stopped";
     case PeerProcess::State::Gone:
       return "; its " + who + " is gone";
+    case PeerProcess::State::Stranger:
+      return "; the listener is " + who + " of uid " + std::to_string(peer.uid) +
+             ", not this user's (another user holds the socket's name?)";
     case PeerProcess::State::Running:
       break;
   }

@@ -17,15 +17,19 @@ namespace orca::oob {
 
 /* What the kernel says of the process at the other end of a socket. */
 struct PeerProcess {
-  enum class State { Unknown, Running, Stopped, Gone };
+  /* Stranger: another uid's process (a squatter on the socket's name);
+   * it is never waited for. */
+  enum class State { Unknown, Running, Stopped, Gone, Stranger };
   State state = State::Unknown;  // Unknown: not a unix socket, or no pid to read
   pid_t pid = 0;
+  uid_t uid = 0;
 };
 
 /* The process that listened on the other end of unix socket `fd`
  * (SO_PEERCRED), and its state from /proc/<pid>/stat: stopped or traced
  * ('T', 't'), gone (a zombie, or no such process), or running (anything
- * else: runnable, sleeping, in disk wait). Unknown for other sockets. */
+ * else: runnable, sleeping, in disk wait); Stranger when its uid is not
+ * this process's. Unknown for other sockets. */
 PeerProcess peer_process_of(int fd);
 
 /* The decision, pure: at the end of each handshake_timeout period that

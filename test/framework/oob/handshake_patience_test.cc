@@ -48,6 +48,13 @@ TEST(HandshakePatience, AStoppedOrGonePeerIsGivenUpAtTheTimeout) {
   EXPECT_TRUE(p.period_ended(2, {.state = State::Stopped, .pid = 9}));
 }
 
+TEST(HandshakePatience, AnotherUsersListenerIsNeverWaitedFor) {
+  const HandshakePatience p(5000ms, 60000ms, "x_handshake_patience");
+  const auto why = p.period_ended(1, {.state = State::Stranger, .pid = 5, .uid = 65534});
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("process 5 of uid 65534, not this user's"), std::string::npos) << *why;
+}
+
 TEST(HandshakePatience, NothingToGoByMeansTheTimeoutAlone) {
   const HandshakePatience p(5000ms, 60000ms, "x_handshake_patience");
   const auto why = p.period_ended(1, {});
@@ -64,7 +71,8 @@ TEST(HandshakePatience, NoPatienceGivesUpAtTheTimeout) {
 struct ListeningChild {
   pid_t pid = -1;
   int fd = -1;
-  ListeningChild() {
+  /* `uid` >= 0: the child listens as that user (needs root). */
+  explicit ListeningChild(int uid = -1) {
     int ready[2];
     if (::pipe(ready) != 0) return;
     sockaddr_un sa{};
@@ -74,6 +82,7 @@ struct ListeningChild {
     const socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
     pid = ::fork();
     if (pid == 0) {
+      if (uid >= 0 && ::setuid(static_cast<uid_t>(uid)) != 0) ::_exit(1);
       const int l = ::socket(AF_UNIX, SOCK_STREAM, 0);
       if (::bind(l, reinterpret_cast<sockaddr*>(&sa), len) != 0 || ::listen(l, 4) != 0) ::_exit(1);
       (void)!::write(ready[1], "x", 1);
@@ -117,6 +126,17 @@ TEST(PeerProcessOf, NamesTheListenerAndSeesItStopAndDie) {
   ::waitpid(child.pid, nullptr, 0);
   child.pid = -1;
   EXPECT_EQ(peer_process_of(child.fd).state, State::Gone);  // reaped: no such process
+}
+
+TEST(PeerProcessOf, AnotherUsersListenerIsAStranger) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to listen as another user";
+  ListeningChild child(65534);
+  ASSERT_GT(child.pid, 0);
+  ASSERT_GE(child.fd, 0);
+  const PeerProcess p = peer_process_of(child.fd);
+  EXPECT_EQ(p.state, State::Stranger);
+  EXPECT_EQ(p.pid, child.pid);
+  EXPECT_EQ(p.uid, 65534u);
 }
 
 TEST(PeerProcessOf, ATcpSocketIsUnknown) {
