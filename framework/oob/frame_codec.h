@@ -78,13 +78,17 @@ struct Frame {
  * stops after each complete frame, so that the caller can run the
  * handshake and switch phase before the bytes behind it are decoded.
  * In the Established phase Data frames up to `max_data` are taken; their
- * payload buffer grows as bytes arrive (never more than what arrived plus
- * kMaxGrowStep), so a header that lies about its length costs nothing. */
+ * payload buffer is whole at once up to kWholeAtOnce and beyond that grows
+ * as bytes arrive (never more than what arrived plus kMaxGrowStep), so a
+ * header that lies about its length costs little. */
 class FrameReader {
  public:
   enum class Phase { Handshake, Established };
   /* Largest single growth of a payload buffer. */
   static constexpr size_t kMaxGrowStep = 8u << 20;
+  /* Payloads up to this size get their whole buffer when their header
+   * arrives (within the bound above: a liar costs at most this). */
+  static constexpr size_t kWholeAtOnce = 1u << 20;
 
   /* `limit_variable` names the owning component's variable that sets
    * max_data ("oob_tcp_max_msg_size"), for errors. */

@@ -469,6 +469,23 @@ TEST(FrameReader, AHeaderThatLiesAboutItsLengthCostsOnlyWhatArrived) {
   EXPECT_TRUE(out.empty());
 }
 
+TEST(FrameReader, APayloadUpToOneMebibyteIsAllocatedOnce) {
+  // Growing a 1 MiB buffer step by step copied it four times; now it is
+  // made whole when its first byte arrives, and never grows again.
+  const size_t length = FrameReader::kWholeAtOnce;
+  const Bytes payload = pattern(length, 3);
+  FrameReader reader(k64MiB, kLimitVariable);
+  std::vector<Frame> out;
+  ASSERT_TRUE(Succeeded(reader.feed(header_bytes(header(FrameType::Data, 0, 1, 0, static_cast<std::uint32_t>(length))), out)));
+  ASSERT_TRUE(Succeeded(reader.feed(std::span(payload).subspan(0, 1000), out)));
+  EXPECT_EQ(reader.payload_capacity(), length);
+  g_largest_allocation = 0;
+  ASSERT_TRUE(Succeeded(reader.feed(std::span(payload).subspan(1000), out)));
+  EXPECT_LT(g_largest_allocation.load(), length) << "the buffer was allocated again";
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].payload, payload);
+}
+
 TEST(FrameReader, PayloadBufferStaysWithinOneStepOfTheBytes) {
   // 32 MiB in 1 MiB pieces: after every piece the buffer is at most what
   // arrived plus one growth step, and the frame is whole at the end.
