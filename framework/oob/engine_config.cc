@@ -50,10 +50,10 @@ const orca_mca_var_decl kEngineDecls[] = {
      .type = ORCA_MCA_VAR_INT,
      .default_value = "60000",
      .level = 6,
-     .description = "Milliseconds past handshake_timeout that a connection this process dialed waits for its "
-                    "handshake while the peer process runs (usock: the kernel names the listener's process; a "
-                    "stopped or gone one is given up at handshake_timeout): a parent busy with a thousand daemons "
-                    "starting is not a dead one. 0 gives up at handshake_timeout always",
+     .description = "Milliseconds past handshake_timeout that a connection waits for its handshake while the "
+                    "peer process, of this user, runs (usock: the kernel names it; a stopped or gone one, another "
+                    "user's, and any TCP peer are given up at handshake_timeout): a parent busy with a thousand "
+                    "daemons starting is not a dead one. 0 gives up at handshake_timeout always",
      .min_value = "0",
      .max_value = "3600000"},
     {.name = "max_pending",

@@ -1,7 +1,10 @@
-// HandshakePatience: whether a connection this process dialed waits on
-// past a handshake_timeout without a handshake. An overloaded peer (a
-// parent on a host with a thousand daemons starting) answers late; a
-// stopped or dead one never does, and only those are given up at once.
+// HandshakePatience: whether a connection waits on past a
+// handshake_timeout without a handshake. An overloaded peer (a parent on
+// a host with a thousand daemons starting, or a child starved of CPU)
+// answers late; a stopped or dead one never does, and only those are
+// given up at once. Only a peer process the kernel names and that is of
+// this uid (a unix socket) is waited for: over TCP, and for another
+// user's process, the timeout alone rules.
 // A listener that accepted is no evidence of life: a stopped process's
 // kernel still accepts into its backlog. The process itself is.
 #ifndef ORCA_OOB_HANDSHAKE_PATIENCE_H

@@ -252,14 +252,13 @@ void Connection::handshake_step(HandshakeStep step) {
 void Connection::on_handshake_timeout() {
   const EngineConfig& config = engine_.config();
   ++handshake_periods_;
-  // Only a connection this process dialed waits on: the peer is the one it
-  // chose (its parent), not a stranger holding a handshake slot.
-  std::optional<std::string> give_up = std::string();
-  if (role_ == Role::Client) {
-    const HandshakePatience patience(config.handshake_timeout, config.handshake_patience,
-                                     config.variable("handshake_patience"));
-    give_up = patience.period_ended(handshake_periods_, peer_process_of(fd_.get()));
-  }
+  // Either end waits on for a peer process the kernel names, of this uid,
+  // that runs (usock): a parent busy with a thousand daemons starting, or
+  // a child starved of CPU, is slow, not dead. Over TCP nothing names the
+  // peer, and a stranger's handshake costs its slot only this long.
+  const HandshakePatience patience(config.handshake_timeout, config.handshake_patience,
+                                   config.variable("handshake_patience"));
+  const std::optional<std::string> give_up = patience.period_ended(handshake_periods_, peer_process_of(fd_.get()));
   if (!give_up) {
     handshake_timer_.start(config.handshake_timeout);
     return;

@@ -65,7 +65,7 @@ class Connection {
   void handshake_step(HandshakeStep step);
   void arm_heartbeat();
   /* A handshake_timeout period ended without a handshake: close, or (a
-   * dialed peer seen running, HandshakePatience) wait one more. */
+   * peer process of this uid seen running, HandshakePatience) wait one more. */
   void on_handshake_timeout();
   /* EngineConfig::clock, or steady_clock::now when it is empty. */
   std::chrono::steady_clock::time_point now() const;

@@ -51,9 +51,9 @@ struct ORCA_EXPORT EngineConfig {
   std::chrono::milliseconds heartbeat{500};            // 0: no heartbeat
   int heartbeat_misses = 4;                            // silent this long (period x misses): connection dead
   std::chrono::milliseconds handshake_timeout{5000};
-  /* How long past handshake_timeout a connection this process dialed
-   * waits while the peer process is seen running (unix sockets, where the
-   * kernel names it): overload is not death. 0: never past the timeout. */
+  /* How long past handshake_timeout a connection waits while the peer
+   * process, of this uid, is seen running (unix sockets, where the kernel
+   * names it): overload is not death. 0: never past the timeout. */
   std::chrono::milliseconds handshake_patience{60000};
   /* Handshake slots: connections that have not proven the secret yet, in
    * all; of these, pending_reserve (< max_pending) only for sources that

@@ -1,0 +1,143 @@
+#!/bin/bash
+# Jobs of many simulated daemons on this host (plm/local, no root), the
+# check issue 21 asks for in CI: repeatable, bounded by what /proc says,
+# never by the wall clock.
+#   daemons_256        256 daemons (64 under the sanitizers), one rank
+#                      each, come up, run and end with status 0 and every
+#                      line; each orcad's peak RSS (VmHWM, sampled while
+#                      the ranks run) and orcarun's stay under a bound.
+#   busy_parents_are_waited_for
+#                      128 daemons with oob_usock_handshake_timeout 100 ms:
+#                      on 2 cores their parents cannot answer every
+#                      handshake that fast, and a daemon must wait for a
+#                      parent that runs (oob_usock_handshake_patience)
+#                      instead of deciding it is gone (without the wait,
+#                      measured: 2 runs of 2 failed, 21 and 22 daemons
+#                      gave up).
+# Every case prints its figures on a FIGURE line.
+#
+# By hand: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC bash orcarun_scale_test.sh [CASE...]
+. "$(dirname "$0")/../lib/testcase.sh"
+
+. "$(dirname "$0")/../lib/orcarun.sh"
+# For figure and rss_bound_kb (its oob helpers, which need netns.sh, are not used).
+. "$(dirname "$0")/../lib/proc_figures.sh"
+
+SUITE=OrcarunScale
+
+# --- bounds ----------------------------------------------------------------------------------
+
+# Daemons of the big job: each is a process with its PMIx server, so the
+# sanitized build (three times the memory, several times the CPU) runs a
+# quarter of them.
+DAEMONS=256
+[ "${ORCA_TEST_SANITIZED:-no}" = yes ] && DAEMONS=64
+# Peak RSS (VmHWM) of one orcad serving one rank with its PMIx server up:
+# measured 14.5 MiB on average, 15.1 MiB at most, of 256 (2026-12-02). 24
+# MiB catches a cost that grows with the job (every daemon once held a
+# list of every rank of the job for libpmix).
+ORCAD_HWM_MIB=24
+# orcarun's own peak with 256 daemons: measured 11.6 MiB (about 14 KiB a
+# daemon above its own 8 MiB); 32 MiB catches a per-daemon cost of 80 KiB.
+ORCARUN_HWM_MIB=32
+
+# --- helpers -----------------------------------------------------------------------------------
+
+# output: what orcarun printed, for messages.
+output() {
+    echo "--- stdout ($(wc -l <"$T/out") lines):"
+    tail -n 5 "$T/out"
+    echo "--- stderr:"
+    tail -n 40 "$T/err"
+}
+
+# sample_peaks: every orcad's and orcarun's VmHWM now (one awk for all:
+# hundreds of processes are read), the highest kept in ORCAD_PEAK_KB
+# (with the count of daemons seen in ORCADS_SEEN) and ORCARUN_PEAK_KB.
+# plm/local starts each orcad as a child of orcarun.
+sample_peaks() {
+    local -a files=() pids
+    local pid figures
+    mapfile -t pids < <(pgrep -x -P "$ORCARUN_PID" orcad || true)
+    for pid in "${pids[@]}"; do files+=("/proc/$pid/status"); done
+    figures=$(awk '$1 == "VmHWM:" { n++; if ($2 > max) max = $2 } END { print n + 0, max + 0 }' \
+        "${files[@]}" /dev/null 2>/dev/null || true)
+    [ "${figures% *}" -le "$ORCADS_SEEN" ] || ORCADS_SEEN=${figures% *}
+    [ "${figures#* }" -le "$ORCAD_PEAK_KB" ] || ORCAD_PEAK_KB=${figures#* }
+    figures=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$ORCARUN_PID/status" 2>/dev/null || true)
+    [ -z "$figures" ] || [ "$figures" -le "$ORCARUN_PEAK_KB" ] || ORCARUN_PEAK_KB=$figures
+}
+
+# release_ranks FIFO: lets every rank blocked in `cat FIFO` go on (EOF),
+# as often as needed until orcarun ends: a rank that opens the FIFO after
+# one release waits for the next.
+release_ranks() {
+    while kill -0 "$ORCARUN_PID" 2>/dev/null; do
+        # Read-write: the open never blocks, whoever reads or not.
+        exec {w}<>"$1"
+        exec {w}>&-
+        sleep 0.2
+    done
+}
+
+# --- cases ---------------------------------------------------------------------------------------
+
+daemons_256() {
+    local_case_setup scale-daemons
+    ORCAD_PEAK_KB=0 ORCARUN_PEAK_KB=0 ORCADS_SEEN=0
+    # Each rank blocks on a FIFO (no CPU: hundreds of polling shells would
+    # starve the daemons), so that every daemon is up, and at its peak,
+    # while it is sampled.
+    mkfifo "$T/release"
+    ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes "$DAEMONS" -n "$DAEMONS" \
+        sh -c 'touch "$0.$ORCA_RANK"; cat "$0" >/dev/null; echo "rank $ORCA_RANK"' "$T/release"
+    local i started=0
+    for ((i = 0; i < 1200; i++)); do
+        started=$(find "$T" -maxdepth 1 -name 'release.*' | wc -l)
+        [ "$started" -lt "$DAEMONS" ] || break
+        kill -0 "$ORCARUN_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ "$started" -eq "$DAEMONS" ] || fail "$started of $DAEMONS ranks started:
+$(output)"
+    sample_peaks
+    release_ranks "$T/release"
+    local rc=0
+    orcarun_wait 120 || rc=$?
+    figure "daemons=$DAEMONS orcads_seen=$ORCADS_SEEN orcad_peak_hwm_kb=$ORCAD_PEAK_KB orcarun_hwm_kb=$ORCARUN_PEAK_KB"
+    [ "$rc" -eq 0 ] || fail "orcarun exited with status $rc:
+$(output)"
+    [ "$(grep -c '^rank [0-9]*$' "$T/out")" -eq "$DAEMONS" ] || fail "not every rank printed its line:
+$(output)"
+    [ "$ORCADS_SEEN" -eq "$DAEMONS" ] || fail "$ORCADS_SEEN of $DAEMONS orcads were seen running"
+    local bound_kb; bound_kb=$(rss_bound_kb $((ORCAD_HWM_MIB * 1024)))
+    [ "$ORCAD_PEAK_KB" -le "$bound_kb" ] ||
+        fail "an orcad reached a peak RSS of $((ORCAD_PEAK_KB / 1024)) MiB, over $((bound_kb / 1024)) MiB"
+    bound_kb=$(rss_bound_kb $((ORCARUN_HWM_MIB * 1024)))
+    [ "$ORCARUN_PEAK_KB" -le "$bound_kb" ] ||
+        fail "orcarun reached a peak RSS of $((ORCARUN_PEAK_KB / 1024)) MiB with $DAEMONS daemons, over $((bound_kb / 1024)) MiB"
+    expect_nothing_left "$M" 20
+}
+
+busy_parents_are_waited_for() {
+    local_case_setup scale-busy
+    local n=128
+    [ "${ORCA_TEST_SANITIZED:-no}" = yes ] && n=48
+    ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes "$n" -n "$n" \
+        --mca oob_usock_handshake_timeout 100 hostname
+    local rc=0
+    orcarun_wait 120 || rc=$?
+    figure "daemons=$n gave_up=$(grep -c 'parent of this daemon is gone' "$T/err")"
+    [ "$rc" -eq 0 ] || fail "orcarun exited with status $rc (a daemon gave up on a busy parent?):
+$(output)"
+    [ "$(wc -l <"$T/out")" -eq "$n" ] || fail "not every rank printed its line:
+$(output)"
+    ! grep -q 'parent of this daemon is gone' "$T/err" || fail "a daemon gave up on its parent:
+$(output)"
+    expect_nothing_left "$M" 20
+}
+
+CASES=(daemons_256 busy_parents_are_waited_for)
+if [ "$#" -eq 0 ]; then set -- "${CASES[@]}"; fi
+for c in "$@"; do FIGURE_CASE=$c run_case "$SUITE.$c" "$c"; done
+finish_cases
