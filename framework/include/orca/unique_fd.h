@@ -6,7 +6,24 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
+
+// Sanitized builds (ASan) check every close: EBADF means the descriptor was
+// closed already, by someone else or twice here, and its number may since
+// have been another object's. Found, it stops the process with a stack.
+#if defined(__SANITIZE_ADDRESS__)
+#define ORCA_UNIQUE_FD_CHECKS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ORCA_UNIQUE_FD_CHECKS 1
+#endif
+#endif
+#ifdef ORCA_UNIQUE_FD_CHECKS
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 namespace orca {
 
@@ -27,11 +44,22 @@ class UniqueFd {
   bool valid() const noexcept { return fd_ >= 0; }
   int release() noexcept { return std::exchange(fd_, -1); }
   void reset(int fd = -1) noexcept {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0) close_checked(fd_);
     fd_ = fd;
   }
 
  private:
+  static void close_checked(int fd) noexcept {
+#ifdef ORCA_UNIQUE_FD_CHECKS
+    if (::close(fd) != 0 && errno == EBADF) {
+      std::fprintf(stderr, "orca: UniqueFd closed descriptor %d, which was closed already (a double close)\n", fd);
+      __sanitizer_print_stack_trace();
+      std::abort();
+    }
+#else
+    ::close(fd);
+#endif
+  }
   int fd_ = -1;
 };
 
