@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
+#include <string>
 
 namespace orca::oob {
 

@@ -225,21 +225,13 @@ void Oob::on_receive(std::uint32_t tag, Receiver receiver) {
   if (any && waiting_timer_) waiting_timer_->start(std::chrono::microseconds(0));
 }
 
-size_t Oob::on_peer_lost(LostHandler handler) {
-  const size_t token = next_lost_token_++;
-  lost_handlers_.emplace(token, std::move(handler));
-  return token;
-}
+size_t Oob::on_peer_lost(LostHandler handler) { return lost_handlers_.add(std::move(handler)); }
 
-void Oob::cancel_peer_lost(size_t token) { lost_handlers_.erase(token); }
+void Oob::cancel_peer_lost(size_t token) { lost_handlers_.cancel(token); }
 
-size_t Oob::on_peer_ready(ReadyHandler handler) {
-  const size_t token = next_ready_token_++;
-  ready_handlers_.emplace(token, std::move(handler));
-  return token;
-}
+size_t Oob::on_peer_ready(ReadyHandler handler) { return ready_handlers_.add(std::move(handler)); }
 
-void Oob::cancel_peer_ready(size_t token) { ready_handlers_.erase(token); }
+void Oob::cancel_peer_ready(size_t token) { ready_handlers_.cancel(token); }
 
 void Oob::log(int level, const std::string& text) const {
   if (oob_framework_ != nullptr && oob_framework_->verbosity() >= level) runtime_.log("oob", text);
@@ -361,24 +353,6 @@ std::string Oob::route(ProcessName peer) const {
   return buf[0] ? it->second->component + ": " + buf : std::string();
 }
 
-namespace {
-// Calls every handler of `handlers` with `args`. A handler may cancel
-// itself or add others: the tokens are walked from a copy, each looked up
-// in the live map.
-template <class Handler, class... Args>
-void call_each(std::map<size_t, Handler>& handlers, const Args&... args) {
-  std::vector<size_t> tokens;
-  tokens.reserve(handlers.size());
-  for (const auto& entry : handlers) tokens.push_back(entry.first);
-  for (size_t token : tokens) {
-    auto it = handlers.find(token);
-    if (it == handlers.end()) continue;
-    Handler h = it->second;
-    h(args...);
-  }
-}
-}  // namespace
-
 void Oob::c_deliver(void* host, orca_process_name from, uint32_t tag, const uint8_t* data, size_t length) {
   static_cast<Oob*>(host)->on_message(ProcessName::from_c(from), tag, std::span<const std::uint8_t>(data, length));
 }
@@ -388,7 +362,7 @@ void Oob::c_peer_lost(void* host, orca_process_name peer, const char* why) {
   std::string reason = why;
   if (!self->selection_error_.empty()) reason += " (ranking failed: " + self->selection_error_ + ")";
   const ProcessName name = ProcessName::from_c(peer);
-  self->deferred_->defer([self, name, reason] { call_each(self->lost_handlers_, name, reason); });
+  self->deferred_->defer([self, name, reason] { self->lost_handlers_.call_each(name, reason); });
 }
 
 void Oob::c_peer_ready(void* host, orca_process_name peer) {
@@ -396,7 +370,7 @@ void Oob::c_peer_ready(void* host, orca_process_name peer) {
   const ProcessName name = ProcessName::from_c(peer);
   // Relays first: they waited longest, and a handler may send more.
   self->flush_relays();
-  call_each(self->ready_handlers_, name);
+  self->ready_handlers_.call_each(name);
 }
 
 void Oob::c_log(void* host, int level, const char* text) { static_cast<Oob*>(host)->log(level, text); }

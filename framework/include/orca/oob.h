@@ -301,10 +301,37 @@ class ORCA_EXPORT Oob {
   std::vector<Module> modules_;
   std::map<ProcessName, const Module*> routes_;
   std::map<std::uint32_t, Receiver> receivers_;
-  std::map<size_t, LostHandler> lost_handlers_;
-  size_t next_lost_token_ = 1;
-  std::map<size_t, ReadyHandler> ready_handlers_;
-  size_t next_ready_token_ = 1;
+  /* Handlers by token. A handler may cancel itself or add others while
+   * they are called: call_each walks a copy of the tokens, each looked up
+   * in the live map. */
+  template <class Handler>
+  class Subscribers {
+   public:
+    size_t add(Handler handler) {
+      const size_t token = next_++;
+      handlers_.emplace(token, std::move(handler));
+      return token;
+    }
+    void cancel(size_t token) { handlers_.erase(token); }
+    template <class... Args>
+    void call_each(const Args&... args) {
+      std::vector<size_t> tokens;
+      tokens.reserve(handlers_.size());
+      for (const auto& entry : handlers_) tokens.push_back(entry.first);
+      for (size_t token : tokens) {
+        auto it = handlers_.find(token);
+        if (it == handlers_.end()) continue;
+        Handler h = it->second;  // a copy: the handler may cancel itself
+        h(args...);
+      }
+    }
+
+   private:
+    std::map<size_t, Handler> handlers_;
+    size_t next_ = 1;
+  };
+  Subscribers<LostHandler> lost_handlers_;
+  Subscribers<ReadyHandler> ready_handlers_;
   Router router_;
   std::deque<Waiting> waiting_;
   std::deque<LinkOutcome> link_outcomes_;
