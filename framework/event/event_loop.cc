@@ -3,6 +3,7 @@
 
 #include <event2/event.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cerrno>
@@ -16,6 +17,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <orca/unique_fd.h>  // ORCA_UNIQUE_FD_CHECKS: the same builds check watches
 
 namespace orca {
 
@@ -231,7 +234,32 @@ IoWatch::IoWatch(EventLoop& loop, int fd, short what, Callback callback)
   if (ev_ == nullptr) throw std::bad_alloc();
 }
 
-IoWatch::~IoWatch() { event_free(ev_); }
+IoWatch::~IoWatch() {
+  if (enabled_) check_same_file("destroyed");
+  event_free(ev_);
+}
+
+void IoWatch::check_same_file(const char* when) const {
+#ifdef ORCA_UNIQUE_FD_CHECKS
+  if (watched_ino_ == 0) return;
+  const int fd = event_get_fd(ev_);
+  struct stat st {};
+  // Closed but not reused is left to UniqueFd's own check: an owner that
+  // closes its descriptor just before destroying its watch is harmless.
+  if (::fstat(fd, &st) != 0) return;
+  if (static_cast<std::uint64_t>(st.st_dev) == watched_dev_ && static_cast<std::uint64_t>(st.st_ino) == watched_ino_) {
+    return;
+  }
+  std::fprintf(stderr,
+               "orca: an enabled IoWatch on descriptor %d was %s after that descriptor was closed and reused "
+               "for another file: it would fire for someone else's descriptor\n",
+               fd, when);
+  __sanitizer_print_stack_trace();
+  std::abort();
+#else
+  (void)when;
+#endif
+}
 
 void IoWatch::enable() {
   if (enabled_) return;
@@ -245,15 +273,26 @@ void IoWatch::enable() {
     return;
   }
   enabled_ = true;
+#ifdef ORCA_UNIQUE_FD_CHECKS
+  struct stat st {};
+  if (::fstat(event_get_fd(ev_), &st) == 0) {
+    watched_dev_ = static_cast<std::uint64_t>(st.st_dev);
+    watched_ino_ = static_cast<std::uint64_t>(st.st_ino);
+  }
+#endif
 }
 
 void IoWatch::disable() {
-  if (enabled_) event_del(ev_);
+  if (enabled_) {
+    check_same_file("disabled");
+    event_del(ev_);
+  }
   enabled_ = false;
 }
 
 void IoWatch::trampoline(int fd, short what, void* self) {
   auto* watch = static_cast<IoWatch*>(self);
+  watch->check_same_file("called back");
   // Copied: the callback may destroy this watch.
   const std::shared_ptr<ErrorSink> errors = watch->errors_;
   guarded(*errors, [fd] { return "an I/O watch callback (fd " + std::to_string(fd) + ")"; }, [&] {

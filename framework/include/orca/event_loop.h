@@ -116,10 +116,19 @@ class ORCA_EXPORT IoWatch {
 
  private:
   static void trampoline(int fd, short what, void* self);
+  /* Sanitized builds: stops the process with a stack when the watched
+   * descriptor is now another file than the one it was when watched (it
+   * was closed under an enabled watch and its number reused), since the
+   * watch would then fire for someone else's descriptor. */
+  void check_same_file(const char* when) const;
   Callback callback_;
   std::shared_ptr<event_detail::ErrorSink> errors_;
   event* ev_;
   bool enabled_ = false;
+  // The watched file's identity when enabled (sanitized builds only; kept
+  // in every build so that the layout does not depend on the flags).
+  std::uint64_t watched_dev_ = 0;
+  std::uint64_t watched_ino_ = 0;
 };
 
 /* `d` in microseconds, clamped to [0, kMaxTimerDelay]: a duration from a

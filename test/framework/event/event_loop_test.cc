@@ -4,6 +4,7 @@
 // zombie left), SIGPIPE ignored, and exceptions from callbacks reported to
 // the error handler instead of reaching libevent.
 #include <orca/event_loop.h>
+#include <orca/unique_fd.h>
 
 #include <gtest/gtest.h>
 
@@ -394,6 +395,39 @@ TEST_F(EventLoopTest, AWatchOfAClosedDescriptorStaysOffAndIsReported) {
   EXPECT_NE(errors_[0].find("cannot watch descriptor " + std::to_string(closed)), std::string::npos) << errors_[0];
   EXPECT_NE(errors_[0].find("Bad file descriptor"), std::string::npos) << errors_[0];
   watch.disable();  // harmless on a watch that never started
+  ::close(fds[1]);
+}
+
+TEST(IoWatchDeathTest, AWatchWhoseDescriptorWasClosedAndReusedStopsASanitizedBuild) {
+#ifndef ORCA_UNIQUE_FD_CHECKS
+  GTEST_SKIP() << "only sanitized builds check watched descriptors";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        EventLoop loop;
+        int first[2];
+        if (::pipe(first) != 0) std::abort();
+        IoWatch watch(loop, first[0], IoWatch::kRead, [](short) {});
+        watch.enable();
+        ::close(first[0]);  // closed under the enabled watch...
+        int second[2];
+        if (::pipe(second) != 0 || second[0] != first[0]) std::abort();  // ...and its number reused
+        watch.disable();
+      },
+      "an enabled IoWatch on descriptor [0-9]+ was disabled after that descriptor was closed and reused");
+#endif
+}
+
+TEST(IoWatch, ClosingTheDescriptorJustBeforeDestroyingItsWatchIsAllowed) {
+  EventLoop loop;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  {
+    IoWatch watch(loop, fds[0], IoWatch::kRead, [](short) {});
+    watch.enable();
+    ::close(fds[0]);  // an owner whose descriptor member goes first
+  }
   ::close(fds[1]);
 }
 
