@@ -259,6 +259,7 @@ void fields(IO& io, M& m) {
     io.u32("size", m.size);
     io.text("directory", m.directory);
     io.i32("stdin_target", m.stdin_target);
+    io.texts("pmi_unused", m.pmi_unused);
   } else if constexpr (std::is_same_v<T, OutputChunk>) {
     io.u32("rank", m.rank);
     io.stream("stream", m.stream);

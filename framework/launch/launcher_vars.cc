@@ -49,6 +49,16 @@ Status declare_launcher_variables(mca::Registry& registry) {
        .description = "Seconds each connection of the full-mesh check may take before the pair counts as broken",
        .min_text = "0.05",
        .max_text = "600"},
+      {.framework = "orcarun",
+       .name = "pmix_server",
+       .type = mca::VarType::Enum,
+       .default_text = "auto",
+       .level = 3,
+       .description = "Whether the job's daemons start libpmix's server (pmi/pmix, which Open MPI ranks need; about "
+                      "10 ms of CPU and several MiB per daemon): auto (unless orcarun reads that the program links "
+                      "no PMIx client library and imports no way to run or load another program, as hostname), "
+                      "always, or never",
+       .enum_words = {"auto", "always", "never"}},
   };
   for (const auto& spec : specs) {
     if (registry.find(spec.full_name()) != nullptr) continue;
@@ -66,6 +76,7 @@ LauncherSettings launcher_settings(const mca::Registry& registry) {
   if (const auto* v = registry.find("orcarun_data_plane")) s.data_plane = v->as_string();
   if (const auto* v = registry.find("orcarun_mesh_check")) s.mesh_check = v->as_bool();
   if (const auto* v = registry.find("orcarun_mesh_check_timeout")) s.mesh_check_timeout = ms(v->as_double());
+  if (const auto* v = registry.find("orcarun_pmix_server")) s.pmix_server = v->as_string();
   return s;
 }
 

@@ -350,6 +350,25 @@ local_k3_direct_modex() {
 $(orun_output job)"
 }
 
+# The program run as itself, not through WHERE_LOCAL's sh: orcarun must
+# read from its ELF alone that its ranks may speak PMIx (Open MPI's
+# libmpi), and every daemon must then serve them (orcarun_pmix_server=auto).
+local_k2_unwrapped() {
+    lsetup
+    over 2 2
+    lrun job --mca plm_local_num_nodes 2 -n 2 "${OVER[@]}" --map-by node --mca pmi_base_verbose 1 "$(prog)"
+    expect_ok job $rc
+    expect_mpi_lines job 2
+    if [ "$F" = openmpi ]; then
+        expect_err job "pmi: a PMIx server: .*/mpi_exchange links libmpi\.so"
+    fi
+    if grep -q "pmi/pmix does not serve this job" "$RUN_DIR/job.err"; then
+        fail "a daemon left pmi/pmix out for an MPI program:
+$(orun_output job)"
+    fi
+    lclean job
+}
+
 # --- failures on simulated nodes ---------------------------------------------------------------------
 
 # Rank 1 (on node 2 of 2) calls MPI_Abort(3): orcarun exits 3 naming it.
@@ -419,15 +438,36 @@ nompi_pmi_rank() {
     lclean job
 }
 
+# hostname links no PMIx library and runs nothing else: no daemon starts
+# libpmix's server for it (each says so at pmi_base_verbose 1), and no
+# rank gets a PMIx variable. A shell may run an MPI program: it gets one.
 nompi_hostname() {
     local_case_setup mpi-nompi
     RUN_DIR=$T; mkdir "$RUN_DIR/tmp"
     over 2 2
-    lrun job --mca plm_local_num_nodes 2 -n 2 "${OVER[@]}" --map-by node hostname
+    lrun job --mca plm_local_num_nodes 2 -n 2 "${OVER[@]}" --map-by node --mca pmi_base_verbose 1 hostname
     expect_ok job $rc
     expect_stdout job "$HOST
 $HOST"
+    expect_err job "pmi: no PMIx server: .*/hostname links no PMIx client library and cannot run or load another program"
+    local n; n=$(grep -c "pmi/pmix does not serve this job (orcarun_pmix_server)" "$RUN_DIR/job.err" || true)
+    [ "$n" -eq 2 ] || fail "$n daemons of 2 said they leave pmi/pmix out:
+$(orun_output job)"
     lclean job
+    lrun env --mca plm_local_num_nodes 2 -n 2 "${OVER[@]}" --map-by node printenv
+    expect_ok env $rc
+    if grep -q '^PMIX_' "$RUN_DIR/env.out"; then
+        fail "a rank of a job without a PMIx server got PMIx variables:
+$(grep '^PMIX_' "$RUN_DIR/env.out")"
+    fi
+    lclean env
+    lrun shell --mca plm_local_num_nodes 2 -n 2 "${OVER[@]}" --map-by node --mca pmi_base_verbose 1 \
+        sh -c 'env | grep -c "^PMIX_NAMESPACE="'
+    expect_ok shell $rc
+    expect_stdout shell "1
+1"
+    expect_err shell "pmi: a PMIx server: .*/sh may run or load another program \\(sh imports exec"
+    lclean shell
 }
 
 # --- cases on namespace hosts (plm/rsh through netcluster exec) -----------------------------------------
@@ -574,7 +614,7 @@ $(orun_output job)"
 # --- the suite --------------------------------------------------------------------------------------
 
 LOCAL_CASES=(local_k1_n1 local_k1_n2 local_k1_n4 local_k2_n2 local_k2_n4 local_k4_n4 local_k4_radix2 local_k4_timing
-             local_k3_direct_modex fail_abort fail_unfinished fail_killed)
+             local_k3_direct_modex local_k2_unwrapped fail_abort fail_unfinished fail_killed)
 NETNS_CASES=(netns_2x1 netns_3x2 netns_2x4
              netns_shared_bridges netns_dropped_first_link netns_ipv6_only
              netns_shared_bridges_tcp netns_dropped_first_link_tcp netns_ipv6_only_tcp

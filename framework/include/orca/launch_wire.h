@@ -201,6 +201,7 @@ struct LaunchCommand {
   std::uint32_t size = 0;                // ranks in all
   std::string directory;                 // where ranks start ("" : the daemon's own)
   std::int32_t stdin_target = 0;         // a rank, or kStdinNone / kStdinAll
+  std::vector<std::string> pmi_unused;   // pmi components no daemon serves this job with (orcarun_pmix_server)
 };
 
 inline constexpr std::int32_t kStdinNone = -1;

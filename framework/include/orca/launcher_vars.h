@@ -10,6 +10,7 @@
  *   orcarun_mesh_check       whether every host connects to every other
  *                            host's data-plane address before ranks start
  *   orcarun_mesh_check_timeout  seconds each such connection may take
+ *   orcarun_pmix_server      auto, always or never (pmix_server_choice.h)
  */
 #ifndef ORCA_LAUNCHER_VARS_H
 #define ORCA_LAUNCHER_VARS_H
@@ -29,6 +30,7 @@ struct LauncherSettings {
   std::string data_plane = "all";
   bool mesh_check = false;
   std::chrono::milliseconds mesh_check_timeout{3000};
+  std::string pmix_server = "auto";
 };
 
 /* Declares them (idempotent: a second call changes nothing). Errors: a

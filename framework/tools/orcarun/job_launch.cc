@@ -521,6 +521,7 @@ void JobLaunch::start_command() {
   launch::LaunchCommand command;
   command.argv = options_.command;
   command.environment = forwarded_environment();
+  command.pmi_unused = plan_.pmi_unused;
   if (gather_) gather_->fill(command);
   command.size = static_cast<std::uint32_t>(plan_.ranks.placements.size());
   for (const auto& p : plan_.ranks.placements) {

@@ -13,12 +13,14 @@
 #include <orca/launcher_vars.h>
 #include <orca/rank_network_env.h>
 #include <orca/oob.h>
+#include <orca/pmix_server_choice.h>
 #include <orca/pmi.h>
 #include <orca/ras.h>
 #include <orca/reachable.h>
 
 #include <config.h>
 
+#include <cstdlib>
 #include <iostream>
 
 extern char** environ;
@@ -29,6 +31,24 @@ namespace {
 std::string component_name(const orca::mca::Framework& fw) {
   auto selected = fw.selected();
   return selected.empty() ? std::string() : std::string(selected.front()->component->name());
+}
+
+/* What the ranks link with: orcarun's environment with the forwarded
+ * variables (-x) over it, as the daemons build each rank's. */
+orca::launch::LinkEnvironment link_environment(const std::vector<std::string>& forwarded) {
+  orca::launch::LinkEnvironment env;
+  auto value = [&forwarded](std::string_view name) -> std::string {
+    const std::string prefix = std::string(name) + "=";
+    for (auto it = forwarded.rbegin(); it != forwarded.rend(); ++it) {
+      if (it->starts_with(prefix)) return it->substr(prefix.size());
+    }
+    const char* own = ::getenv(std::string(name).c_str());
+    return own != nullptr ? own : "";
+  };
+  env.path = value("PATH");
+  env.ld_library_path = value("LD_LIBRARY_PATH");
+  env.ld_preload = value("LD_PRELOAD") + value("LD_AUDIT");
+  return env;
 }
 
 }  // namespace
@@ -125,6 +145,16 @@ static int orcarun_main(int argc, char** argv) {
   plan.mesh_check_timeout = launcher.mesh_check_timeout;
   if (plan.mesh_check && plan.data_plane_families.empty()) {
     return p.fail(orca::Message("orcarun", "mesh-check-without-data-plane", {}));
+  }
+  // libpmix's server costs each daemon more than the rest of its launch:
+  // started only where a rank may use it, decided once for every daemon.
+  auto pmix_mode = orca::launch::parse_pmix_server_mode(launcher.pmix_server);
+  if (!pmix_mode) return p.fail(pmix_mode.error());
+  const auto pmix = orca::launch::choose_pmix_server(
+      pmix_mode.value(), orca::launch::inspect_program(options->command.front(), link_environment(plan.environment)));
+  if (!pmix.start) plan.pmi_unused.push_back("pmix");
+  if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
+    rt.log("pmi", pmix.why);
   }
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);

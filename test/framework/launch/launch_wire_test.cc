@@ -52,6 +52,7 @@ std::vector<WireMessage> samples() {
   l.families = {"ompi", "gloo"};
   l.master_address = "10.0.1.2";
   l.master_port = 29500;
+  l.pmi_unused = {"pmix"};
   OutputChunk o;
   o.rank = 2;
   o.stream = Stream::Stderr;
@@ -182,6 +183,7 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));
   EXPECT_EQ(cmd.directory, "/home/user/run 1");
   EXPECT_EQ(cmd.stdin_target, kStdinAll);
+  EXPECT_EQ(cmd.pmi_unused, (std::vector<std::string>{"pmix"}));
   const WireMessage boot_message = decode(encode(samples()[0]).value()).value();
   const auto& boot = std::get<Bootstrap>(boot_message);
   EXPECT_EQ(boot.hosts, (std::vector<std::string>{"h1", "h2", "h3"}));

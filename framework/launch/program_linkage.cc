@@ -1,0 +1,339 @@
+// inspect_program: a program's ELF closure, read for PMIx client libraries
+// and for imports that run or load other code.
+#include <orca/program_linkage.h>
+#include <orca/unique_fd.h>
+
+#include <elf.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace orca::launch {
+namespace {
+
+// More objects than any real closure (a PyTorch rank maps about 150).
+constexpr size_t kMaxObjects = 1024;
+
+constexpr std::array<std::string_view, 6> kPmixLibraryPrefixes = {
+    "libmpi.so", "libmpi_", "libopen-pal.so", "libopen-rte.so", "libpmix.so", "libprrte.so"};
+
+constexpr std::array<std::string_view, 15> kLauncherSymbols = {
+    "execve", "execv",   "execvp",      "execvpe", "execl", "execlp", "execle", "fexecve",
+    "execveat", "posix_spawn", "posix_spawnp", "system", "popen", "dlopen", "dlmopen"};
+
+std::string_view basename_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string directory_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  return slash == 0 ? "/" : std::string(path.substr(0, slash));
+}
+
+std::vector<std::string> split(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(sep, start), text.size());
+    if (end > start) out.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+/* A file mapped read-only for as long as this lives. */
+class MappedFile {
+ public:
+  static std::optional<MappedFile> open(const std::string& path, std::string& why) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
+      why = path + ": " + std::strerror(errno);
+      return std::nullopt;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size < static_cast<off_t>(EI_NIDENT)) {
+      why = path + " is not a regular file of an ELF's size";
+      return std::nullopt;
+    }
+    void* at = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    if (at == MAP_FAILED) {
+      why = path + ": mmap: " + std::strerror(errno);
+      return std::nullopt;
+    }
+    return MappedFile(static_cast<const std::uint8_t*>(at), static_cast<size_t>(st.st_size));
+  }
+  MappedFile(MappedFile&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(o.size_) {}
+  MappedFile& operator=(MappedFile&&) = delete;
+  ~MappedFile() {
+    if (data_ != nullptr) ::munmap(const_cast<std::uint8_t*>(data_), size_);
+  }
+  const std::uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  MappedFile(const std::uint8_t* d, size_t n) : data_(d), size_(n) {}
+  const std::uint8_t* data_;
+  size_t size_;
+};
+
+/* What one ELF object says of itself. */
+struct ElfObject {
+  unsigned char elf_class = 0;  // ELFCLASS32 / ELFCLASS64
+  bool dynamic = false;         // has a dynamic section
+  std::vector<std::string> needed;
+  std::vector<std::string> rpath, runpath;
+  std::string launcher_symbol;  // the first imported symbol that runs or loads code
+};
+
+/* Reads `file` as the ELF of this machine's byte order; nullopt with `why`
+ * for anything else or anything out of bounds. */
+template <class Ehdr, class Shdr, class Dyn, class Sym>
+std::optional<ElfObject> read_elf(const MappedFile& file, std::string& why) {
+  const std::uint8_t* base = file.data();
+  const size_t size = file.size();
+  auto in_bounds = [size](std::uint64_t off, std::uint64_t len) { return off <= size && len <= size - off; };
+  if (!in_bounds(0, sizeof(Ehdr))) {
+    why = "truncated ELF header";
+    return std::nullopt;
+  }
+  Ehdr eh;
+  std::memcpy(&eh, base, sizeof eh);
+  if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+    why = "not an executable or shared object";
+    return std::nullopt;
+  }
+  if (eh.e_shnum == 0 || eh.e_shentsize != sizeof(Shdr) ||
+      !in_bounds(eh.e_shoff, static_cast<std::uint64_t>(eh.e_shnum) * sizeof(Shdr))) {
+    why = "no readable section headers";
+    return std::nullopt;
+  }
+  std::vector<Shdr> sections(eh.e_shnum);
+  std::memcpy(sections.data(), base + eh.e_shoff, sections.size() * sizeof(Shdr));
+  auto string_table = [&](std::uint32_t index) -> std::optional<std::string_view> {
+    if (index >= sections.size() || sections[index].sh_type != SHT_STRTAB) return std::nullopt;
+    const Shdr& s = sections[index];
+    if (!in_bounds(s.sh_offset, s.sh_size)) return std::nullopt;
+    return std::string_view(reinterpret_cast<const char*>(base + s.sh_offset), s.sh_size);
+  };
+  auto string_at = [](std::string_view table, std::uint64_t off) -> std::optional<std::string> {
+    if (off >= table.size()) return std::nullopt;
+    const size_t end = table.find('\0', off);
+    if (end == std::string_view::npos) return std::nullopt;
+    return std::string(table.substr(off, end - off));
+  };
+
+  ElfObject out;
+  out.elf_class = base[EI_CLASS];
+  for (const Shdr& s : sections) {
+    if (s.sh_type != SHT_DYNAMIC && s.sh_type != SHT_DYNSYM) continue;
+    const auto strings = string_table(s.sh_link);
+    if (!strings || !in_bounds(s.sh_offset, s.sh_size)) {
+      why = "a dynamic section out of bounds";
+      return std::nullopt;
+    }
+    if (s.sh_type == SHT_DYNAMIC) {
+      out.dynamic = true;
+      for (std::uint64_t off = 0; off + sizeof(Dyn) <= s.sh_size; off += sizeof(Dyn)) {
+        Dyn d;
+        std::memcpy(&d, base + s.sh_offset + off, sizeof d);
+        if (d.d_tag == DT_NULL) break;
+        if (d.d_tag != DT_NEEDED && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH) continue;
+        auto text = string_at(*strings, d.d_un.d_val);
+        if (!text) {
+          why = "a dynamic entry names no string";
+          return std::nullopt;
+        }
+        if (d.d_tag == DT_NEEDED) out.needed.push_back(*text);
+        if (d.d_tag == DT_RPATH) out.rpath = split(*text, ':');
+        if (d.d_tag == DT_RUNPATH) out.runpath = split(*text, ':');
+      }
+    } else if (out.launcher_symbol.empty()) {
+      for (std::uint64_t off = sizeof(Sym); off + sizeof(Sym) <= s.sh_size; off += sizeof(Sym)) {
+        Sym sym;
+        std::memcpy(&sym, base + s.sh_offset + off, sizeof sym);
+        if (sym.st_shndx != SHN_UNDEF || sym.st_name == 0) continue;
+        auto name = string_at(*strings, sym.st_name);
+        if (!name) continue;
+        if (std::find(kLauncherSymbols.begin(), kLauncherSymbols.end(), *name) != kLauncherSymbols.end()) {
+          out.launcher_symbol = *name;
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<ElfObject> read_object(const std::string& path, std::string& why) {
+  auto file = MappedFile::open(path, why);
+  if (!file) return std::nullopt;
+  const std::uint8_t* id = file->data();
+  if (std::memcmp(id, ELFMAG, SELFMAG) != 0) {
+    why = id[0] == '#' && id[1] == '!' ? path + " is a script" : path + " is not an ELF file";
+    return std::nullopt;
+  }
+  constexpr unsigned char kNativeData = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+  if (id[EI_DATA] != kNativeData) {
+    why = path + " is an ELF of the other byte order";
+    return std::nullopt;
+  }
+  std::optional<ElfObject> object;
+  std::string detail;
+  if (id[EI_CLASS] == ELFCLASS64) {
+    object = read_elf<Elf64_Ehdr, Elf64_Shdr, Elf64_Dyn, Elf64_Sym>(*file, detail);
+  } else if (id[EI_CLASS] == ELFCLASS32) {
+    object = read_elf<Elf32_Ehdr, Elf32_Shdr, Elf32_Dyn, Elf32_Sym>(*file, detail);
+  } else {
+    detail = "an unknown ELF class";
+  }
+  if (!object) why = path + ": " + detail;
+  return object;
+}
+
+/* The directories of /etc/ld.so.conf and the files it includes. */
+void read_ld_so_conf(const std::string& file, std::vector<std::string>& dirs, int depth) {
+  if (depth > 8) return;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (const size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::replace(line.begin(), line.end(), '\t', ' ');
+    const auto words = split(line, ' ');
+    if (words.empty()) continue;
+    if (words[0] == "include") {
+      for (size_t i = 1; i < words.size(); ++i) {
+        std::string pattern = words[i];
+        if (!pattern.starts_with('/')) pattern = directory_of(file) + "/" + pattern;
+        glob_t g{};
+        if (::glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+          for (size_t k = 0; k < g.gl_pathc; ++k) read_ld_so_conf(g.gl_pathv[k], dirs, depth + 1);
+        }
+        ::globfree(&g);
+      }
+    } else if (words[0].starts_with('/')) {
+      dirs.push_back(words[0]);
+    }
+  }
+}
+
+/* `dir` with $ORIGIN / ${ORIGIN} replaced; nullopt for the tokens ld.so
+ * expands by platform ($LIB, $PLATFORM), which are not guessed. */
+std::optional<std::string> expand_origin(std::string dir, const std::string& origin) {
+  for (std::string_view token : {"${ORIGIN}", "$ORIGIN"}) {
+    for (size_t at; (at = dir.find(token)) != std::string::npos;) dir.replace(at, token.size(), origin);
+  }
+  if (dir.find('$') != std::string::npos) return std::nullopt;
+  return dir;
+}
+
+}  // namespace
+
+ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& environment) {
+  ProgramLinkage out;
+  auto unknown = [&out](std::string why) {
+    out.kind = ProgramLinkage::Kind::Unknown;
+    out.unknown_why = std::move(why);
+    return out;
+  };
+  if (program.empty()) return unknown("no program");
+  if (!environment.ld_preload.empty()) return unknown("LD_PRELOAD or LD_AUDIT loads libraries not in its closure");
+
+  // As execvp: a name with a '/' is a path, else the first executable of PATH.
+  if (program.find('/') != std::string_view::npos) {
+    out.path = program;
+  } else {
+    for (const auto& dir : split(environment.path, ':')) {
+      const std::string candidate = dir + "/" + std::string(program);
+      if (::access(candidate.c_str(), X_OK) == 0) {
+        out.path = candidate;
+        break;
+      }
+    }
+    if (out.path.empty()) return unknown(std::string(program) + " is not found in PATH here");
+  }
+
+  std::string why;
+  auto main_object = read_object(out.path, why);
+  if (!main_object) return unknown(why);
+  if (!main_object->dynamic) return unknown(out.path + " is statically linked");
+
+  std::vector<std::string> system_dirs;
+  read_ld_so_conf(environment.ld_so_conf, system_dirs, 0);
+  for (const char* d : {"/lib", "/usr/lib", "/lib64", "/usr/lib64"}) system_dirs.emplace_back(d);
+  const std::vector<std::string> library_path = split(environment.ld_library_path, ':');
+
+  struct Pending {
+    std::string path;
+    ElfObject object;
+  };
+  std::deque<Pending> queue;
+  std::set<std::string> seen_names;  // DT_NEEDED names resolved once, as ld.so does
+  const unsigned char elf_class = main_object->elf_class;
+  queue.push_back({out.path, std::move(*main_object)});
+  size_t objects = 0;
+  while (!queue.empty()) {
+    Pending current = std::move(queue.front());
+    queue.pop_front();
+    if (++objects > kMaxObjects) return unknown(out.path + " links more than " + std::to_string(kMaxObjects) + " objects");
+    const std::string_view name = basename_of(current.path);
+    if (out.pmix_library.empty()) {
+      for (std::string_view prefix : kPmixLibraryPrefixes) {
+        if (name.starts_with(prefix)) out.pmix_library = std::string(name);
+      }
+    }
+    if (out.launcher.empty() && !current.object.launcher_symbol.empty()) {
+      out.launcher = std::string(name) + " imports " + current.object.launcher_symbol;
+    }
+    // Either fact already decides for the server: the rest is not needed.
+    if (!out.pmix_library.empty() || !out.launcher.empty()) break;
+
+    const std::string origin = directory_of(current.path);
+    std::vector<std::string> dirs;
+    if (current.object.runpath.empty()) dirs = current.object.rpath;
+    dirs.insert(dirs.end(), library_path.begin(), library_path.end());
+    dirs.insert(dirs.end(), current.object.runpath.begin(), current.object.runpath.end());
+    dirs.insert(dirs.end(), system_dirs.begin(), system_dirs.end());
+    for (const auto& needed : current.object.needed) {
+      if (!seen_names.insert(needed).second) continue;
+      std::optional<Pending> found;
+      std::string last_why;
+      if (needed.find('/') != std::string::npos) {
+        if (auto o = read_object(needed, last_why); o && o->elf_class == elf_class) found = Pending{needed, std::move(*o)};
+      } else {
+        for (const auto& raw : dirs) {
+          const auto dir = expand_origin(raw, origin);
+          if (!dir) continue;
+          const std::string candidate = *dir + "/" + needed;
+          if (::access(candidate.c_str(), F_OK) != 0) continue;
+          // ld.so passes over a library of the other class.
+          if (auto o = read_object(candidate, last_why); o && o->elf_class == elf_class) {
+            found = Pending{candidate, std::move(*o)};
+            break;
+          }
+        }
+      }
+      if (!found) {
+        return unknown(std::string(name) + " needs " + needed + ", which is not found here" +
+                       (last_why.empty() ? std::string() : " (" + last_why + ")"));
+      }
+      queue.push_back(std::move(*found));
+    }
+  }
+  out.kind = ProgramLinkage::Kind::Read;
+  return out;
+}
+
+}  // namespace orca::launch

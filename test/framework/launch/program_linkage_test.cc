@@ -1,0 +1,122 @@
+// inspect_program and choose_pmix_server on this machine's real programs:
+// hostname (nothing to serve), sh and python3 (they may run an MPI
+// program), a program linking libpmix (the test's own pmix_flood), and the
+// files that cannot be read whole (scripts, garbage, a library not found,
+// LD_PRELOAD), which must always get the server.
+#include <orca/pmix_server_choice.h>
+#include <orca/program_linkage.h>
+
+#include "test/lib/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace orca::launch {
+namespace {
+
+LinkEnvironment system_environment() {
+  LinkEnvironment env;
+  env.path = "/usr/local/bin:/usr/bin:/bin";
+  return env;
+}
+
+TEST(ProgramLinkage, HostnameLinksNoPmixAndRunsNothingElse) {
+  const ProgramLinkage p = inspect_program("hostname", system_environment());
+  ASSERT_EQ(p.kind, ProgramLinkage::Kind::Read) << p.unknown_why;
+  EXPECT_TRUE(p.path.ends_with("/hostname")) << p.path;
+  EXPECT_EQ(p.pmix_library, "");
+  EXPECT_EQ(p.launcher, "");
+  const PmixServerChoice c = choose_pmix_server(PmixServerMode::Auto, p);
+  EXPECT_FALSE(c.start);
+  EXPECT_NE(c.why.find("links no PMIx client library"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("orcarun_pmix_server=always"), std::string::npos) << c.why;
+}
+
+TEST(ProgramLinkage, AShellAndPythonMayRunAnMpiProgram) {
+  const ProgramLinkage sh = inspect_program("/bin/sh", system_environment());
+  ASSERT_EQ(sh.kind, ProgramLinkage::Kind::Read) << sh.unknown_why;
+  EXPECT_TRUE(sh.launcher.find(" imports exec") != std::string::npos) << sh.launcher;
+  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, sh).start);
+  const ProgramLinkage py = inspect_program("/usr/bin/python3", system_environment());
+  if (py.kind == ProgramLinkage::Kind::Read) {
+    EXPECT_NE(py.launcher, "");
+  }
+  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, py).start) << py.unknown_why;
+}
+
+TEST(ProgramLinkage, AProgramLinkingLibpmixIsAPmixClient) {
+  const std::string program = ORCA_TEST_PMIX_PROGRAM;
+  struct stat st {};
+  if (::stat(program.c_str(), &st) != 0) GTEST_SKIP() << program << " is not built (make check builds it)";
+  const ProgramLinkage p = inspect_program(program, system_environment());
+  ASSERT_EQ(p.kind, ProgramLinkage::Kind::Read) << p.unknown_why;
+  EXPECT_TRUE(p.pmix_library.starts_with("libpmix.so")) << p.pmix_library;
+  const PmixServerChoice c = choose_pmix_server(PmixServerMode::Auto, p);
+  EXPECT_TRUE(c.start);
+  EXPECT_NE(c.why.find("links libpmix.so"), std::string::npos) << c.why;
+}
+
+TEST(ProgramLinkage, LibrariesAreFoundAsLdSoFindsThem) {
+  // Without ld.so.conf, glibc's multiarch directory is known only through
+  // LD_LIBRARY_PATH.
+  LinkEnvironment env = system_environment();
+  env.ld_so_conf = "/nonexistent/ld.so.conf";
+  const ProgramLinkage lost = inspect_program("hostname", env);
+  ASSERT_EQ(lost.kind, ProgramLinkage::Kind::Unknown);
+  EXPECT_NE(lost.unknown_why.find("needs libc.so.6, which is not found here"), std::string::npos) << lost.unknown_why;
+  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, lost).start);
+  env.ld_library_path = "/nonexistent:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu";
+  const ProgramLinkage found = inspect_program("hostname", env);
+  if (found.kind == ProgramLinkage::Kind::Unknown && !std::filesystem::exists("/lib/x86_64-linux-gnu/libc.so.6")) {
+    GTEST_SKIP() << "not a Debian x86_64 layout: " << found.unknown_why;
+  }
+  EXPECT_EQ(found.kind, ProgramLinkage::Kind::Read) << found.unknown_why;
+}
+
+TEST(ProgramLinkage, WhatCannotBeReadWholeIsUnknownAndGetsTheServer) {
+  const test::TempDir dir;
+  const std::string script = dir.write("job.sh", "#!/bin/sh\nexec ./mpi_app\n");
+  ::chmod(script.c_str(), 0755);
+  const std::string garbage = dir.write("garbage", std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(100, '\xff'));
+  const std::string empty = dir.write("empty", "");
+  const struct {
+    std::string program;
+    std::string why;
+  } cases[] = {
+      {script, "is a script"},
+      {garbage, "garbage"},
+      {empty, "is not a regular file of an ELF's size"},
+      {"no-such-program-anywhere", "is not found in PATH here"},
+      {"", "no program"},
+  };
+  for (const auto& c : cases) {
+    const ProgramLinkage p = inspect_program(c.program, system_environment());
+    EXPECT_EQ(p.kind, ProgramLinkage::Kind::Unknown) << c.program;
+    EXPECT_NE(p.unknown_why.find(c.why), std::string::npos) << c.program << ": " << p.unknown_why;
+    EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, p).start) << c.program;
+  }
+  LinkEnvironment preload = system_environment();
+  preload.ld_preload = "/usr/lib/libsomething.so";
+  const ProgramLinkage p = inspect_program("hostname", preload);
+  EXPECT_EQ(p.kind, ProgramLinkage::Kind::Unknown);
+  EXPECT_NE(p.unknown_why.find("LD_PRELOAD"), std::string::npos) << p.unknown_why;
+}
+
+TEST(PmixServerChoice, AlwaysAndNeverOverrideWhatWasRead) {
+  const ProgramLinkage hostname = inspect_program("hostname", system_environment());
+  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Always, hostname).start);
+  const ProgramLinkage sh = inspect_program("sh", system_environment());
+  const PmixServerChoice never = choose_pmix_server(PmixServerMode::Never, sh);
+  EXPECT_FALSE(never.start);
+  EXPECT_NE(never.why.find("singleton"), std::string::npos) << never.why;
+  EXPECT_EQ(parse_pmix_server_mode("auto").value(), PmixServerMode::Auto);
+  EXPECT_EQ(parse_pmix_server_mode("never").value(), PmixServerMode::Never);
+  EXPECT_FALSE(parse_pmix_server_mode("sometimes").ok());
+}
+
+}  // namespace
+}  // namespace orca::launch
