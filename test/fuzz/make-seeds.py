@@ -126,3 +126,41 @@ write("hostlist", "padded", "\x00linux[0008-0011]")
 write("iof_lines", "lines-and-prompt", bytes([8, 0, 6]) + b"hello\n" + bytes([0, 8]) + b"prompt> " + bytes([1, 0, 3]) + b"yes\n"[:3] + bytes([2]))
 write("iof_lines", "long-line", bytes([4, 0, 20]) + b"a" * 20 + bytes([3, 1, 0, 4]) + b"x\ny\n" + bytes([1, 2]))
 write("iof_lines", "two-ranks", bytes([16, 3, 2, 2, 5]) + b"part " + bytes([0, 5]) + b"mine\n" + bytes([3, 2, 0, 4]) + b"end\n")
+
+
+# --- program files (framework/launch/program_linkage.cc): a minimal ELF64
+# shared object with .dynstr, .dynamic and .dynsym sections.
+def elf64(needed=(), runpath=None, imports=()):
+    strings = b"\0"
+    offsets = {}
+    for s in list(needed) + ([runpath] if runpath else []) + list(imports):
+        offsets[s] = len(strings)
+        strings += s.encode() + b"\0"
+    DT_NULL, DT_NEEDED, DT_RUNPATH = 0, 1, 29
+    dynamic = b"".join(struct.pack("<qQ", DT_NEEDED, offsets[n]) for n in needed)
+    if runpath:
+        dynamic += struct.pack("<qQ", DT_RUNPATH, offsets[runpath])
+    dynamic += struct.pack("<qQ", DT_NULL, 0)
+    symbols = bytes(24) + b"".join(struct.pack("<IBBHQQ", offsets[s], 0x12, 0, 0, 0, 0) for s in imports)
+    header_size = 64
+    strings_at = header_size
+    dynamic_at = strings_at + len(strings)
+    symbols_at = dynamic_at + len(dynamic)
+    sections_at = symbols_at + len(symbols)
+    SHT_STRTAB, SHT_DYNAMIC, SHT_DYNSYM = 3, 6, 11
+
+    def shdr(kind, offset, size, link=0, entsize=0):
+        return struct.pack("<IIQQQQIIQQ", 0, kind, 0, 0, offset, size, link, 0, 8, entsize)
+
+    sections = (bytes(64) + shdr(SHT_STRTAB, strings_at, len(strings)) +
+                shdr(SHT_DYNAMIC, dynamic_at, len(dynamic), 1, 16) + shdr(SHT_DYNSYM, symbols_at, len(symbols), 1, 24))
+    ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)
+    ehdr = ident + struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 0, sections_at, 0, 64, 56, 0, 64, 4, 0)
+    return ehdr + strings + dynamic + symbols + sections
+
+
+write("program_linkage", "no-needed", elf64())
+write("program_linkage", "needs-libc", elf64(needed=["libc.so.6"]))
+write("program_linkage", "imports-execve", elf64(imports=["execve", "dlopen"]))
+write("program_linkage", "runpath-origin", elf64(needed=["libpmix.so.2"], runpath="$ORIGIN/../lib"))
+write("program_linkage", "script", "#!/bin/sh\nexec ./mpi_app \"$@\"\n")
