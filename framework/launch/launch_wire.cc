@@ -229,6 +229,7 @@ void fields(IO& io, M& m) {
     io.texts("daemon_command", m.daemon_command);
     io.u32("flags", m.flags);
     io.u64("launched_at_us", m.launched_at_us);
+    io.texts("unused_components", m.unused_components);
   } else if constexpr (std::is_same_v<T, DaemonReport>) {
     io.u32("vpid", m.vpid);
     io.text("hostname", m.hostname, 1024);
@@ -259,7 +260,6 @@ void fields(IO& io, M& m) {
     io.u32("size", m.size);
     io.text("directory", m.directory);
     io.i32("stdin_target", m.stdin_target);
-    io.texts("pmi_unused", m.pmi_unused);
   } else if constexpr (std::is_same_v<T, OutputChunk>) {
     io.u32("rank", m.rank);
     io.stream("stream", m.stream);

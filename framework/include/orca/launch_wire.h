@@ -90,6 +90,8 @@ struct Bootstrap {
   std::uint32_t flags = 0;                  // kBootstrap* below
   std::uint64_t launched_at_us = 0;         // the parent's monotonic_microseconds() when it made this
                                             // bootstrap (just before the agent starts, or queues)
+  std::vector<std::string> unused_components;  // "framework/component" no daemon of the job loads
+                                               // (orcarun_pmix_server: "pmi/pmix")
 };
 
 /* Bootstrap::flags */
@@ -201,7 +203,6 @@ struct LaunchCommand {
   std::uint32_t size = 0;                // ranks in all
   std::string directory;                 // where ranks start ("" : the daemon's own)
   std::int32_t stdin_target = 0;         // a rank, or kStdinNone / kStdinAll
-  std::vector<std::string> pmi_unused;   // pmi components no daemon serves this job with (orcarun_pmix_server)
 };
 
 inline constexpr std::int32_t kStdinNone = -1;

@@ -9,6 +9,12 @@
  * the name of one already loaded is rejected as shadowed. Nothing here
  * crashes on a bad file: a garbage file is just rejected.
  *
+ * A component the process was told it will not use (LeaveOut: orcarun
+ * knows, for instance, that a job's daemons start no PMIx server) is not
+ * opened at all: its file costs no dlopen, no relocation and no memory.
+ * It is kept as a LeftOut entry, so that a selection naming it still
+ * parses.
+ *
  * Loaded components stay mapped for the repository's lifetime; frameworks
  * that hold modules must be destroyed first.
  */
@@ -62,6 +68,21 @@ struct ORCA_EXPORT RejectedFile {
   std::string reason;
 };
 
+/* Components not to load, as "framework/component", and why (one reason
+ * for all: they come from one decision). */
+struct ORCA_EXPORT LeaveOut {
+  std::vector<std::string> components;
+  std::string why;
+  bool contains(std::string_view framework, std::string_view component) const;
+};
+
+struct ORCA_EXPORT LeftOutComponent {
+  std::string framework;
+  std::string name;
+  std::string path;
+  std::string reason;
+};
+
 /* Splits "mca_<framework>_<component>.so" (framework names have no '_').
  * Returns false for any other name. */
 ORCA_EXPORT bool parse_component_file_name(std::string_view file_name, std::string* framework,
@@ -77,16 +98,20 @@ class ORCA_EXPORT ComponentRepository {
   ComponentRepository& operator=(ComponentRepository&&) = default;
 
   /* Scans `dirs` in order. A directory that does not exist is skipped. */
-  static ComponentRepository scan(const std::vector<std::string>& dirs, const Log& log = {});
+  static ComponentRepository scan(const std::vector<std::string>& dirs, const Log& log = {},
+                                  const LeaveOut& leave_out = {});
 
   const std::vector<LoadedComponent>& loaded() const noexcept { return loaded_; }
   const std::vector<RejectedFile>& rejected() const noexcept { return rejected_; }
+  /* Components of `framework` found but not loaded (LeaveOut). */
+  std::vector<const LeftOutComponent*> left_out_of(std::string_view framework) const;
   /* Loaded components of one framework, in discovery order. */
   std::vector<const LoadedComponent*> of_framework(std::string_view framework) const;
 
  private:
   std::vector<LoadedComponent> loaded_;
   std::vector<RejectedFile> rejected_;
+  std::vector<LeftOutComponent> left_out_;
 };
 
 }  // namespace orca::mca

@@ -10,6 +10,7 @@
 #define ORCA_MCA_SOURCES_H
 
 #include <orca/export.h>
+#include <orca/mca_repository.h>
 #include <orca/mca_var.h>
 #include <orca/result.h>
 
@@ -57,6 +58,9 @@ struct ORCA_EXPORT ToolOptions {
   /* Settings a launcher handed down (mca_forward.h), added after the
    * environment's and before --mca, each keeping its own source. */
   std::vector<Setting> inherited;
+  /* Components the launcher said this process will not use: their files
+   * are not loaded (mca_repository.h). */
+  LeaveOut leave_out;
 };
 
 /* Extracts --mca and --tune from argv[1..argc) (also -mca, and

@@ -41,7 +41,7 @@ class ORCA_EXPORT Process {
    * (ToolOptions::inherited). */
   static Result<std::unique_ptr<Process>> create(std::string program, orca_process_role role, int argc,
                                                  const char* const* argv, const char* const* envp,
-                                                 std::vector<mca::Setting> inherited = {});
+                                                 std::vector<mca::Setting> inherited = {}, mca::LeaveOut leave_out = {});
   /* The same with options a program parsed itself (orcarun, whose
    * command words must not be searched for --mca). */
   static Result<std::unique_ptr<Process>> create(std::string program, orca_process_role role,

@@ -91,7 +91,15 @@ std::string load_one(const std::string& path, const std::string& framework, cons
 
 }  // namespace
 
-ComponentRepository ComponentRepository::scan(const std::vector<std::string>& dirs, const Log& log) {
+bool LeaveOut::contains(std::string_view framework, std::string_view component) const {
+  return std::any_of(components.begin(), components.end(), [&](const std::string& c) {
+    return c.size() == framework.size() + 1 + component.size() && c.starts_with(framework) &&
+           c[framework.size()] == '/' && c.ends_with(component);
+  });
+}
+
+ComponentRepository ComponentRepository::scan(const std::vector<std::string>& dirs, const Log& log,
+                                              const LeaveOut& leave_out) {
   ComponentRepository repo;
   for (const auto& dir : dirs) {
     if (dir.empty()) continue;
@@ -99,6 +107,15 @@ ComponentRepository ComponentRepository::scan(const std::vector<std::string>& di
       const std::string path = dir + "/" + name;
       std::string fw, comp;
       parse_component_file_name(name, &fw, &comp);
+      if (leave_out.contains(fw, comp)) {
+        const bool first = std::none_of(repo.left_out_.begin(), repo.left_out_.end(),
+                                        [&](const LeftOutComponent& l) { return l.framework == fw && l.name == comp; });
+        if (first) {
+          if (log) log("did not load " + path + ": " + leave_out.why);
+          repo.left_out_.push_back(LeftOutComponent{fw, comp, path, leave_out.why});
+        }
+        continue;
+      }
       auto same = [&](const LoadedComponent& c) { return c.framework() == fw && c.name() == comp; };
       std::string reason;
       LoadedComponent loaded;
@@ -117,6 +134,14 @@ ComponentRepository ComponentRepository::scan(const std::vector<std::string>& di
     }
   }
   return repo;
+}
+
+std::vector<const LeftOutComponent*> ComponentRepository::left_out_of(std::string_view framework) const {
+  std::vector<const LeftOutComponent*> out;
+  for (const auto& l : left_out_) {
+    if (l.framework == framework) out.push_back(&l);
+  }
+  return out;
 }
 
 std::vector<const LoadedComponent*> ComponentRepository::of_framework(std::string_view framework) const {

@@ -120,6 +120,11 @@ Status Framework::open_components() {
   const std::string fw(decl_.name);
   std::vector<std::string> names;
   for (const auto& e : entries_) names.emplace_back(e.component->name());
+  // Left out unloaded: still a name a selection may use.
+  for (const LeftOutComponent* l : repository_.left_out_of(fw)) {
+    names.push_back(l->name);
+    verbose(10, "component " + l->name + " is not loaded: " + l->reason);
+  }
   const Variable* select_var = registry_.find(fw);
   if (select_var == nullptr) return Message("mca-base", "not-registered", {{"framework", fw}});
   Result<Selection> sel = parse_selection(fw, select_var->as_string(), names, select_var->source());

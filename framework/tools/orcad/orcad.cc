@@ -90,7 +90,12 @@ static int orcad_main(int argc, char** argv) {
     std::cerr << "orcad: the settings from the launcher are malformed: " << settings.error().summary() << "\n";
     return 1;
   }
-  auto process = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, argc, argv, environ, std::move(settings.value()));
+  // What orcarun knows this job will not use is never loaded (libpmix's
+  // component alone is several ms of dlopen and relocation).
+  orca::mca::LeaveOut leave_out{.components = bootstrap->unused_components,
+                                .why = "orcarun left it out of this job (orcarun_pmix_server)"};
+  auto process = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, argc, argv, environ, std::move(settings.value()),
+                                        std::move(leave_out));
   if (!process) return 1;
   clock.process_created = orca::orcad::StartupClock::Clock::now();
   orca::orcad::DaemonSession session(*process.value(), std::move(bootstrap.value()), clock, keeper.value());

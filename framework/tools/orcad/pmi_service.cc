@@ -90,15 +90,13 @@ Status PmiService::start(const launch::LaunchCommand& command) {
                          .tmpdir = tmpdir.c_str(),
                          .max_keys = bound_.keys,
                          .max_bytes = bound_.bytes};
-  for (const mca::Framework::Entry* e : fw.value()->selected()) {
-    const std::string_view name = e->component->name();
-    if (std::find(command.pmi_unused.begin(), command.pmi_unused.end(), name) != command.pmi_unused.end()) {
-      // orcarun decided it for every daemon of the job (collectives agree).
-      if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
-        rt.log("pmi", "pmi/" + std::string(name) + " does not serve this job (orcarun_pmix_server)");
-      }
-      continue;
+  // orcarun decided it for every daemon of the job (collectives agree).
+  if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
+    for (const mca::LeftOutComponent* l : rt.components().left_out_of("pmi")) {
+      rt.log("pmi", "pmi/" + l->name + " does not serve this job (orcarun_pmix_server): it is not loaded");
     }
+  }
+  for (const mca::Framework::Entry* e : fw.value()->selected()) {
     auto served = std::make_unique<Served>();
     served->service = this;
     served->component = e->component->name();

@@ -227,6 +227,7 @@ launch::Bootstrap JobLaunch::bootstrap_for(std::uint32_t vpid) const {
                       .flags = (plan_.tree_spawn ? launch::kBootstrapTreeSpawn : 0u) |
                                (options_.report_topology ? launch::kBootstrapReportTopology : 0u)};
   b.launched_at_us = launch::monotonic_microseconds();
+  b.unused_components = plan_.unused_components;
   b.hosts.reserve(daemons());
   for (const auto& n : plan_.nodes) b.hosts.push_back(n.name);
   return b;
@@ -521,7 +522,6 @@ void JobLaunch::start_command() {
   launch::LaunchCommand command;
   command.argv = options_.command;
   command.environment = forwarded_environment();
-  command.pmi_unused = plan_.pmi_unused;
   if (gather_) gather_->fill(command);
   command.size = static_cast<std::uint32_t>(plan_.ranks.placements.size());
   for (const auto& p : plan_.ranks.placements) {

@@ -152,7 +152,7 @@ static int orcarun_main(int argc, char** argv) {
   if (!pmix_mode) return p.fail(pmix_mode.error());
   const auto pmix = orca::launch::choose_pmix_server(
       pmix_mode.value(), orca::launch::inspect_program(options->command.front(), link_environment(plan.environment)));
-  if (!pmix.start) plan.pmi_unused.push_back("pmix");
+  if (!pmix.start) plan.unused_components.push_back("pmi/pmix");
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
     rt.log("pmi", pmix.why);
   }

@@ -32,6 +32,7 @@ std::vector<WireMessage> samples() {
   b.daemon_command = {"/opt/orca/bin/orcad"};
   b.flags = kBootstrapTreeSpawn | kBootstrapReportTopology;
   b.launched_at_us = 0x0123456789abcdefULL;
+  b.unused_components = {"pmi/pmix"};
   DaemonReport r;
   r.vpid = 3;
   r.hostname = "h3";
@@ -52,7 +53,6 @@ std::vector<WireMessage> samples() {
   l.families = {"ompi", "gloo"};
   l.master_address = "10.0.1.2";
   l.master_port = 29500;
-  l.pmi_unused = {"pmix"};
   OutputChunk o;
   o.rank = 2;
   o.stream = Stream::Stderr;
@@ -183,12 +183,12 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));
   EXPECT_EQ(cmd.directory, "/home/user/run 1");
   EXPECT_EQ(cmd.stdin_target, kStdinAll);
-  EXPECT_EQ(cmd.pmi_unused, (std::vector<std::string>{"pmix"}));
   const WireMessage boot_message = decode(encode(samples()[0]).value()).value();
   const auto& boot = std::get<Bootstrap>(boot_message);
   EXPECT_EQ(boot.hosts, (std::vector<std::string>{"h1", "h2", "h3"}));
   EXPECT_EQ(boot.flags, kBootstrapTreeSpawn | kBootstrapReportTopology);
   EXPECT_EQ(boot.launched_at_us, 0x0123456789abcdefULL);
+  EXPECT_EQ(boot.unused_components, (std::vector<std::string>{"pmi/pmix"}));
   EXPECT_EQ(report.startup_us, (std::vector<std::uint32_t>{1200, 80, 5100, 900, 2100, 400}));
   const WireMessage chunk = decode(encode(samples()[3]).value()).value();
   EXPECT_TRUE(std::get<OutputChunk>(chunk).partial);

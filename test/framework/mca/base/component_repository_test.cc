@@ -117,6 +117,31 @@ TEST(ComponentRepositoryScan, LoadsTheGoodComponent) {
   EXPECT_NE(c.object.get(), nullptr);
 }
 
+// What the launcher says this process will not use is never dlopen'ed:
+// not mapped, not loaded, kept with the reason; the others load as ever.
+TEST(ComponentRepositoryScan, ALeftOutComponentIsNeverLoaded) {
+  TempDir dir;
+  const std::string good = copy_fixture(dir, "good");
+  const std::string second = copy_fixture(dir, "second");
+  std::vector<std::string> lines;
+  const LeaveOut leave_out{.components = {"test/good", "oob/good", "test/goo"}, .why = "the job does not use it"};
+  ComponentRepository repo =
+      ComponentRepository::scan({dir_of(dir)}, [&](const std::string& l) { lines.push_back(l); }, leave_out);
+
+  EXPECT_EQ(loaded_paths(repo), (std::vector<std::string>{second}));
+  EXPECT_FALSE(is_mapped(good));
+  EXPECT_TRUE(repo.rejected().empty());
+  const auto left = repo.left_out_of("test");
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0]->name, "good");
+  EXPECT_EQ(left[0]->path, good);
+  EXPECT_EQ(left[0]->reason, "the job does not use it");
+  EXPECT_TRUE(repo.left_out_of("oob").empty());
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+    return l == "did not load " + good + ": the job does not use it";
+  }));
+}
+
 // mca_test_oldabi claims ABI 1, from before variable declarations had ranges.
 TEST(ComponentRepositoryScan, RejectsAnOlderComponentAbiVersion) {
   TempDir dir;

@@ -441,6 +441,19 @@ TEST_F(FrameworkTest, TheSelectionVariableCanExclude) {
   EXPECT_EQ(entry(fw, "second")->state, State::Selected);
 }
 
+// A component left out unloaded (LeaveOut) is still a name: a selection
+// that names it parses, and it simply is not there.
+TEST_F(FrameworkTest, ASelectionMayNameALeftOutComponent) {
+  copy_fixture(dir_, "good");
+  copy_fixture(dir_, "second");
+  repository_ = ComponentRepository::scan({dir_.path().string()}, {}, LeaveOut{.components = {"test/good"}, .why = "unused"});
+  set("test", "^good");
+  Framework& fw = registered(kAll);
+  ASSERT_TRUE(fw.open().ok());
+  EXPECT_EQ(entry(fw, "good"), nullptr);
+  EXPECT_EQ(selected_names(fw), (std::vector<std::string>{"second"}));
+}
+
 TEST_F(FrameworkTest, AnUnknownComponentInTheSelectionFailsOpen) {
   load({"good", "second"});
   set("test", "nosuch");
