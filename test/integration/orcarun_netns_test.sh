@@ -175,11 +175,11 @@ agent_namespaces() {
     done < <(processes_with_marker "$RUN_MARKER")
 }
 
-# radix_case TREE-SPAWN: 7 daemons on h2..h8 in a tree of fan-out 2
-# (daemon v's parent is (v-1)/2); with tree spawn each daemon's children
-# are started by their parent, inside its host.
+# radix_case TREE-SPAWN [ORCARUN-ARGS...]: 7 daemons on h2..h8 in a tree
+# of fan-out 2 (daemon v's parent is (v-1)/2); with tree spawn each
+# daemon's children are started by their parent, inside its host.
 radix_case() {
-    local spawn=$1
+    local spawn=$1; shift
     local p; p=$(new_cluster --hosts 8)
     run_dir
     local spawn_args=(--mca plm_rsh_tree_spawn 0) header='plm/rsh\):$'
@@ -188,7 +188,7 @@ radix_case() {
         header='plm/rsh, tree spawn\):$'
     fi
     orun_start job "$p" h1 --mca plm_rsh_agent "$(agent "$p")" --mca routed radix --mca routed_radix_radix 2 \
-        "${spawn_args[@]}" --host "$(hosts_list 2 8)" --report-routes \
+        "${spawn_args[@]}" "$@" --host "$(hosts_list 2 8)" --report-routes \
         -n 7 --map-by node sh -c 'sleep 2; echo "$ORCA_RANK $(ip netns identify)"'
     await_err job '^  daemon 7 on '
     # Every agent is still running (it lives as long as its daemon).
@@ -222,6 +222,10 @@ $expected_agents"
 
 radix_tree_without_tree_spawn() { radix_case 0; }
 radix_tree_with_tree_spawn() { radix_case 1; }
+# Two agents at a time: a daemon below another says hello to its parent,
+# not to orcarun, and its report coming up the tree must still free its
+# agent's turn (else the launch stalled at the first two levels).
+radix_tree_two_agents_at_a_time() { radix_case 0 --mca plm_rsh_num_concurrent 2; }
 
 # --- 7: faults ----------------------------------------------------------------------------------
 
@@ -360,7 +364,7 @@ missing_orcad() {
 
 CASES=(single_host_without_link single_host_link_deleted_mid_job
        shared_bridge_addresses_are_not_routes dropped_first_link_daemons_use_second ipv6_only_hosts
-       routed_direct radix_tree_without_tree_spawn radix_tree_with_tree_spawn
+       routed_direct radix_tree_without_tree_spawn radix_tree_with_tree_spawn radix_tree_two_agents_at_a_time
        daemon_killed_mid_job interior_daemon_killed orcarun_killed sigint_ends_the_job
        host_gone_silent
        unknown_host missing_orcad)

@@ -401,10 +401,14 @@ void JobLaunch::on_report(std::span<const std::uint8_t> bytes) {
   if (!m || !std::holds_alternative<launch::DaemonReport>(m.value())) return;
   auto& report = std::get<launch::DaemonReport>(m.value());
   if (report.vpid == 0 || report.vpid > daemons()) return;
-  Daemon& d = daemon_[report.vpid];
+  const std::uint32_t vpid = report.vpid;
+  Daemon& d = daemon_[vpid];
   if (d.up) return;
   d.up = true;
   d.report = std::move(report);
+  // A daemon below another never says hello to orcarun: its report, come
+  // up the tree, is what ends its launch's turn in flight.
+  launcher_->daemon_up(vpid);
   ++up_count_;
   if (!t_first_up_) t_first_up_ = Clock::now();
   if (all_at_once()) {
