@@ -38,6 +38,13 @@ std::optional<IpAddress> IpAddress::parse(std::string_view text, std::string* wh
         return fail("the scope index after '%' must be 1..4294967295");
       if (scope == 0) return fail("the scope after '%' is not an interface of this host");
     } else {
+      // The kernel reads an interface name only up to a ':' (an alias) and
+      // IFNAMSIZ: "lo:<anything>" would name lo. A scope is a whole name.
+      const bool plain = zone.size() < IF_NAMESIZE && std::all_of(zone.begin(), zone.end(), [](char c) {
+                           const auto u = static_cast<unsigned char>(c);
+                           return u > 0x20 && u != 0x7f && c != ':' && c != '/' && c != '%';
+                         });
+      if (!plain) return fail("the scope after '%' is not an interface name");
       scope = if_nametoindex(zone.c_str());
       if (scope == 0) return fail("the scope after '%' is not an interface of this host");
     }

@@ -128,6 +128,17 @@ TEST(IpAddressParse, ScopeNamingNoInterfaceIsRejected) {
   EXPECT_TRUE(Contains(parse_error("fe80::1%0"), "not an interface of this host"));
 }
 
+// The kernel looks an interface name up only to its first ':' (an alias),
+// so "lo:<anything>" would be lo: a scope must be a whole plain name
+// (found by the interface_filter fuzz target with a control byte in it).
+TEST(IpAddressParse, AScopeThatIsNoPlainInterfaceNameIsRejected) {
+  const std::string bad_scopes[] = {"fe80::1%lo:x", "fe80::1%lo:%l\x07" "a", "fe80::1%lo\x01",
+                                    "fe80::1%" + std::string(16, 'a')};
+  for (const std::string& bad : bad_scopes) {
+    EXPECT_TRUE(Contains(parse_error(bad), "is not an interface name")) << bad;
+  }
+}
+
 TEST(IpAddressParse, EmptyScopeIsRejected) {
   EXPECT_TRUE(Contains(parse_error("fe80::1%"), "empty scope"));
 }
