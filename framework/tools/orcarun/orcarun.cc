@@ -20,7 +20,6 @@
 
 #include <config.h>
 
-#include <cstdlib>
 #include <iostream>
 
 extern char** environ;
@@ -34,21 +33,21 @@ std::string component_name(const orca::mca::Framework& fw) {
 }
 
 /* What the ranks link with: orcarun's environment with the forwarded
- * variables (-x) over it, as the daemons build each rank's. */
+ * variables (-x) applied, as the daemons build each rank's. */
 orca::launch::LinkEnvironment link_environment(const std::vector<std::string>& forwarded) {
-  orca::launch::LinkEnvironment env;
-  auto value = [&forwarded](std::string_view name) -> std::string {
-    const std::string prefix = std::string(name) + "=";
-    for (auto it = forwarded.rbegin(); it != forwarded.rend(); ++it) {
-      if (it->starts_with(prefix)) return it->substr(prefix.size());
+  std::vector<std::string> env = orca::plm::current_environment();
+  orca::plm::apply_environment(env, forwarded);
+  auto value = [&env](std::string_view name) -> std::string {
+    for (const auto& e : env) {
+      if (e.size() > name.size() && e.starts_with(name) && e[name.size()] == '=') return e.substr(name.size() + 1);
     }
-    const char* own = ::getenv(std::string(name).c_str());
-    return own != nullptr ? own : "";
+    return "";
   };
-  env.path = value("PATH");
-  env.ld_library_path = value("LD_LIBRARY_PATH");
-  env.ld_preload = value("LD_PRELOAD") + value("LD_AUDIT");
-  return env;
+  orca::launch::LinkEnvironment link;
+  link.path = value("PATH");
+  link.ld_library_path = value("LD_LIBRARY_PATH");
+  link.ld_preload = value("LD_PRELOAD") + value("LD_AUDIT");
+  return link;
 }
 
 }  // namespace
