@@ -223,6 +223,11 @@ void Connection::handshake_step(HandshakeStep step) {
   for (auto& f : step.send) {
     send_frame(f.header, Payload(std::move(f.payload)));
   }
+  // A write of those frames can fail (the peer closed right after its
+  // ACCEPT): the connection is closed and buried then, and must not go on
+  // to be established, or the engine keeps it as the peer's current
+  // connection after it is freed.
+  if (closed_) return;
   if (step.error) {
     // Write the refusal if the socket takes it now, then close.
     const std::string why = step.error->arg("why");

@@ -5,12 +5,14 @@
 // proven, and an idle peer's closed connection reported for reconnection.
 // Through a Relay the test controls: frames split at every byte boundary,
 // reconnect and resend, duplicate drop, back-pressure, a peer closing
-// mid-frame, teardown while handshakes are in flight; and heartbeat loss
+// mid-frame, teardown while handshakes are in flight, a server that
+// closes right after its ACCEPT; and heartbeat loss
 // decided by a fake clock (EngineConfig::clock).
 #include <orca/event_loop.h>
 #include <orca/oob_engine.h>
 
 #include "oob/frame_codec.h"
+#include "oob/handshake.h"
 
 #include <gtest/gtest.h>
 
@@ -855,6 +857,73 @@ TEST_F(EngineTest, APeerClosingMidFrameDeliversNothingPartial) {
     EXPECT_EQ(b.tags.front(), 3u);
     EXPECT_TRUE(b.messages.front() == numbered(7, kSize));
   }
+}
+
+/* The frames a scripted peer reads from `fd` now, through `reader`. */
+std::vector<Frame> frames_on(int fd, FrameReader& reader) {
+  std::vector<Frame> out;
+  std::uint8_t buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    std::span<const std::uint8_t> bytes(buf, static_cast<size_t>(n));
+    while (!bytes.empty()) {
+      auto taken = reader.feed_some(bytes, out);
+      if (!taken) return out;
+      bytes = bytes.subspan(taken.value());
+    }
+  }
+  return out;
+}
+
+void write_frame(int fd, const Frame& f) {
+  std::uint8_t header[kHeaderSize];
+  encode_header(f.header, header);
+  ASSERT_EQ(::write(fd, header, kHeaderSize), static_cast<ssize_t>(kHeaderSize));
+  if (!f.payload.empty()) ASSERT_EQ(::write(fd, f.payload.data(), f.payload.size()), static_cast<ssize_t>(f.payload.size()));
+}
+
+TEST_F(EngineTest, AServerGoneRightAfterItsAcceptLeavesNoConnection) {
+  // The client's last handshake step writes COMMIT; when the server has
+  // closed by then (a daemon ending as it answered), that write fails and
+  // the connection closes inside the step. It must not be established
+  // after that: the engine kept it as the peer's connection once it was
+  // freed, and the next send wrote through freed memory (found with
+  // orcads whose parent could not fork any more).
+  Side a(loop_, kA);
+  auto [mine, theirs] = stream_pair();
+  const HandshakeIdentity b{kB, {1, 2, 3, 4, 5, 6, 7, 8}};  // the server keeps a reference
+  ServerHandshake server(b, [](ProcessName) { return std::uint64_t{0}; });
+  FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
+  std::optional<Status> outcome;
+  auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
+  std::vector<Frame> got;
+  auto read_one = [&] {
+    return loop_.run_until([&] {
+      for (auto& f : frames_on(theirs.get(), reader)) got.push_back(std::move(f));
+      return !got.empty();
+    }, 5s);
+  };
+  ASSERT_TRUE(read_one()) << "no HELLO";
+  HandshakeStep challenge = server.on_frame(got.front());
+  got.clear();
+  ASSERT_EQ(challenge.send.size(), 1u);
+  write_frame(theirs.get(), challenge.send.front());
+  ASSERT_TRUE(read_one()) << "no RESPONSE";
+  HandshakeStep accept = server.on_frame(got.front());
+  ASSERT_FALSE(accept.error) << accept.error->summary();
+  ASSERT_EQ(accept.send.size(), 1u);
+  write_frame(theirs.get(), accept.send.front());
+  theirs.reset();  // gone before the client reads the ACCEPT
+  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
+  EXPECT_FALSE(outcome->ok());
+  EXPECT_FALSE(a.engine->connected(kB)) << "a closed connection was kept as the peer's";
+  // The closed connection is freed on the next pass of the loop; a send
+  // then must ask for a new connection, not write through the old one.
+  loop_.run_until([] { return false; }, 20ms);
+  a.wanted.clear();
+  ASSERT_TRUE(a.engine->send(kB, 1, Payload(std::vector<std::uint8_t>(8, 1))).ok());
+  EXPECT_EQ(a.wanted.size(), 1u);
 }
 
 TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
