@@ -96,6 +96,7 @@ HostLimits read_host_limits() {
   l.threads_max = read_number("/proc/sys/kernel/threads-max");
   l.tasks_in_use = machine_tasks();
   l.memory_available = memory_available();
+  l.cgroup_tasks = read_cgroup_task_limit();
   return l;
 }
 
@@ -123,6 +124,12 @@ Status check_job_fits(const JobFootprint& job, const HostLimits& limits) {
     return exceeds("RLIMIT_NPROC (processes of this user, " + std::to_string(limits.processes_in_use) + " in use)",
                    tasks, *limits.processes - std::min(*limits.processes, limits.processes_in_use), what,
                    "run fewer daemons on this host, or raise it: ulimit -u N");
+  }
+  if (const auto& cg = limits.cgroup_tasks; cg && cg->current + tasks > cg->max) {
+    return exceeds("the pids.max of cgroup " + cg->directory + " (" + std::to_string(cg->current) + " in use)",
+                   tasks, cg->max - std::min(cg->max, cg->current), what,
+                   "run fewer daemons on this host, or raise it: echo N > " + cg->directory +
+                       "/pids.max (under systemd: TasksMax= of the service, or of the user's slice)");
   }
   const std::uint64_t files = files_needed(job);
   if (limits.open_files_hard > 0 && files > limits.open_files_hard) {

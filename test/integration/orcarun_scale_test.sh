@@ -14,6 +14,22 @@
 #                      instead of deciding it is gone (without the wait,
 #                      measured: 2 runs of 2 failed, 21 and 22 daemons
 #                      gave up).
+#   cgroup_task_limit_refused_at_once
+#                      in a pids cgroup that leaves 64 tasks, 50 daemons
+#                      are refused before anything starts, naming the
+#                      cgroup's pids.max and what to change.
+#   forks_failing_mid_launch
+#                      300 daemons; once some 60 run, their pids cgroup
+#                      takes only 10 tasks more (three rounds), so
+#                      fork() fails in orcarun and in daemons alike: the
+#                      job ends with status 1 naming the failed fork, no
+#                      sanitizer report, nothing left (a client connection
+#                      closed inside its last handshake step was kept and
+#                      freed, a heap-use-after-free, found this way).
+#   descriptors_running_out_mid_launch
+#                      the same with orcarun's RLIMIT_NOFILE lowered (by
+#                      prlimit) to what it holds once a sixth of the
+#                      daemons run, plus 5: pipe() and accept() fail.
 # Every case prints its figures on a FIGURE line.
 #
 # By hand: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC bash orcarun_scale_test.sh [CASE...]
@@ -22,6 +38,7 @@
 . "$(dirname "$0")/../lib/orcarun.sh"
 # For figure and rss_bound_kb (its oob helpers, which need netns.sh, are not used).
 . "$(dirname "$0")/../lib/proc_figures.sh"
+. "$(dirname "$0")/../lib/pids_cgroup.sh"
 
 SUITE=OrcarunScale
 
@@ -137,7 +154,106 @@ $(output)"
     expect_nothing_left "$M" 20
 }
 
-CASES=(daemons_256 busy_parents_are_waited_for)
+# --- limits met half way through a launch --------------------------------------------------------
+
+# sanitizer_reports FILE: what a sanitizer (or the sanitized builds' own
+# descriptor checks) said in FILE; a daemon's lines come prefixed.
+sanitizer_reports() {
+    grep -E 'ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error:|an enabled IoWatch on descriptor|closed twice' "$1" || true
+}
+
+# squeezed_job_ends_cleanly RC WHAT: the checks every squeezed launch
+# shares: status 1, stderr saying WHAT failed, no sanitizer report, and
+# nothing of the case left.
+squeezed_job_ends_cleanly() {
+    [ "$1" -eq 1 ] || fail "orcarun exited with status $1, not 1:
+$(output)"
+    grep -q -- "$2" "$T/err" || fail "nothing said '$2':
+$(output)"
+    local reports; reports=$(sanitizer_reports "$T/err")
+    [ -z "$reports" ] || fail "a sanitizer report:
+$(head -n 40 <<<"$reports")"
+    expect_nothing_left "$M" 20
+}
+
+cgroup_task_limit_refused_at_once() {
+    local_case_setup scale-cgroup
+    pids_cgroup_make refused
+    trap 'pids_cgroup_remove; local_case_cleanup' EXIT
+    echo 64 >"$PIDS_CG/pids.max"
+    local rc=0
+    ( echo "$BASHPID" >"$PIDS_CG/cgroup.procs"
+      ORCA_TEST_MARKER=$M run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 50 true ) || rc=$?
+    [ "$rc" -eq 1 ] || fail "orcarun exited with status $rc, not 1:
+$(output)"
+    grep -q "the pids.max of cgroup $PIDS_CG" "$T/err" || fail "the refusal does not name the cgroup's pids.max:
+$(output)"
+    grep -q 'Nothing was started' "$T/err" || fail "no 'Nothing was started':
+$(output)"
+    grep -q 'TasksMax=' "$T/err" || fail "the refusal does not say what to change:
+$(output)"
+    expect_nothing_left "$M" 5
+}
+
+forks_failing_mid_launch() {
+    local_case_setup scale-forks
+    pids_cgroup_make forks
+    trap 'pids_cgroup_remove; local_case_cleanup' EXIT
+    # orcarun in the cgroup from its first instruction: the check before
+    # the launch sees the cgroup (no limit yet), and every daemon counts.
+    printf '#!/bin/sh\necho $$ >"%s/cgroup.procs" && exec "%s" "$@"\n' "$PIDS_CG" "$ORCARUN" >"$T/orcarun-in-cgroup"
+    chmod +x "$T/orcarun-in-cgroup"
+    # Three rounds: which daemon is where when fork() fails differs every
+    # time (the use after free above showed in one round of four).
+    local round
+    for round in 1 2 3; do
+        echo max >"$PIDS_CG/pids.max"
+        # LeakSanitizer needs a thread of its own at exit, which a full
+        # cgroup refuses: its report would be of the squeeze, not a leak.
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ORCA_TEST_MARKER=$M ORCARUN="$T/orcarun-in-cgroup" \
+            orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 300 -n 300 sh -c 'sleep 0.2'
+        # At 255 tasks (some 60 daemons, their ranks and threads), the
+        # cgroup takes 10 more: daemons are up, starting, connecting and
+        # starting ranks when fork() begins to fail, in orcarun and in
+        # daemons alike. (The launch stops there: the sanitized build runs
+        # as many daemons.)
+        local i tasks=0
+        for ((i = 0; i < 2400; i++)); do
+            tasks=$(cat "$PIDS_CG/pids.current")
+            [ "$tasks" -lt 255 ] || break
+            kill -0 "$ORCARUN_PID" 2>/dev/null || break
+            sleep 0.02
+        done
+        echo $((tasks + 10)) >"$PIDS_CG/pids.max"
+        local rc=0
+        orcarun_wait 120 || rc=$?
+        figure "round=$round daemons=300 squeezed_at_tasks=$tasks status=$rc fork_failures=$(grep -c 'fork failed' "$T/err" || true)"
+        squeezed_job_ends_cleanly "$rc" 'fork failed: Resource temporarily unavailable'
+    done
+}
+
+descriptors_running_out_mid_launch() {
+    command -v prlimit >/dev/null || skip "prlimit (util-linux) is not installed"
+    local_case_setup scale-fds
+    # The launch stops at the squeeze: the sanitized build too runs as many.
+    local n=300
+    ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes "$n" -n "$n" sh -c 'sleep 1'
+    local i fds=0
+    for ((i = 0; i < 2400; i++)); do
+        fds=$(ls "/proc/$ORCARUN_PID/fd" 2>/dev/null | wc -l)
+        [ "$fds" -lt $((n / 2)) ] || break
+        kill -0 "$ORCARUN_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    prlimit --pid "$ORCARUN_PID" --nofile=$((fds + 5)):$((fds + 5)) || fail "prlimit failed on orcarun ($ORCARUN_PID)"
+    local rc=0
+    orcarun_wait 120 || rc=$?
+    figure "daemons=$n squeezed_at_fds=$fds status=$rc"
+    squeezed_job_ends_cleanly "$rc" 'Too many open files'
+}
+
+CASES=(daemons_256 busy_parents_are_waited_for cgroup_task_limit_refused_at_once forks_failing_mid_launch
+       descriptors_running_out_mid_launch)
 if [ "$#" -eq 0 ]; then set -- "${CASES[@]}"; fi
 for c in "$@"; do FIGURE_CASE=$c run_case "$SUITE.$c" "$c"; done
 finish_cases

@@ -22,6 +22,7 @@
 #ifndef ORCA_JOB_LIMITS_H
 #define ORCA_JOB_LIMITS_H
 
+#include <orca/cgroup_task_limit.h>
 #include <orca/export.h>
 #include <orca/result.h>
 
@@ -55,6 +56,7 @@ struct HostLimits {
   std::uint64_t threads_max = 0;               // kernel.threads-max
   std::uint64_t tasks_in_use = 0;              // tasks of the machine now (/proc/loadavg)
   std::optional<std::uint64_t> memory_available;  // MemAvailable, bytes
+  std::optional<CgroupTaskLimit> cgroup_tasks;    // the tightest pids.max of this process's cgroups, if any
 };
 
 /* The limits of this host now; what cannot be read is left at a value
