@@ -1,6 +1,8 @@
 // HelpCatalog: loads help-<area>.txt topic files lazily and renders messages.
 #include <orca/help.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -69,9 +71,13 @@ void HelpCatalog::set_dirs(std::vector<std::string> dirs) {
 const HelpCatalog::Topics* HelpCatalog::load(const std::string& area) const {
   auto it = files_.find(area);
   if (it != files_.end()) return &it->second;
+  unreadable_.clear();
   for (const auto& dir : dirs_) {
-    std::ifstream in(dir + "/help-" + area + ".txt");
+    const std::string path = dir + "/help-" + area + ".txt";
+    std::ifstream in(path);
     if (in) return &files_.emplace(area, parse_topics(in)).first->second;
+    const int err = errno;
+    if (err != ENOENT && err != ENOTDIR && err != 0) unreadable_ = path + " cannot be read: " + std::strerror(err);
   }
   return nullptr;
 }
@@ -84,6 +90,7 @@ std::string HelpCatalog::render(const Message& message) const {
   }
   // The text is missing (an uninstalled tool, a stale file): say so, and
   // still give everything the message carries.
+  if (topics == nullptr && !unreadable_.empty()) return program_ + ": " + message.summary() + "\n(its help text: " + unreadable_ + ")";
   std::string where;
   for (const auto& d : dirs_) where += (where.empty() ? "" : ", ") + d;
   return program_ + ": " + message.summary() + "\n(help text help-" + message.area() +

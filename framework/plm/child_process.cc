@@ -21,7 +21,8 @@ namespace orca::plm {
 namespace {
 
 Message spawn_error(const std::string& program, const std::string& call, int err) {
-  return Message("plm", "spawn-failed", {{"program", program}, {"call", call}, {"why", std::strerror(err)}});
+  return Message("plm", "spawn-failed",
+                 {{"program", program}, {"call", call}, {"why", std::strerror(err)}, {"hint", limit_hint(call, err)}});
 }
 
 bool make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
@@ -201,6 +202,29 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
   } while (n < 0 && errno == EINTR);
   return parent_ends(pid, std::move(in_write), std::move(out_read), std::move(err_read),
                      n == static_cast<ssize_t>(sizeof err) ? std::strerror(err) : std::string());
+}
+
+std::string limit_hint(const std::string& call, int err) {
+  switch (err) {
+    case EMFILE:
+      return "this process has as many descriptors open as RLIMIT_NOFILE allows: raise it (ulimit -n), or start "
+             "fewer processes from here";
+    case ENFILE:
+      return "the machine has as many files open as fs.file-max allows";
+    case EAGAIN:
+      if (call != "fork") return {};
+      return "no more processes may start: a task limit is reached (RLIMIT_NPROC, ulimit -u; kernel.pid_max; "
+             "or the pids.max of this process's cgroup, systemd's TasksMax=)";
+    case ENOMEM:
+      return "out of memory";
+    default:
+      return {};
+  }
+}
+
+std::string spawn_failure_text(const Message& error) {
+  const std::string hint = error.arg("hint");
+  return error.arg("call") + " failed: " + error.arg("why") + (hint.empty() ? std::string() : " (" + hint + ")");
 }
 
 std::string describe_wait_status(int wait_status) {

@@ -48,8 +48,19 @@ struct SpawnedChild {
 };
 
 /* Errors (area "plm", topic "spawn-failed"): no argv, pipe or fork
- * failed (the call and errno named). */
+ * failed (args "call" and "why", errno's text, and "hint" when a limit
+ * explains it: see limit_hint). */
 ORCA_EXPORT Result<SpawnedChild> spawn_child(const SpawnSpec& spec);
+
+/* What a pipe(), open() or fork() that failed with `err` ran into and
+ * what to set, when that is a limit (EMFILE: RLIMIT_NOFILE; EAGAIN from
+ * fork: the task limits); empty otherwise. */
+ORCA_EXPORT std::string limit_hint(const std::string& call, int err);
+
+/* One line for an error of spawn_child (or of anything with the same
+ * "call", "why" and "hint" args): "fork failed: Resource temporarily
+ * unavailable (HINT)". */
+ORCA_EXPORT std::string spawn_failure_text(const Message& error);
 
 /* How a process ended, for messages: "exited with status 3", "was killed
  * by signal 9 (Killed)". `wait_status` as waitpid gave it. */

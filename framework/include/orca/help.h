@@ -37,6 +37,11 @@ class ORCA_EXPORT HelpCatalog {
   /* The full text of a message (no trailing newline). */
   std::string render(const Message& message) const;
 
+  /* Reads the texts of `area` now, so that its messages render later even
+   * when this process can no longer open a file (out of descriptors as it
+   * reports why a launch of many processes failed). */
+  void preload(const std::string& area) const { (void)load(area); }
+
   /* Writes render() and a newline to `out`, unless this area/topic was
    * already shown and `always` is false. Returns whether it wrote. */
   bool show(const Message& message, std::ostream& out, bool always = false);
@@ -48,6 +53,9 @@ class ORCA_EXPORT HelpCatalog {
   std::string program_;
   std::vector<std::string> dirs_;
   mutable std::map<std::string, Topics> files_;  // area -> topics, loaded lazily
+  // Why the last load of a file found but could not read it (EMFILE: a
+  // process out of descriptors fails that way as it reports the reason).
+  mutable std::string unreadable_;
   std::set<std::string> shown_;
 };
 

@@ -232,7 +232,7 @@ void DaemonSession::spawn_children() {
     std::cerr.write(text.data(), static_cast<std::streamsize>(text.size())).flush();
   };
   hooks.on_failed_start = [this](std::uint32_t vpid, const Message& why) {
-    report_failure(vpid, "cannot start the agent for " + host_of(vpid) + ": " + why.arg("call") + " failed: " + why.arg("why"));
+    report_failure(vpid, "cannot start the agent for " + host_of(vpid) + ": " + plm::spawn_failure_text(why));
   };
   const std::uint32_t cap = plm_->module->max_concurrent(plm_->module->self);
   launcher_ = std::make_unique<plm::DaemonLauncher>(process_.loop(), cap, std::move(hooks));

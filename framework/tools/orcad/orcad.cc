@@ -6,6 +6,7 @@
 #include "daemon_session.h"
 #include "rank_keeper.h"
 
+#include <orca/child_process.h>
 #include <orca/launch_wire.h>
 #include <orca/mca_forward.h>
 #include <orca/process.h>
@@ -67,8 +68,7 @@ static int orcad_main(int argc, char** argv) {
   // end when `keeper` goes, after the session, which ends every rank.
   auto keeper = orca::orcad::RankKeeper::start();
   if (!keeper) {
-    std::cerr << "orcad: cannot start the keeper of its ranks: " << keeper.error().arg("call")
-              << " failed: " << keeper.error().arg("why") << "\n";
+    std::cerr << "orcad: cannot start the keeper of its ranks: " << orca::plm::spawn_failure_text(keeper.error()) << "\n";
     return 1;
   }
   // From the environment when the launcher put it there (plm/slurm), and

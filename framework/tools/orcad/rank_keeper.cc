@@ -1,6 +1,8 @@
 // RankKeeper: the words on orcad's pipe to its keeper, and the keeper.
 #include "rank_keeper.h"
 
+#include <orca/child_process.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -118,7 +120,9 @@ std::vector<pid_t> KeeperLedger::groups_to_kill() const {
 Result<RankKeeper> RankKeeper::start() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return Message("plm", "keeper-failed", {{"call", "pipe"}, {"why", std::strerror(errno)}});
+    const int err = errno;
+    return Message("plm", "keeper-failed",
+                   {{"call", "pipe"}, {"why", std::strerror(err)}, {"hint", plm::limit_hint("pipe", err)}});
   }
   UniqueFd read_end(fds[0]), write_end(fds[1]);
   // Every signal is blocked across fork, so that none (a SIGTERM to the
@@ -131,7 +135,10 @@ Result<RankKeeper> RankKeeper::start() {
   if (pid == 0) keeper_main(read_end.get(), before);
   const int fork_errno = errno;
   ::sigprocmask(SIG_SETMASK, &before, nullptr);
-  if (pid < 0) return Message("plm", "keeper-failed", {{"call", "fork"}, {"why", std::strerror(fork_errno)}});
+  if (pid < 0) {
+    return Message("plm", "keeper-failed",
+                   {{"call", "fork"}, {"why", std::strerror(fork_errno)}, {"hint", plm::limit_hint("fork", fork_errno)}});
+  }
   read_end.reset();
   // Nonblocking: orcad's loop never waits on its keeper (a full pipe
   // keeps the words in unsent_).

@@ -205,7 +205,7 @@ Status JobLaunch::open() {
       fail_job(why, 1);
       return;
     }
-    daemon_failed(vpid, "cannot start the agent for " + describe(vpid) + ": " + why.arg("call") + " failed: " + why.arg("why"));
+    daemon_failed(vpid, "cannot start the agent for " + describe(vpid) + ": " + plm::spawn_failure_text(why));
   };
   launcher_ = std::make_unique<plm::DaemonLauncher>(process_.loop(), plan_.plm.module->max_concurrent(plan_.plm.module->self),
                                                     std::move(hooks));

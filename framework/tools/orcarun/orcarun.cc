@@ -128,6 +128,9 @@ static int orcarun_main(int argc, char** argv) {
     return p.fail(st.error());
   }
   (void)orca::launch::raise_open_files(orca::launch::files_needed(footprint));
+  // Its failure texts are read now: a launch that fails for want of
+  // descriptors must still say so in words.
+  rt.help().preload("orcarun");
   plan.daemon_command = orca::plm::daemon_program(rt.registry());
   const auto launcher = orca::launch::launcher_settings(rt.registry());
   plan.startup_timeout = launcher.startup_timeout;

@@ -8,6 +8,9 @@
 #include "lib/expect_text.h"
 #include "lib/temp_dir.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -119,6 +122,40 @@ TEST(HelpCatalogRender, MissingFileFallsBackToTheSummary) {
   EXPECT_TRUE(Contains(text, "prog: nosuch/topic: name=x; why=y"));
   EXPECT_TRUE(Contains(text, "help-nosuch.txt [topic] not found in: " + dir.path().string() + ", /second/dir"));
   EXPECT_TRUE(Contains(text, "mca_base_help_path"));
+}
+
+TEST(HelpCatalogRender, AFileThatCannotBeOpenedSaysWhyNotMissing) {
+  // A process out of descriptors reports that as it fails: its help file
+  // is there, and "not found, set mca_base_help_path" would send the user
+  // the wrong way.
+  TempDir dir;
+  dir.write("help-demo.txt", kDemoHelp);
+  HelpCatalog help("prog", {dir.path().string()});
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = 64;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::vector<int> held;
+  for (int fd; (fd = ::dup(0)) >= 0;) held.push_back(fd);
+  const std::string text = help.render(Message("demo", "greet", {{"who", "you"}}));
+  for (int fd : held) ::close(fd);
+  held.clear();
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_TRUE(Contains(text, "prog: demo/greet: who=you"));
+  EXPECT_TRUE(Contains(text, "help-demo.txt cannot be read: Too many open files"));
+  EXPECT_TRUE(LacksText(text, "not found"));
+  // Descriptors back, the text is read; once read, it needs none.
+  EXPECT_EQ(help.render(Message("demo", "single")), "prog: just one line");
+  HelpCatalog preloaded("prog", {dir.path().string()});
+  preloaded.preload("demo");
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  for (int fd; (fd = ::dup(0)) >= 0;) held.push_back(fd);
+  const std::string read_before = preloaded.render(Message("demo", "greet", {{"who", "you"}}));
+  for (int fd : held) ::close(fd);
+  held.clear();
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_EQ(read_before, "prog: hello you.\n  indented second line for you");
 }
 
 TEST(HelpCatalogRender, MissingTopicFallsBackToTheSummary) {

@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +72,38 @@ struct KillOnExit {
 
 TEST(SpawnChild, NoArgvIsAnError) {
   EXPECT_TRUE(FailedWith(spawn_child(SpawnSpec{}), "plm", "spawn-failed"));
+}
+
+TEST(SpawnChild, OutOfDescriptorsIsAnErrorNamingTheLimitToRaise) {
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = 64;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::vector<int> held;
+  for (int fd; (fd = ::dup(0)) >= 0;) held.push_back(fd);
+  SpawnSpec spec = spec_of({"/bin/true"});
+  spec.pipe_input = true;  // a pipe(), not the open() of /dev/null, is the first to fail
+  auto r = spawn_child(spec);
+  for (int fd : held) ::close(fd);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  ASSERT_TRUE(FailedWith(r, "plm", "spawn-failed"));
+  EXPECT_EQ(r.error().arg("call"), "pipe");
+  const std::string text = spawn_failure_text(r.error());
+  EXPECT_NE(text.find("pipe failed: Too many open files (this process has as many descriptors open as RLIMIT_NOFILE"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ulimit -n"), std::string::npos) << text;
+}
+
+TEST(SpawnChild, LimitHintsNameTheLimitOnlyWhereOneExplainsTheError) {
+  EXPECT_NE(limit_hint("fork", EAGAIN).find("pids.max"), std::string::npos);
+  EXPECT_NE(limit_hint("fork", EAGAIN).find("RLIMIT_NPROC"), std::string::npos);
+  EXPECT_EQ(limit_hint("pipe", EAGAIN), "") << "EAGAIN is a task limit only from fork";
+  EXPECT_NE(limit_hint("open /dev/null", ENFILE).find("fs.file-max"), std::string::npos);
+  EXPECT_EQ(limit_hint("fork", EPERM), "");
+  EXPECT_EQ(spawn_failure_text(Message("plm", "spawn-failed", {{"call", "exec"}, {"why", "no command"}})),
+            "exec failed: no command");
 }
 
 TEST(SpawnChild, AMissingProgramIsAnExecErrorAndTheChildExits127) {
