@@ -210,8 +210,14 @@ bench_check_output() {
     echo "$lines lines of output (expected $2)"
     [ "$lines" = "$2" ]
 }
-# bench_fail_excerpt ERR: the lines of a failed run's stderr to show.
-bench_fail_excerpt() { tail -n 15 "$1"; }
+# bench_fail_excerpt ERR: the lines of a failed run's stderr to show: the
+# last 15 that say why, without orcarun's --timing tables (printed last,
+# they would hide the error above them).
+bench_fail_excerpt() {
+    awk '/^(timing \(ms since orcarun started\)|orcad start-up \(ms)/ { table = 1; next }
+         table && /^  / { next }
+         { table = 0; print }' "$1" | tail -n 15
+}
 
 # run_one HOST LABEL EXPECT CMD...: one timed run; prints its ms, or
 # "fail" (stdout/stderr kept in $work/fail.LABEL.*, the label added to
