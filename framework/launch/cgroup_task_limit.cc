@@ -88,7 +88,8 @@ std::optional<CgroupTaskLimit> tightest_cgroup_task_limit(std::string_view proc_
         }
       }
       if (path.empty()) break;
-      path.erase(path.rfind('/'));
+      const size_t slash = path.rfind('/');
+      path.erase(slash == std::string::npos ? 0 : slash);
     }
   }
   return tightest;

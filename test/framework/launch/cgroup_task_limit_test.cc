@@ -72,7 +72,9 @@ TEST(CgroupTaskLimit, NoLimitWhereEveryPidsMaxIsMaxOrNothingCanBeRead) {
   EXPECT_FALSE(tightest_cgroup_task_limit("3:pids:/job\n", kV1Mounts, f.reader()).has_value());
   EXPECT_FALSE(tightest_cgroup_task_limit("3:pids:/job\n", "", f.reader()).has_value()) << "no mount of the hierarchy";
   EXPECT_FALSE(tightest_cgroup_task_limit("", kV1Mounts, f.reader()).has_value());
-  EXPECT_FALSE(tightest_cgroup_task_limit("garbage without colons\n3:pids\n", kV1Mounts, f.reader()).has_value());
+  EXPECT_FALSE(tightest_cgroup_task_limit("garbage without colons\n3:pids\n3:pids:no-slash/at all\n", kV1Mounts,
+                                          f.reader())
+                   .has_value());
 }
 
 TEST(CgroupTaskLimit, AJobNeedingMoreTasksThanTheCgroupLeavesIsRefusedNamingIt) {
