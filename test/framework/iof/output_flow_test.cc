@@ -75,6 +75,7 @@ TEST(CreditLedger, NeverStallsADaemonWhoseOutputIsWritten) {
     ASSERT_TRUE(moved) << "stalled with " << daemon.outstanding() << " outstanding, " << queued << " queued";
     ASSERT_LE(daemon.outstanding(), window + 70000);
   }
+  EXPECT_EQ(written + queued, total) << "bytes were lost or made up on the way";
 }
 
 }  // namespace

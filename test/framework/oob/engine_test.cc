@@ -891,7 +891,10 @@ TEST_F(EngineTest, AServerGoneRightAfterItsAcceptLeavesNoConnection) {
   // freed, and the next send wrote through freed memory (found with
   // orcads whose parent could not fork any more).
   Side a(loop_, kA);
-  auto [mine, theirs] = stream_pair();
+  // Not a structured binding: the lambda below reads `theirs`, and clang
+  // before 16 lets no lambda capture one (C++20 allows it).
+  auto ends = stream_pair();
+  UniqueFd mine = std::move(ends.first), theirs = std::move(ends.second);
   const HandshakeIdentity b{kB, {1, 2, 3, 4, 5, 6, 7, 8}};  // the server keeps a reference
   ServerHandshake server(b, [](ProcessName) { return std::uint64_t{0}; });
   FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
