@@ -312,9 +312,11 @@ void DaemonSession::on_directory(std::span<const std::uint8_t> bytes) {
   }
   const auto* directory = std::get_if<launch::HostDirectory>(&m.value());
   if (directory == nullptr || pmi_) return;  // a directory after the command is no news
-  launch::DataPlaneAnswer answer =
+  DirectoryAnswer chosen =
       answer_directory(*oob_, process_.runtime().registry(), *directory, who_we_are().host_identity, bootstrap_.vpid);
+  launch::DataPlaneAnswer& answer = chosen.wire;
   data_plane_address_ = net::IpAddress::parse(answer.address);
+  data_plane_sources_ = std::move(chosen.sources);
   if (directory->mesh_check && data_plane_address_) {
     // The other hosts' side of the check: held until the command comes.
     if (auto listener = MeshListener::open(process_.loop(), *data_plane_address_)) {
@@ -336,7 +338,7 @@ void DaemonSession::start_mesh_check(const launch::MeshCheck& check) {
     if (t.identity == mine || !address || t.port == 0 || t.port > 65535) continue;
     targets.push_back({.name = t.name, .address = *address, .port = static_cast<std::uint16_t>(t.port)});
   }
-  if (!data_plane_address_) {
+  if (data_plane_sources_.empty()) {
     // Nothing to dial from: every target fails, and says why.
     launch::MeshResult result{.vpid = bootstrap_.vpid, .failures = {}};
     for (const auto& t : targets) result.failures.push_back(t.name + ": this host has no data-plane address to connect from");
@@ -344,7 +346,7 @@ void DaemonSession::start_mesh_check(const launch::MeshCheck& check) {
     return;
   }
   mesh_probe_ = std::make_unique<MeshProbe>(
-      process_.loop(), *data_plane_address_, std::move(targets), check.concurrency,
+      process_.loop(), data_plane_sources_, std::move(targets), check.concurrency,
       std::chrono::milliseconds(check.timeout_ms), [this](std::vector<std::string> failures) {
         up(launch::kTagStatus, launch::MeshResult{.vpid = bootstrap_.vpid, .failures = std::move(failures)});
       });

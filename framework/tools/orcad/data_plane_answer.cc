@@ -56,17 +56,17 @@ Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob, const mca::
   return out;
 }
 
-launch::DataPlaneAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry,
-                                         const launch::HostDirectory& directory, const std::string& own_identity,
-                                         std::uint32_t vpid) {
-  launch::DataPlaneAnswer answer{.vpid = vpid};
+DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, const launch::HostDirectory& directory,
+                                 const std::string& own_identity, std::uint32_t vpid) {
+  DirectoryAnswer out{.wire = launch::DataPlaneAnswer{.vpid = vpid}, .sources = {}};
+  launch::DataPlaneAnswer& answer = out.wire;
   answer.inherited = launch::user_network_settings(plm::current_environment());
   answer.rdma = has_rdma_devices();
   const std::string prefix = selection_prefix(registry);
   auto selected = oob.selected_addresses(prefix);
   if (!selected) {
     answer.reason = "cannot read this host's interfaces: " + selected.error().summary();
-    return answer;
+    return out;
   }
   launch::DataPlaneInput input;
   // rank_toward indexes every selected address; input.locals holds some.
@@ -143,8 +143,12 @@ launch::DataPlaneAnswer answer_directory(oob::Oob& oob, const mca::Registry& reg
     answer.address = l.address.to_string();
     answer.prefix_length = static_cast<std::uint32_t>(l.prefix_length);
     answer.port = free_port(l.address);
+    out.sources.push_back(l.address);
+    for (const auto& other : input.locals) {
+      if (other.interface == l.interface && !other.address.same_address(l.address)) out.sources.push_back(other.address);
+    }
   }
-  return answer;
+  return out;
 }
 
 }  // namespace orca::orcad

@@ -20,10 +20,15 @@ namespace orca::orcad {
  * at most kMaxHostAddresses). Errors: the interface scan failed. */
 Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob, const mca::Registry& registry);
 
-/* The answer for `directory`; `own_identity` finds this host in it. */
-launch::DataPlaneAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry,
-                                         const launch::HostDirectory& directory, const std::string& own_identity,
-                                         std::uint32_t vpid);
+/* The answer for `directory` (`own_identity` finds this host in it), and
+ * the addresses a mesh check leaves from: the chosen one first, then the
+ * chosen interface's others (none when nothing was chosen). */
+struct DirectoryAnswer {
+  launch::DataPlaneAnswer wire;
+  std::vector<net::IpAddress> sources;
+};
+DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, const launch::HostDirectory& directory,
+                                 const std::string& own_identity, std::uint32_t vpid);
 
 }  // namespace orca::orcad
 

@@ -5,6 +5,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -34,10 +35,10 @@ struct MeshProbe::Dial {
   std::unique_ptr<Timer> timer;
 };
 
-MeshProbe::MeshProbe(EventLoop& loop, net::IpAddress local, std::vector<Target> targets, size_t concurrency,
-                     std::chrono::milliseconds timeout, Done done)
+MeshProbe::MeshProbe(EventLoop& loop, std::vector<net::IpAddress> locals, std::vector<Target> targets,
+                     size_t concurrency, std::chrono::milliseconds timeout, Done done)
     : loop_(loop),
-      local_(local),
+      locals_(std::move(locals)),
       targets_(std::move(targets)),
       concurrency_(concurrency == 0 ? 1 : concurrency),
       timeout_(timeout),
@@ -54,7 +55,15 @@ void MeshProbe::start_next() {
   while (in_flight_ < concurrency_ && next_ < targets_.size()) {
     const size_t i = next_++;
     const Target& t = targets_[i];
-    auto fd = net::start_connect(local_, 0, t.address, t.port);
+    const auto local = std::find_if(locals_.begin(), locals_.end(),
+                                    [&](const net::IpAddress& a) { return a.family() == t.address.family(); });
+    if (local == locals_.end()) {
+      finished(i, std::string("this host's data-plane interface has no ") +
+                      (t.address.family() == net::Family::V6 ? "IPv6" : "IPv4") +
+                      " address, so its ranks cannot reach this one either");
+      continue;
+    }
+    auto fd = net::start_connect(*local, 0, t.address, t.port);
     if (!fd) {
       finished(i, fd.error().arg("call") + ": " + fd.error().arg("why"));
       continue;

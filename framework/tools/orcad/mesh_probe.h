@@ -1,8 +1,12 @@
 // MeshProbe: the optional full-mesh check from this host's side. It
-// connects from this host's data-plane address to every other host's (the
-// listener each of them holds for the check), at most `concurrency` at
-// once, each within `timeout`, and reports the targets that did not
-// connect. A connection counts once the kernel completed the handshake:
+// connects from this host's data-plane interface to every other host's
+// data-plane address (the listener each of them holds for the check), at
+// most `concurrency` at once, each within `timeout`, and reports the
+// targets that did not connect. Each dial leaves from the first of
+// `locals` (the chosen address, then the chosen interface's others) of
+// the target's family: hosts may choose different families on a
+// dual-stack network, and a library on this host, bound to the
+// interface, would reach an IPv6 peer from the interface's IPv6 address. A connection counts once the kernel completed the handshake:
 // that is what a library's own connect would see. MeshListener is the
 // other side: a listener on this host's address that accepts and closes.
 #ifndef ORCA_TOOLS_ORCAD_MESH_PROBE_H
@@ -46,7 +50,7 @@ class MeshProbe {
    * deferred calls are running): drop it later. */
   using Done = std::function<void(std::vector<std::string> failures)>;
 
-  MeshProbe(EventLoop& loop, net::IpAddress local, std::vector<Target> targets, size_t concurrency,
+  MeshProbe(EventLoop& loop, std::vector<net::IpAddress> locals, std::vector<Target> targets, size_t concurrency,
             std::chrono::milliseconds timeout, Done done);
   ~MeshProbe();
   MeshProbe(const MeshProbe&) = delete;
@@ -58,7 +62,7 @@ class MeshProbe {
   void finished(size_t target, const std::string& why);
 
   EventLoop& loop_;
-  net::IpAddress local_;
+  std::vector<net::IpAddress> locals_;
   std::vector<Target> targets_;
   size_t concurrency_;
   std::chrono::milliseconds timeout_;
