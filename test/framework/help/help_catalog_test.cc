@@ -5,11 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/descriptors_exhausted.h"
 #include "lib/expect_text.h"
 #include "lib/temp_dir.h"
-
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -131,17 +129,11 @@ TEST(HelpCatalogRender, AFileThatCannotBeOpenedSaysWhyNotMissing) {
   TempDir dir;
   dir.write("help-demo.txt", kDemoHelp);
   HelpCatalog help("prog", {dir.path().string()});
-  rlimit saved{};
-  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
-  rlimit low = saved;
-  low.rlim_cur = 64;
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-  std::vector<int> held;
-  for (int fd; (fd = ::dup(0)) >= 0;) held.push_back(fd);
-  const std::string text = help.render(Message("demo", "greet", {{"who", "you"}}));
-  for (int fd : held) ::close(fd);
-  held.clear();
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  std::string text;
+  {
+    const test::DescriptorsExhausted none_left;
+    text = help.render(Message("demo", "greet", {{"who", "you"}}));
+  }
   EXPECT_TRUE(Contains(text, "prog: demo/greet: who=you"));
   EXPECT_TRUE(Contains(text, "help-demo.txt cannot be read: Too many open files"));
   EXPECT_TRUE(LacksText(text, "not found"));
@@ -149,12 +141,11 @@ TEST(HelpCatalogRender, AFileThatCannotBeOpenedSaysWhyNotMissing) {
   EXPECT_EQ(help.render(Message("demo", "single")), "prog: just one line");
   HelpCatalog preloaded("prog", {dir.path().string()});
   preloaded.preload("demo");
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-  for (int fd; (fd = ::dup(0)) >= 0;) held.push_back(fd);
-  const std::string read_before = preloaded.render(Message("demo", "greet", {{"who", "you"}}));
-  for (int fd : held) ::close(fd);
-  held.clear();
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  std::string read_before;
+  {
+    const test::DescriptorsExhausted none_left;
+    read_before = preloaded.render(Message("demo", "greet", {{"who", "you"}}));
+  }
   EXPECT_EQ(read_before, "prog: hello you.\n  indented second line for you");
 }
 

@@ -6,6 +6,7 @@
 // leak into the program.
 #include <orca/child_process.h>
 
+#include "lib/descriptors_exhausted.h"
 #include "lib/result_assertions.h"
 #include "lib/temp_dir.h"
 #include "framework/plm/process_probe.h"
@@ -14,7 +15,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,18 +75,12 @@ TEST(SpawnChild, NoArgvIsAnError) {
 }
 
 TEST(SpawnChild, OutOfDescriptorsIsAnErrorNamingTheLimitToRaise) {
-  rlimit saved{};
-  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
-  rlimit low = saved;
-  low.rlim_cur = 64;
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-  std::vector<int> held;
-  for (int fd; (fd = ::dup(0)) >= 0;) held.push_back(fd);
   SpawnSpec spec = spec_of({"/bin/true"});
   spec.pipe_input = true;  // a pipe(), not the open() of /dev/null, is the first to fail
-  auto r = spawn_child(spec);
-  for (int fd : held) ::close(fd);
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  auto r = [&] {
+    const test::DescriptorsExhausted none_left;
+    return spawn_child(spec);
+  }();
   ASSERT_TRUE(FailedWith(r, "plm", "spawn-failed"));
   EXPECT_EQ(r.error().arg("call"), "pipe");
   const std::string text = spawn_failure_text(r.error());
