@@ -315,11 +315,11 @@ void DaemonSession::on_directory(std::span<const std::uint8_t> bytes) {
   DirectoryAnswer chosen =
       answer_directory(*oob_, process_.runtime().registry(), *directory, who_we_are().host_identity, bootstrap_.vpid);
   launch::DataPlaneAnswer& answer = chosen.wire;
-  data_plane_address_ = net::IpAddress::parse(answer.address);
   data_plane_sources_ = std::move(chosen.sources);
-  if (directory->mesh_check && data_plane_address_) {
-    // The other hosts' side of the check: held until the command comes.
-    if (auto listener = MeshListener::open(process_.loop(), *data_plane_address_)) {
+  if (directory->mesh_check && !data_plane_sources_.empty()) {
+    // The other hosts' side of the check, on the chosen address: held
+    // until the command comes.
+    if (auto listener = MeshListener::open(process_.loop(), data_plane_sources_.front())) {
       mesh_listener_ = std::move(listener.value());
       answer.check_port = mesh_listener_->port();
     } else {

@@ -93,8 +93,10 @@ class DaemonSession {
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
   std::unique_ptr<PmiService> pmi_;  // from the launch command on
-  std::optional<net::IpAddress> data_plane_address_;  // this host's chosen link, when this daemon answered for it
-  std::vector<net::IpAddress> data_plane_sources_;    // where the mesh check leaves from (MeshProbe)
+  // This host's chosen data-plane address, then its interface's others
+  // (where the mesh check listens and leaves from), when this daemon
+  // answered for the host; empty otherwise.
+  std::vector<net::IpAddress> data_plane_sources_;
   std::unique_ptr<MeshListener> mesh_listener_;       // the full-mesh check, until the command
   std::unique_ptr<MeshProbe> mesh_probe_;
   std::unique_ptr<oob::Outbox> outbox_;
