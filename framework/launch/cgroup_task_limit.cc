@@ -82,10 +82,8 @@ std::optional<CgroupTaskLimit> tightest_cgroup_task_limit(std::string_view proc_
       const auto max = number_in(read(dir + "/pids.max"));
       const auto current = number_in(read(dir + "/pids.current"));
       if (max && current) {
-        const std::uint64_t left = *max - std::min(*max, *current);
-        if (!tightest || left < tightest->max - std::min(tightest->max, tightest->current)) {
-          tightest = CgroupTaskLimit{dir, *max, *current};
-        }
+        CgroupTaskLimit here{dir, *max, *current};
+        if (!tightest || here.left() < tightest->left()) tightest = std::move(here);
       }
       if (path.empty()) break;
       const size_t slash = path.rfind('/');

@@ -127,7 +127,7 @@ Status check_job_fits(const JobFootprint& job, const HostLimits& limits) {
   }
   if (const auto& cg = limits.cgroup_tasks; cg && cg->current + tasks > cg->max) {
     return exceeds("the pids.max of cgroup " + cg->directory + " (" + std::to_string(cg->current) + " in use)",
-                   tasks, cg->max - std::min(cg->max, cg->current), what,
+                   tasks, cg->left(), what,
                    "run fewer daemons on this host, or raise it: echo N > " + cg->directory +
                        "/pids.max (under systemd: TasksMax= of the service, or of the user's slice)");
   }

@@ -27,6 +27,8 @@ struct CgroupTaskLimit {
   std::string directory;      // the cgroup's directory, whose pids.max binds (/sys/fs/cgroup/pids/user.slice)
   std::uint64_t max = 0;      // its pids.max
   std::uint64_t current = 0;  // its pids.current: the tasks in it and below it now
+  /* The tasks it still takes (0 when a lowered limit is below what runs). */
+  std::uint64_t left() const noexcept { return current < max ? max - current : 0; }
 };
 
 /* Reads a whole file; nullopt when it cannot. */
