@@ -42,7 +42,7 @@ now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 fault_job() {
     local p=$1 spawn=$2
     mkdir "$RUN_DIR/tmp"
-    TMPDIR="$RUN_DIR/tmp" orun_start job "$p" h1 --mca plm_rsh_agent "$(agent "$p")" "${FAST[@]}" \
+    TMPDIR="$RUN_DIR/tmp" orun_start job "$p" h1 --mca plm_rsh_agent "$(agent_of_lost_daemons "$p")" "${FAST[@]}" \
         --mca routed radix --mca routed_radix_radix 2 --mca plm_rsh_tree_spawn "$spawn" \
         --mca plm_rsh_tree_spawn_min_daemons 1 --host h2,h3,h4 --report-routes -n 3 --map-by node sh -c 'sleep 100; true'
     await_ranks job "$p" sleep h2 h3 h4

@@ -304,7 +304,8 @@ $(orun_output job)"
 host_gone_silent() {
     local p; p=$(new_cluster --hosts 4)
     run_dir
-    orun_start job "$p" h1 --mca plm_rsh_agent "$(agent "$p")" --host "$(hosts_list 2 4)" -n 3 --map-by node sleep 100
+    orun_start job "$p" h1 --mca plm_rsh_agent "$(agent_of_lost_daemons "$p")" --host "$(hosts_list 2 4)" -n 3 \
+        --map-by node sleep 100
     await_ranks job "$p" sleep h2 h3 h4
     local orcad3; orcad3=$(orcad_in "$p" h3)
     in_host "$p" h3 nft -f - <<'NFT'
@@ -318,12 +319,13 @@ NFT
     expect_failed job $rc
     expect_err job 'the daemon on h3 \(vpid 2\) failed'
     # h3's orcad is gone with the job: orcarun ends a lost daemon's agent
-    # (here the daemon itself) as soon as it declares it lost, rather than
-    # at the end of the teardown.
-    # SIGKILL is delivered asynchronously: give the kernel a moment.
+    # (SIGTERM to its process group, which here holds the daemon) as soon
+    # as it declares it lost, rather than at the end of the teardown.
+    # A signal acts asynchronously: give the kernel a moment.
     local i
     for ((i = 0; i < 50; i++)); do process_alive "$orcad3" || break; sleep 0.1; done
-    process_alive "$orcad3" && fail "h3's orcad (pid $orcad3) still runs after orcarun ended:
+    process_alive "$orcad3" && fail "h3's orcad (pid $orcad3) still runs after orcarun ended
+($(grep -E '^(State|TracerPid):' "/proc/$orcad3/status" | tr '\t\n' '  ')):
 $(orun_output job)"
     expect_no_stdout job
     expect_clean "$p" $(all_hosts 4)
