@@ -3,6 +3,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -95,6 +96,52 @@ Status NetlinkSocket::exchange(NetlinkRequest& request, const OnMessage& on_mess
     }
     if (finished) return {};
   }
+}
+
+Status NetlinkSocket::exchange_each(std::vector<NetlinkRequest>& requests, const OnAnswer& on_answer) {
+  // Batches small enough that every answer (an error answer quotes its
+  // request) fits the socket's default receive buffer.
+  constexpr size_t kBatch = 32;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (buffer_.empty()) buffer_.resize(64 * 1024);
+  std::vector<char> out;
+  std::vector<bool> answered;
+  for (size_t begin = 0; begin < requests.size(); begin += kBatch) {
+    const size_t n = std::min(kBatch, requests.size() - begin);
+    const std::uint32_t first = sequence_ + 1;
+    out.clear();
+    for (size_t i = 0; i < n; ++i) {
+      nlmsghdr* req = requests[begin + i].header();
+      req->nlmsg_seq = ++sequence_;
+      req->nlmsg_flags |= NLM_F_REQUEST;
+      const size_t at = out.size();
+      out.resize(at + NLMSG_ALIGN(req->nlmsg_len), 0);
+      std::memcpy(out.data() + at, req, req->nlmsg_len);
+    }
+    if (::sendto(fd_.get(), out.data(), out.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) {
+      return Message("net", "netlink-failed", {{"call", "sendto(netlink)"}, {"why", std::strerror(errno)}});
+    }
+    answered.assign(n, false);
+    size_t left = n;
+    while (left > 0) {
+      const ssize_t got = ::recv(fd_.get(), buffer_.data(), buffer_.size(), 0);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        return Message("net", "netlink-failed", {{"call", "recv(netlink)"}, {"why", std::strerror(errno)}});
+      }
+      auto remaining = static_cast<unsigned int>(got);
+      for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer_.data()); NLMSG_OK(h, remaining);
+           h = NLMSG_NEXT(h, remaining)) {
+        const std::uint32_t i = h->nlmsg_seq - first;  // wraps for a stale answer: out of range
+        if (i >= n || answered[i]) continue;
+        answered[i] = true;
+        --left;
+        on_answer(begin + i, h);
+      }
+    }
+  }
+  return {};
 }
 
 }  // namespace orca::net

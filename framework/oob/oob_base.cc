@@ -436,12 +436,19 @@ Result<std::vector<net::InterfaceAddress>> Oob::selected_addresses(std::string_v
 
 Result<std::vector<Oob::RankedPair>> Oob::rank_toward(std::string_view variable_prefix,
                                                        const std::vector<reach::RemoteAddress>& remotes, bool same_host) {
+  auto ranked = rank_toward_hosts(variable_prefix, {remotes}, same_host);
+  if (!ranked) return ranked.error();
+  return std::move(ranked.value().front());
+}
+
+Result<std::vector<std::vector<Oob::RankedPair>>> Oob::rank_toward_hosts(
+    std::string_view variable_prefix, const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host) {
   auto sel = selection(variable_prefix, false);
   if (!sel) return sel.error();
   auto module = reach::selected_module(*reach_framework_);
   if (!module) return module.error();
-  auto matrix = reach::compute_matrix(*module.value(), sel->first, sel->second, remotes, same_host);
-  if (!matrix) return matrix.error();
+  auto matrices = reach::compute_matrices(*module.value(), sel->first, sel->second, hosts, same_host);
+  if (!matrices) return matrices.error();
   // `local` of a verdict indexes the inventory; callers index the
   // selected addresses, in the same order.
   std::vector<size_t> position(sel->first.entries().size(), SIZE_MAX);
@@ -449,10 +456,12 @@ Result<std::vector<Oob::RankedPair>> Oob::rank_toward(std::string_view variable_
   for (const auto& d : sel->second) {
     if (d.selected) position[d.entry] = n++;
   }
-  std::vector<RankedPair> out;
-  for (const auto& v : matrix.value()) {
-    if (v.weight <= 0 || position[v.local] == SIZE_MAX) continue;
-    out.push_back(RankedPair{position[v.local], v.remote, v.weight});
+  std::vector<std::vector<RankedPair>> out(hosts.size());
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    for (const auto& v : matrices.value()[h]) {
+      if (v.weight <= 0 || position[v.local] == SIZE_MAX) continue;
+      out[h].push_back(RankedPair{position[v.local], v.remote, v.weight});
+    }
   }
   return out;
 }

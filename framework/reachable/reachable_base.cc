@@ -127,10 +127,11 @@ orca_reach_endpoint to_endpoint(const RemoteAddress& remote) {
   return e;
 }
 
-Result<std::vector<PairVerdict>> compute_matrix(const orca_reachable_module& module,
-                                                const net::InterfaceInventory& inventory,
-                                                const std::vector<net::InterfaceDecision>& selection,
-                                                const std::vector<RemoteAddress>& remotes, bool same_host) {
+Result<std::vector<std::vector<PairVerdict>>> compute_matrices(const orca_reachable_module& module,
+                                                              const net::InterfaceInventory& inventory,
+                                                              const std::vector<net::InterfaceDecision>& selection,
+                                                              const std::vector<std::vector<RemoteAddress>>& peers,
+                                                              bool same_host) {
   std::vector<size_t> local_index;
   std::vector<orca_reach_endpoint> locals;
   for (const auto& d : selection) {
@@ -138,20 +139,31 @@ Result<std::vector<PairVerdict>> compute_matrix(const orca_reachable_module& mod
     local_index.push_back(d.entry);
     locals.push_back(to_endpoint(inventory.entries()[d.entry]));
   }
+  // Every peer's addresses side by side in one query (a module judges
+  // each pair alone); the host-local bridge rule looks at one peer's
+  // addresses at a time. Indexed by position in remote_eps:
+  std::vector<size_t> first;  // of each peer
   std::vector<orca_reach_endpoint> remote_eps;
-  std::vector<bool> mine;
-  remote_eps.reserve(remotes.size());
-  for (const auto& r : remotes) {
-    remote_eps.push_back(to_endpoint(r));
-    mine.push_back(inventory.owns(r.address));
+  std::vector<bool> mine;       // the address is also this host's
+  std::vector<bool> on_bridge;  // on a host-local bridge (on_host_local_bridge)
+  for (const auto& remotes : peers) {
+    first.push_back(remote_eps.size());
+    std::vector<bool> peer_mine;
+    for (const auto& r : remotes) {
+      remote_eps.push_back(to_endpoint(r));
+      peer_mine.push_back(inventory.owns(r.address));
+    }
+    const std::vector<bool> bridged = on_host_local_bridge(remotes, peer_mine, same_host);
+    mine.insert(mine.end(), peer_mine.begin(), peer_mine.end());
+    on_bridge.insert(on_bridge.end(), bridged.begin(), bridged.end());
   }
-  const std::vector<bool> host_local = on_host_local_bridge(remotes, mine, same_host);
-  std::vector<orca_reach_verdict> verdicts(locals.size() * remotes.size());
+  const size_t total = remote_eps.size();
+  std::vector<orca_reach_verdict> verdicts(locals.size() * total);
   bool undecided = false;
   for (size_t l = 0; l < locals.size(); ++l) {
-    for (size_t r = 0; r < remotes.size(); ++r) {
-      orca_reach_verdict& v = verdicts[l * remotes.size() + r];
-      if (host_local[r] && locals[l].family == remote_eps[r].family && !address_of(locals[l]).is_loopback()) {
+    for (size_t r = 0; r < total; ++r) {
+      orca_reach_verdict& v = verdicts[l * total + r];
+      if (on_bridge[r] && locals[l].family == remote_eps[r].family && !address_of(locals[l]).is_loopback()) {
         set(&v, 0, "link-local on a bridge that only carries this host's own addresses too (a host-local bridge): no path");
       } else if (!base_verdict(locals[l], remote_eps[r], same_host, mine[r], &v)) {
         v.weight = ORCA_REACH_UNDECIDED;
@@ -160,25 +172,37 @@ Result<std::vector<PairVerdict>> compute_matrix(const orca_reachable_module& mod
     }
   }
   if (undecided) {
-    orca_reach_query q{locals.data(), locals.size(), remote_eps.data(), remote_eps.size(), same_host ? 1 : 0};
+    orca_reach_query q{locals.data(), locals.size(), remote_eps.data(), total, same_host ? 1 : 0};
     if (module.compute(module.self, &q, verdicts.data()) != ORCA_MCA_OK) {
       return Message("reachable", "compute-failed", {});
     }
   }
-  std::vector<PairVerdict> out;
-  out.reserve(verdicts.size());
-  for (size_t l = 0; l < locals.size(); ++l) {
-    for (size_t r = 0; r < remotes.size(); ++r) {
-      const orca_reach_verdict& v = verdicts[l * remotes.size() + r];
-      // A module that leaves a pair undecided or negative has not ranked it.
-      const int weight = std::max(0, v.weight);
-      std::string reason(v.reason, strnlen(v.reason, sizeof v.reason));
-      if (v.weight < 0) reason = "not ranked by the reachable component";
-      out.push_back(PairVerdict{local_index[l], r, weight, std::move(reason)});
+  std::vector<std::vector<PairVerdict>> out(peers.size());
+  for (size_t p = 0; p < peers.size(); ++p) {
+    auto& matrix = out[p];
+    matrix.reserve(locals.size() * peers[p].size());
+    for (size_t l = 0; l < locals.size(); ++l) {
+      for (size_t r = 0; r < peers[p].size(); ++r) {
+        const orca_reach_verdict& v = verdicts[l * total + first[p] + r];
+        // A module that leaves a pair undecided or negative has not ranked it.
+        const int weight = std::max(0, v.weight);
+        std::string reason(v.reason, strnlen(v.reason, sizeof v.reason));
+        if (v.weight < 0) reason = "not ranked by the reachable component";
+        matrix.push_back(PairVerdict{local_index[l], r, weight, std::move(reason)});
+      }
     }
+    std::stable_sort(matrix.begin(), matrix.end(), [](const PairVerdict& a, const PairVerdict& b) { return a.weight > b.weight; });
   }
-  std::stable_sort(out.begin(), out.end(), [](const PairVerdict& a, const PairVerdict& b) { return a.weight > b.weight; });
   return out;
+}
+
+Result<std::vector<PairVerdict>> compute_matrix(const orca_reachable_module& module,
+                                                const net::InterfaceInventory& inventory,
+                                                const std::vector<net::InterfaceDecision>& selection,
+                                                const std::vector<RemoteAddress>& remotes, bool same_host) {
+  auto matrices = compute_matrices(module, inventory, selection, {remotes}, same_host);
+  if (!matrices) return matrices.error();
+  return std::move(matrices.value().front());
 }
 
 Result<const orca_reachable_module*> selected_module(const mca::Framework& framework) {

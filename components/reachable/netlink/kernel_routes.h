@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace orca::reach::netlink {
 
@@ -23,9 +24,11 @@ struct Route {
 class KernelRoutes {
  public:
   explicit KernelRoutes(net::NetlinkSocket socket) : socket_(std::move(socket)) {}
-  /* The kernel's route to `destination`; for IPv6 link-local the scope
-   * (interface index) is passed as the output interface. */
-  Route lookup(const net::IpAddress& destination);
+  /* The kernel's route to each destination, in order; for IPv6
+   * link-local the scope (interface index) is passed as the output
+   * interface. Asked together (NetlinkSocket::exchange_each). */
+  std::vector<Route> lookup(const std::vector<net::IpAddress>& destinations);
+  Route lookup(const net::IpAddress& destination) { return std::move(lookup(std::vector{destination}).front()); }
 
  private:
   net::NetlinkSocket socket_;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace orca::reach::netlink {
 
@@ -39,19 +40,32 @@ orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& q, orca_reach_ver
     }
     return names.emplace(index, interface_name(index)).first->second;
   };
+  // A link-local destination is routed per link: ask with this link.
+  auto destination = [&](size_t l, size_t r) {
+    net::IpAddress dst = address_of(q.remotes[r]);
+    if (dst.is_link_local() && dst.family() == net::Family::V6) dst.set_scope_id(static_cast<std::uint32_t>(q.locals[l].if_index));
+    return dst;
+  };
+  // Every route the undecided pairs need, asked at once: a query may
+  // hold every other host of a job.
+  std::vector<net::IpAddress> wanted;
+  for (size_t r = 0; r < q.n_remotes; ++r) {
+    for (size_t l = 0; l < q.n_locals; ++l) {
+      if (verdicts[l * q.n_remotes + r].weight != ORCA_REACH_UNDECIDED) continue;
+      net::IpAddress dst = destination(l, r);
+      if (cache.emplace(dst, Route{}).second) wanted.push_back(dst);
+    }
+  }
+  std::vector<Route> found = routes.lookup(wanted);
+  for (size_t i = 0; i < wanted.size(); ++i) cache[wanted[i]] = std::move(found[i]);
   for (size_t r = 0; r < q.n_remotes; ++r) {
     const net::IpAddress ra = address_of(q.remotes[r]);
+    const std::string dst_text = ra.to_string();
     for (size_t l = 0; l < q.n_locals; ++l) {
       orca_reach_verdict& v = verdicts[l * q.n_remotes + r];
       if (v.weight != ORCA_REACH_UNDECIDED) continue;
       const orca_reach_endpoint& local = q.locals[l];
-      // A link-local destination is routed per link: ask with this link.
-      net::IpAddress dst = ra;
-      if (ra.is_link_local() && ra.family() == net::Family::V6) dst.set_scope_id(static_cast<std::uint32_t>(local.if_index));
-      auto it = cache.find(dst);
-      if (it == cache.end()) it = cache.emplace(dst, routes.lookup(dst)).first;
-      const Route& route = it->second;
-      const std::string dst_text = ra.to_string();
+      const Route& route = cache.at(destination(l, r));
       if (!route.found) {
         set(v, 0, "no route to " + dst_text + (route.error.empty() ? "" : " (" + route.error + ")"));
         continue;

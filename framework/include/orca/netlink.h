@@ -62,6 +62,14 @@ class ORCA_EXPORT NetlinkSocket {
 
   /* Sends `request` and delivers each reply to `on_message`. */
   Status exchange(NetlinkRequest& request, const OnMessage& on_message);
+  /* Requests that each get exactly one answer (no dumps, no NLM_F_ACK),
+   * sent together: several per datagram, the kernel answering each in
+   * turn. on_answer(i, message) gets the answer to requests[i], a reply
+   * or an NLMSG_ERROR, once each. For batches of lookups (routes toward
+   * every host of a job): a system call or two per batch instead of two
+   * per request. An error (the socket, not a request) stops the batch. */
+  using OnAnswer = std::function<void(size_t, const nlmsghdr*)>;
+  Status exchange_each(std::vector<NetlinkRequest>& requests, const OnAnswer& on_answer);
 
   int fd() const noexcept { return fd_.get(); }
 

@@ -254,6 +254,11 @@ class ORCA_EXPORT Oob {
   Result<std::vector<net::InterfaceAddress>> selected_addresses(std::string_view variable_prefix);
   Result<std::vector<RankedPair>> rank_toward(std::string_view variable_prefix,
                                               const std::vector<reach::RemoteAddress>& remotes, bool same_host);
+  /* rank_toward for many hosts at once (every other host of a job): one
+   * list per host, in order, from one selection and one query to the
+   * reachable component. */
+  Result<std::vector<std::vector<RankedPair>>> rank_toward_hosts(
+      std::string_view variable_prefix, const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host);
 
  private:
   Oob(Runtime& runtime, ProcessName self, std::vector<std::uint8_t> secret);

@@ -62,7 +62,8 @@ typedef struct orca_reach_query {
 typedef struct orca_reachable_module {
     void *self;
     /* Fills every verdicts[l * n_remotes + r] whose weight is
-     * ORCA_REACH_UNDECIDED; leaves the others alone. */
+     * ORCA_REACH_UNDECIDED; leaves the others alone. Each pair is judged
+     * alone: the remotes may be the addresses of many hosts. */
     orca_mca_rc (*compute)(void *self, const orca_reach_query *query, orca_reach_verdict *verdicts);
 } orca_reachable_module;
 
@@ -137,6 +138,15 @@ ORCA_EXPORT Result<std::vector<PairVerdict>> compute_matrix(const orca_reachable
                                                             const std::vector<net::InterfaceDecision>& selection,
                                                             const std::vector<RemoteAddress>& remotes,
                                                             bool same_host);
+
+/* compute_matrix for several peers at once (each a host's addresses):
+ * one matrix per peer, in order, from a single query to the module, so
+ * that a component may answer all of them together (one batch of route
+ * lookups rather than one per peer). */
+ORCA_EXPORT Result<std::vector<std::vector<PairVerdict>>> compute_matrices(
+    const orca_reachable_module& module, const net::InterfaceInventory& inventory,
+    const std::vector<net::InterfaceDecision>& selection, const std::vector<std::vector<RemoteAddress>>& peers,
+    bool same_host);
 
 /* The module of the selected component of an opened framework. */
 ORCA_EXPORT Result<const orca_reachable_module*> selected_module(const mca::Framework& framework);

@@ -82,24 +82,28 @@ DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, c
   // The other hosts, each ranked toward; which host owns which address,
   // for the evidence.
   std::map<net::IpAddress, size_t> owner;
+  std::vector<std::vector<reach::RemoteAddress>> remotes;  // per entry of input.hosts
   for (const auto& host : directory.hosts) {
     if (host.identity == own_identity) continue;
     const size_t h = input.hosts.size();
     input.hosts.push_back(host.name);
-    std::vector<reach::RemoteAddress> remotes;
+    auto& addresses = remotes.emplace_back();
     for (const auto& text : host.addresses) {
-      if (remotes.size() == launch::kMaxHostAddresses) break;
+      if (addresses.size() == launch::kMaxHostAddresses) break;
       if (auto r = launch::parse_address_entry(text)) {
         owner.emplace(r->address, h);
-        remotes.push_back(*r);
+        addresses.push_back(*r);
       }
     }
-    if (remotes.empty()) continue;
-    auto pairs = oob.rank_toward(prefix, remotes, false);
-    if (!pairs) continue;  // this host then counts as unreached, and the report says so
-    for (const auto& p : pairs.value()) {
-      if (p.local < position.size() && position[p.local] != SIZE_MAX) {
-        input.pairs.push_back({.host = h, .local = position[p.local], .weight = p.weight});
+  }
+  // All hosts in one query (one batch of route lookups); if it fails,
+  // every host counts as unreached, and the report says so.
+  if (auto ranked = oob.rank_toward_hosts(prefix, remotes, false)) {
+    for (size_t h = 0; h < remotes.size(); ++h) {
+      for (const auto& p : ranked.value()[h]) {
+        if (p.local < position.size() && position[p.local] != SIZE_MAX) {
+          input.pairs.push_back({.host = h, .local = position[p.local], .weight = p.weight});
+        }
       }
     }
   }

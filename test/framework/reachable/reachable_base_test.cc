@@ -572,16 +572,63 @@ TEST_F(SeedScenario, PeerOnThisHostWithoutLoopbackAdvertised) {
 }
 
 }  // namespace
+// --- compute_matrices: several peers in one query ---------------------------------
+
+namespace {
+
+RemoteAddress bridge(const char* text, int prefix) {
+  return RemoteAddress{*net::IpAddress::parse(text), prefix, net::InterfaceKind::Bridge};
+}
+
+TEST_F(ComputeMatrix, SeveralPeersInOneQueryGiveWhatEachGivesAlone) {
+  // The third peer has none; the fourth's virbr0 is a copy of mine
+  // (192.168.122.1), so its link-local address is on a host-local
+  // bridge; the fifth has the same link-local address without that copy,
+  // so its bridge may be a real path. The rule must see each peer alone.
+  const std::vector<std::vector<RemoteAddress>> peers = {
+      remotes_,
+      {remote("10.1.0.7", 24, InterfaceKind::Physical), remote("fd00:1::7", 64)},
+      {},
+      {bridge("192.168.122.1", 24), bridge("fe80::5054:ff:fe00:1", 64)},
+      {bridge("fe80::5054:ff:fe00:1", 64)}};
+  fake_.weights[{"10.1.0.5", "10.1.0.7"}] = 70;
+  auto together = compute_matrices(fake_.module(), inventory_, selection_, peers, false);
+  ASSERT_TRUE(together.ok()) << together.error().summary();
+  EXPECT_EQ(fake_.calls, 1);
+  ASSERT_EQ(together.value().size(), peers.size());
+  for (size_t p = 0; p < peers.size(); ++p) {
+    FakeModule alone_module;
+    alone_module.weights = fake_.weights;
+    auto alone = compute_matrix(alone_module.module(), inventory_, selection_, peers[p], false);
+    ASSERT_TRUE(alone.ok()) << alone.error().summary();
+    const auto& got = together.value()[p];
+    ASSERT_EQ(got.size(), alone.value().size()) << "peer " << p;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].local, alone.value()[i].local) << "peer " << p << " pair " << i;
+      EXPECT_EQ(got[i].remote, alone.value()[i].remote) << "peer " << p << " pair " << i;
+      EXPECT_EQ(got[i].weight, alone.value()[i].weight) << "peer " << p << " pair " << i;
+      EXPECT_EQ(got[i].reason, alone.value()[i].reason) << "peer " << p << " pair " << i;
+    }
+  }
+  auto reason_toward = [&](size_t p, const char* local) {
+    for (const auto& v : together.value()[p]) {
+      if (inventory_.entries()[v.local].address.same_address(ip(local)) && v.remote == peers[p].size() - 1) return v.reason;
+    }
+    return std::string("(no verdict)");
+  };
+  EXPECT_TRUE(Contains(reason_toward(3, "fd00:1::5"), "host-local bridge")) << reason_toward(3, "fd00:1::5");
+  EXPECT_FALSE(Contains(reason_toward(4, "fd00:1::5"), "host-local bridge")) << reason_toward(4, "fd00:1::5");
+  // The second peer's weights are its own, not shifted by the first's.
+  EXPECT_EQ(together.value()[1].front().weight, 70);
+}
+
+}  // namespace
 }  // namespace orca::reach
 
 // --- link-local addresses of a peer's host-local bridges ---------------------------
 
 namespace orca::reach {
 namespace {
-
-RemoteAddress bridge(const char* text, int prefix) {
-  return RemoteAddress{*net::IpAddress::parse(text), prefix, net::InterfaceKind::Bridge};
-}
 
 TEST(HostLocalBridges, LinkLocalsOfBridgesCarryingOnlyMyAddressesLeadNowhere) {
   // The peer's virbr0 and docker0 carry 192.168.122.1 and 172.17.0.1, as

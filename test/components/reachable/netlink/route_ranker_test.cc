@@ -194,6 +194,40 @@ TEST_F(RouteRanker, ANonUnicastRouteIsNever) {
   EXPECT_TRUE(Contains(reason_of(v[0]), "is not usable (type " + std::to_string(route.type) + ")"));
 }
 
+TEST_F(RouteRanker, RoutesAskedTogetherAreTheRoutesAskedOneByOne) {
+  // More than one batch (32), answers and refusals mixed: local
+  // deliveries, documentation prefixes (routed or not, as this machine
+  // has it), and link-local addresses on a link that does not exist,
+  // which the kernel refuses. Every answer must land on its own
+  // destination, none shifted by a refusal before it.
+  std::vector<net::IpAddress> destinations;
+  for (int i = 0; i < 30; ++i) {
+    destinations.push_back(ip(("127.0.0." + std::to_string(i + 1)).c_str()));
+    destinations.push_back(ip(("2001:db8::" + std::to_string(i + 1)).c_str()));
+    net::IpAddress on_missing = ip(("fe80::" + std::to_string(i + 1)).c_str());
+    on_missing.set_scope_id(0x7ffffff0);
+    destinations.push_back(on_missing);
+  }
+  const std::vector<Route> together = routes_->lookup(destinations);
+  ASSERT_EQ(together.size(), destinations.size());
+  for (size_t i = 0; i < destinations.size(); ++i) {
+    const Route alone = routes_->lookup(destinations[i]);
+    const std::string what = destinations[i].to_string();
+    EXPECT_EQ(together[i].found, alone.found) << what;
+    EXPECT_EQ(together[i].type, alone.type) << what;
+    EXPECT_EQ(together[i].oif, alone.oif) << what;
+    EXPECT_EQ(together[i].error, alone.error) << what;
+    if (destinations[i].scope_id() != 0) {
+      EXPECT_FALSE(together[i].found) << what;
+      EXPECT_FALSE(together[i].error.empty()) << what;
+    } else if (destinations[i].family() == net::Family::V4) {
+      EXPECT_TRUE(together[i].found) << what << ": " << together[i].error;
+      EXPECT_EQ(together[i].type, RTN_LOCAL) << what;
+    }
+  }
+  EXPECT_TRUE(routes_->lookup(std::vector<net::IpAddress>{}).empty());
+}
+
 TEST_F(RouteRanker, DecidedVerdictsAreLeftUntouched) {
   const net::InterfaceAddress* lo = loopback_v4();
   ASSERT_NE(lo, nullptr) << inventory_.describe();
