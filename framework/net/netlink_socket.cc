@@ -58,24 +58,36 @@ Result<NetlinkSocket> NetlinkSocket::open() {
   return NetlinkSocket(std::move(fd));
 }
 
+Status NetlinkSocket::send_to_kernel(const void* bytes, size_t length) {
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (::sendto(fd_.get(), bytes, length, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) {
+    return Message("net", "netlink-failed", {{"call", "sendto(netlink)"}, {"why", std::strerror(errno)}});
+  }
+  return {};
+}
+
+Result<unsigned int> NetlinkSocket::receive() {
+  if (buffer_.empty()) buffer_.resize(64 * 1024);
+  while (true) {
+    const ssize_t n = ::recv(fd_.get(), buffer_.data(), buffer_.size(), 0);
+    if (n >= 0) return static_cast<unsigned int>(n);
+    if (errno != EINTR) {
+      return Message("net", "netlink-failed", {{"call", "recv(netlink)"}, {"why", std::strerror(errno)}});
+    }
+  }
+}
+
 Status NetlinkSocket::exchange(NetlinkRequest& request, const OnMessage& on_message) {
   nlmsghdr* req = request.header();
   req->nlmsg_seq = ++sequence_;
   req->nlmsg_flags |= NLM_F_REQUEST;
-  sockaddr_nl kernel{};
-  kernel.nl_family = AF_NETLINK;
-  if (::sendto(fd_.get(), req, request.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) {
-    return Message("net", "netlink-failed", {{"call", "sendto(netlink)"}, {"why", std::strerror(errno)}});
-  }
-  if (buffer_.empty()) buffer_.resize(64 * 1024);
+  if (Status st = send_to_kernel(req, request.size()); !st) return st;
   while (true) {
-    ssize_t n = ::recv(fd_.get(), buffer_.data(), buffer_.size(), 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Message("net", "netlink-failed", {{"call", "recv(netlink)"}, {"why", std::strerror(errno)}});
-    }
+    auto got = receive();
+    if (!got) return got.error();
     bool finished = false;
-    auto remaining = static_cast<unsigned int>(n);
+    auto remaining = got.value();
     for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer_.data()); NLMSG_OK(h, remaining);
          h = NLMSG_NEXT(h, remaining)) {
       if (h->nlmsg_seq != sequence_) continue;  // a stale answer to an earlier request
@@ -102,9 +114,6 @@ Status NetlinkSocket::exchange_each(std::vector<NetlinkRequest>& requests, const
   // Batches small enough that every answer (an error answer quotes its
   // request) fits the socket's default receive buffer.
   constexpr size_t kBatch = 32;
-  sockaddr_nl kernel{};
-  kernel.nl_family = AF_NETLINK;
-  if (buffer_.empty()) buffer_.resize(64 * 1024);
   std::vector<char> out;
   std::vector<bool> answered;
   for (size_t begin = 0; begin < requests.size(); begin += kBatch) {
@@ -119,18 +128,13 @@ Status NetlinkSocket::exchange_each(std::vector<NetlinkRequest>& requests, const
       out.resize(at + NLMSG_ALIGN(req->nlmsg_len), 0);
       std::memcpy(out.data() + at, req, req->nlmsg_len);
     }
-    if (::sendto(fd_.get(), out.data(), out.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0) {
-      return Message("net", "netlink-failed", {{"call", "sendto(netlink)"}, {"why", std::strerror(errno)}});
-    }
+    if (Status st = send_to_kernel(out.data(), out.size()); !st) return st;
     answered.assign(n, false);
     size_t left = n;
     while (left > 0) {
-      const ssize_t got = ::recv(fd_.get(), buffer_.data(), buffer_.size(), 0);
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        return Message("net", "netlink-failed", {{"call", "recv(netlink)"}, {"why", std::strerror(errno)}});
-      }
-      auto remaining = static_cast<unsigned int>(got);
+      auto got = receive();
+      if (!got) return got.error();
+      auto remaining = got.value();
       for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer_.data()); NLMSG_OK(h, remaining);
            h = NLMSG_NEXT(h, remaining)) {
         const std::uint32_t i = h->nlmsg_seq - first;  // wraps for a stale answer: out of range

@@ -25,13 +25,15 @@ net::NetlinkRequest route_request(const net::IpAddress& destination) {
 
 Route route_from(const nlmsghdr* h, const net::IpAddress& destination) {
   Route route;
-  if (h->nlmsg_type == NLMSG_ERROR) {
+  // Read nothing past the message: a short one is an answer we cannot use.
+  if (h->nlmsg_type == NLMSG_ERROR && h->nlmsg_len >= NLMSG_LENGTH(sizeof(nlmsgerr))) {
     const auto* err = static_cast<const nlmsgerr*>(NLMSG_DATA(h));
     route.error = std::strerror(-err->error);
     return route;
   }
-  if (h->nlmsg_type != RTM_NEWROUTE) {
-    route.error = "an unexpected answer (netlink type " + std::to_string(h->nlmsg_type) + ")";
+  if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(rtmsg))) {
+    route.error = "an unexpected answer (netlink type " + std::to_string(h->nlmsg_type) + ", " +
+                  std::to_string(h->nlmsg_len) + " bytes)";
     return route;
   }
   const auto* r = static_cast<const rtmsg*>(NLMSG_DATA(h));

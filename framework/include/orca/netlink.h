@@ -75,6 +75,8 @@ class ORCA_EXPORT NetlinkSocket {
 
  private:
   explicit NetlinkSocket(UniqueFd fd) : fd_(std::move(fd)) {}
+  Status send_to_kernel(const void* bytes, size_t length);
+  Result<unsigned int> receive();  // one datagram into buffer_: its length
   UniqueFd fd_;
   std::uint32_t sequence_ = 0;
   std::vector<char> buffer_;

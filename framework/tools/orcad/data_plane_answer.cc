@@ -69,7 +69,7 @@ DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, c
     return out;
   }
   launch::DataPlaneInput input;
-  // rank_toward indexes every selected address; input.locals holds some.
+  // rank_toward_hosts indexes every selected address; input.locals holds some.
   std::vector<size_t> position(selected.value().size(), SIZE_MAX);
   for (size_t i = 0; i < selected.value().size(); ++i) {
     const auto& e = selected.value()[i];
@@ -79,8 +79,8 @@ DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, c
     position[i] = input.locals.size();
     input.locals.push_back({.interface = e.link.name, .address = e.address, .prefix_length = e.prefix_length, .kind = e.link.kind});
   }
-  // The other hosts, each ranked toward; which host owns which address,
-  // for the evidence.
+  // The other hosts' addresses, to rank toward; which host owns which
+  // address, for the evidence.
   std::map<net::IpAddress, size_t> owner;
   std::vector<std::vector<reach::RemoteAddress>> remotes;  // per entry of input.hosts
   for (const auto& host : directory.hosts) {

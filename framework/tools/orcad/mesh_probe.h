@@ -6,8 +6,9 @@
 // `locals` (the chosen address, then the chosen interface's others) of
 // the target's family: hosts may choose different families on a
 // dual-stack network, and a library on this host, bound to the
-// interface, would reach an IPv6 peer from the interface's IPv6 address. A connection counts once the kernel completed the handshake:
-// that is what a library's own connect would see. MeshListener is the
+// interface, would reach an IPv6 peer from the interface's IPv6 address.
+// A connection counts once the kernel completed the handshake: that is
+// what a library's own connect would see. MeshListener is the
 // other side: a listener on this host's address that accepts and closes.
 #ifndef ORCA_TOOLS_ORCAD_MESH_PROBE_H
 #define ORCA_TOOLS_ORCAD_MESH_PROBE_H
