@@ -447,7 +447,8 @@ Result<std::vector<std::vector<Oob::RankedPair>>> Oob::rank_toward_hosts(
   if (!sel) return sel.error();
   auto module = reach::selected_module(*reach_framework_);
   if (!module) return module.error();
-  auto matrices = reach::compute_matrices(*module.value(), sel->first, sel->second, hosts, same_host);
+  // RankedPair has no reason: the module may skip every string.
+  auto matrices = reach::compute_matrices(*module.value(), sel->first, sel->second, hosts, same_host, reach::Reasons::Omitted);
   if (!matrices) return matrices.error();
   // `local` of a verdict indexes the inventory; callers index the
   // selected addresses, in the same order.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 namespace orca::reach {
 
@@ -16,9 +17,11 @@ net::IpAddress address_of(const orca_reach_endpoint& e) {
 
 namespace {
 
-void set(orca_reach_verdict* out, int weight, const std::string& reason) {
+void set(orca_reach_verdict* out, int weight, std::string_view reason) {
   out->weight = weight;
-  std::snprintf(out->reason, sizeof out->reason, "%s", reason.c_str());
+  const size_t n = std::min(reason.size(), sizeof out->reason - 1);
+  std::memcpy(out->reason, reason.data(), n);
+  out->reason[n] = '\0';
 }
 
 }  // namespace
@@ -131,7 +134,7 @@ Result<std::vector<std::vector<PairVerdict>>> compute_matrices(const orca_reacha
                                                               const net::InterfaceInventory& inventory,
                                                               const std::vector<net::InterfaceDecision>& selection,
                                                               const std::vector<std::vector<RemoteAddress>>& peers,
-                                                              bool same_host) {
+                                                              bool same_host, Reasons reasons) {
   std::vector<size_t> local_index;
   std::vector<orca_reach_endpoint> locals;
   for (const auto& d : selection) {
@@ -172,7 +175,8 @@ Result<std::vector<std::vector<PairVerdict>>> compute_matrices(const orca_reacha
     }
   }
   if (undecided) {
-    orca_reach_query q{locals.data(), locals.size(), remote_eps.data(), total, same_host ? 1 : 0};
+    orca_reach_query q{locals.data(), locals.size(), remote_eps.data(), total, same_host ? 1 : 0,
+                       reasons == Reasons::Omitted ? 1 : 0};
     if (module.compute(module.self, &q, verdicts.data()) != ORCA_MCA_OK) {
       return Message("reachable", "compute-failed", {});
     }
@@ -186,8 +190,11 @@ Result<std::vector<std::vector<PairVerdict>>> compute_matrices(const orca_reacha
         const orca_reach_verdict& v = verdicts[l * total + first[p] + r];
         // A module that leaves a pair undecided or negative has not ranked it.
         const int weight = std::max(0, v.weight);
-        std::string reason(v.reason, strnlen(v.reason, sizeof v.reason));
-        if (v.weight < 0) reason = "not ranked by the reachable component";
+        std::string reason;
+        if (reasons == Reasons::Kept) {
+          reason.assign(v.reason, strnlen(v.reason, sizeof v.reason));
+          if (v.weight < 0) reason = "not ranked by the reachable component";
+        }
         matrix.push_back(PairVerdict{local_index[l], r, weight, std::move(reason)});
       }
     }

@@ -20,9 +20,51 @@ std::string interface_name(int index) {
   return if_indextoname(static_cast<unsigned>(index), name) ? name : "interface " + std::to_string(index);
 }
 
-void set(orca_reach_verdict& v, int weight, const std::string& why) {
-  v.weight = weight;
-  std::snprintf(v.reason, sizeof v.reason, "%s", why.c_str());
+// One pair's weight from the kernel's route; its reason too when `why`
+// is given (a caller that reads weights only skips every string).
+template <class NameOf>
+int judge(const Route& route, const net::IpAddress& ra, const orca_reach_endpoint& local,
+          const orca_reach_endpoint& remote, std::string* why, NameOf name_of, const std::string& dst_text) {
+  if (!route.found) {
+    if (why) *why = "no route to " + dst_text + (route.error.empty() ? "" : " (" + route.error + ")");
+    return 0;
+  }
+  if (route.type != RTN_UNICAST && route.type != RTN_LOCAL) {
+    if (why) *why = "the kernel's route to " + dst_text + " is not usable (type " + std::to_string(route.type) + ")";
+    return 0;
+  }
+  int weight;
+  if (ra.is_link_local()) {
+    // A route lookup with the link given always says "on-link": it
+    // cannot tell whether the peer is on this link. Rank it below
+    // routes the kernel can vouch for.
+    weight = kLinkLocal;
+    if (why) *why = "link-local " + dst_text + ": reachable only if on the same link as " + name_of(local.if_index);
+  } else if (route.type == RTN_LOCAL) {
+    weight = kLocalDelivery;
+    if (why) *why = "the kernel delivers " + dst_text + " locally";
+  } else if (route.oif != local.if_index) {
+    if (why) *why = "the kernel would send to " + dst_text + " on " + name_of(route.oif) + ", not " + name_of(local.if_index);
+    return kOtherInterface;
+  } else if (route.gateway) {
+    weight = kGatewayRoute;
+    if (why) *why = "the kernel routes " + dst_text + " via " + route.gateway->to_string() + " on " + name_of(local.if_index);
+  } else {
+    weight = kDirectRoute;
+    if (why) *why = "the kernel routes " + dst_text + " directly on " + name_of(local.if_index);
+  }
+  if (route.preferred_source && route.preferred_source->same_address(address_of(local))) {
+    weight += 20;
+    if (why) *why += " from this address";
+  }
+  std::string link_why;
+  weight += link_bonus(local, remote, why ? &link_why : nullptr);
+  if (why) *why += "; " + link_why;
+  if (!local.running) {
+    weight /= 4;
+    if (why) *why += "; no carrier";
+  }
+  return weight;
 }
 
 }  // namespace
@@ -58,57 +100,18 @@ orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& q, orca_reach_ver
   }
   std::vector<Route> found = routes.lookup(wanted);
   for (size_t i = 0; i < wanted.size(); ++i) cache[wanted[i]] = std::move(found[i]);
+  const bool reasons = q.omit_reasons == 0;
   for (size_t r = 0; r < q.n_remotes; ++r) {
     const net::IpAddress ra = address_of(q.remotes[r]);
-    const std::string dst_text = ra.to_string();
+    const std::string dst_text = reasons ? ra.to_string() : std::string();
     for (size_t l = 0; l < q.n_locals; ++l) {
       orca_reach_verdict& v = verdicts[l * q.n_remotes + r];
       if (v.weight != ORCA_REACH_UNDECIDED) continue;
       const orca_reach_endpoint& local = q.locals[l];
       const Route& route = cache.at(destination(l, r));
-      if (!route.found) {
-        set(v, 0, "no route to " + dst_text + (route.error.empty() ? "" : " (" + route.error + ")"));
-        continue;
-      }
-      if (route.type != RTN_UNICAST && route.type != RTN_LOCAL) {
-        set(v, 0, "the kernel's route to " + dst_text + " is not usable (type " + std::to_string(route.type) + ")");
-        continue;
-      }
-      const std::string& lname = name_of(local.if_index);
-      int weight;
       std::string why;
-      if (ra.is_link_local()) {
-        // A route lookup with the link given always says "on-link": it
-        // cannot tell whether the peer is on this link. Rank it below
-        // routes the kernel can vouch for.
-        weight = kLinkLocal;
-        why = "link-local " + dst_text + ": reachable only if on the same link as " + lname;
-      } else if (route.type == RTN_LOCAL) {
-        weight = kLocalDelivery;
-        why = "the kernel delivers " + dst_text + " locally";
-      } else if (route.oif != local.if_index) {
-        set(v, kOtherInterface, "the kernel would send to " + dst_text + " on " + name_of(route.oif) +
-                                    ", not " + lname);
-        continue;
-      } else if (route.gateway) {
-        weight = kGatewayRoute;
-        why = "the kernel routes " + dst_text + " via " + route.gateway->to_string() + " on " + lname;
-      } else {
-        weight = kDirectRoute;
-        why = "the kernel routes " + dst_text + " directly on " + lname;
-      }
-      if (route.preferred_source && route.preferred_source->same_address(address_of(local))) {
-        weight += 20;
-        why += " from this address";
-      }
-      std::string link_why;
-      weight += link_bonus(local, q.remotes[r], &link_why);
-      why += "; " + link_why;
-      if (!local.running) {
-        weight /= 4;
-        why += "; no carrier";
-      }
-      set(v, weight, why);
+      v.weight = judge(route, ra, local, q.remotes[r], reasons ? &why : nullptr, name_of, dst_text);
+      if (reasons) std::snprintf(v.reason, sizeof v.reason, "%s", why.c_str());
     }
   }
   return ORCA_MCA_OK;

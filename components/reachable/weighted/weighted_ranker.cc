@@ -11,6 +11,7 @@
 namespace orca::reach::weighted {
 
 orca_mca_rc rank(const orca_reach_query& q, orca_reach_verdict* verdicts) {
+  const bool reasons = q.omit_reasons == 0;
   for (size_t l = 0; l < q.n_locals; ++l) {
     const orca_reach_endpoint& local = q.locals[l];
     const net::IpAddress la = address_of(local);
@@ -22,7 +23,7 @@ orca_mca_rc rank(const orca_reach_query& q, orca_reach_verdict* verdicts) {
       std::string why;
       if (net::same_subnet(la, ra, local.prefix_length)) {
         tier = kSameSubnet;
-        why = "same subnet " + net::IpPrefix(la, local.prefix_length).to_string();
+        if (reasons) why = "same subnet " + net::IpPrefix(la, local.prefix_length).to_string();
       } else if (la.is_link_local()) {
         tier = kLinkLocal;
         why = "link-local: works only if on the same link";
@@ -34,13 +35,12 @@ orca_mca_rc rank(const orca_reach_query& q, orca_reach_verdict* verdicts) {
         why = "one private and one public address";
       }
       std::string link_why;
-      int weight = tier + link_bonus(local, q.remotes[r], &link_why);
-      why += "; " + link_why;
-      if (!local.running) {
-        weight /= 4;
-        why += "; no carrier on " + std::string(local.if_name ? local.if_name : "?");
-      }
+      int weight = tier + link_bonus(local, q.remotes[r], reasons ? &link_why : nullptr);
+      if (!local.running) weight /= 4;
       v.weight = weight;
+      if (!reasons) continue;
+      why += "; " + link_why;
+      if (!local.running) why += "; no carrier on " + std::string(local.if_name ? local.if_name : "?");
       std::snprintf(v.reason, sizeof v.reason, "%s", why.c_str());
     }
   }

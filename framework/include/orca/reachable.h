@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define ORCA_REACHABLE_INTERFACE_VERSION 1u
+#define ORCA_REACHABLE_INTERFACE_VERSION 2u
 
 /* A verdict the module still has to fill. */
 #define ORCA_REACH_UNDECIDED (-1)
@@ -57,6 +57,10 @@ typedef struct orca_reach_query {
     const orca_reach_endpoint *remotes;
     size_t n_remotes;
     int same_host;          /* the peer shares my boot id and network namespace */
+    int omit_reasons;       /* nonzero: the caller reads weights only, so a
+                               module may leave every reason as it found it
+                               (a job's data-plane choice ranks toward every
+                               host and shows no reason) */
 } orca_reach_query;
 
 typedef struct orca_reachable_module {
@@ -95,11 +99,16 @@ struct ORCA_EXPORT RemoteAddress {
   net::InterfaceKind kind = net::InterfaceKind::Unknown;
 };
 
+/* Whether a matrix carries each pair's reason (what orca_info --reach
+ * and the oob's verbose output show) or weights only, which is all a
+ * ranking needs and saves the strings of every pair. */
+enum class Reasons { Kept, Omitted };
+
 struct ORCA_EXPORT PairVerdict {
   size_t local = 0;    // index into the inventory's entries()
   size_t remote = 0;   // index into the remote addresses
   int weight = 0;
-  std::string reason;
+  std::string reason;  // empty with Reasons::Omitted
 };
 
 /* The base's own rules (see above) for one pair; false when the module
@@ -146,7 +155,7 @@ ORCA_EXPORT Result<std::vector<PairVerdict>> compute_matrix(const orca_reachable
 ORCA_EXPORT Result<std::vector<std::vector<PairVerdict>>> compute_matrices(
     const orca_reachable_module& module, const net::InterfaceInventory& inventory,
     const std::vector<net::InterfaceDecision>& selection, const std::vector<std::vector<RemoteAddress>>& peers,
-    bool same_host);
+    bool same_host, Reasons reasons = Reasons::Kept);
 
 /* The module of the selected component of an opened framework. */
 ORCA_EXPORT Result<const orca_reachable_module*> selected_module(const mca::Framework& framework);

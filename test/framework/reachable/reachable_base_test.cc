@@ -273,6 +273,7 @@ struct FakeModule {
   std::vector<std::pair<std::string, std::string>> asked;
   int calls = 0;
   int same_host = -1;
+  int omit_reasons = -1;
   orca_mca_rc rc = ORCA_MCA_OK;
 
   static std::string text(const orca_reach_endpoint& e) {
@@ -283,6 +284,7 @@ struct FakeModule {
     auto* fake = static_cast<FakeModule*>(self);
     ++fake->calls;
     fake->same_host = q->same_host;
+    fake->omit_reasons = q->omit_reasons;
     if (fake->rc != ORCA_MCA_OK) return fake->rc;
     for (size_t l = 0; l < q->n_locals; ++l) {
       for (size_t r = 0; r < q->n_remotes; ++r) {
@@ -370,6 +372,25 @@ TEST_F(ComputeMatrix, SameHostIsPassedOnAndChangesWhatIsUndecided) {
   ASSERT_NE(lo, nullptr);
   EXPECT_EQ(lo->weight, kWeightSameHostLoopback);
   EXPECT_EQ(&m.front(), lo);
+}
+
+TEST_F(ComputeMatrix, WeightsOnlyAsksTheModuleSoAndKeepsEveryWeightAndTheOrder) {
+  fake_.weights = {{{"10.1.0.5", "10.1.0.9"}, 500}, {{"fd00:1::5", "fd00:1::9"}, 900}};
+  const auto kept = run(false);
+  EXPECT_EQ(fake_.omit_reasons, 0);
+  auto omitted = compute_matrices(fake_.module(), inventory_, selection_, {remotes_}, false, Reasons::Omitted);
+  ASSERT_TRUE(omitted.ok()) << omitted.error().summary();
+  EXPECT_EQ(fake_.omit_reasons, 1);
+  ASSERT_EQ(omitted.value().size(), 1u);
+  const auto& m = omitted.value().front();
+  ASSERT_EQ(m.size(), kept.size());
+  for (size_t i = 0; i < m.size(); ++i) {
+    EXPECT_EQ(m[i].local, kept[i].local) << i;
+    EXPECT_EQ(m[i].remote, kept[i].remote) << i;
+    EXPECT_EQ(m[i].weight, kept[i].weight) << i;
+    EXPECT_TRUE(m[i].reason.empty()) << i << ": " << m[i].reason;
+    EXPECT_FALSE(kept[i].reason.empty()) << i;
+  }
 }
 
 TEST_F(ComputeMatrix, EveryPairOfSelectedEntriesAndRemotesOnce) {

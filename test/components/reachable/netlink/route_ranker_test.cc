@@ -228,6 +228,30 @@ TEST_F(RouteRanker, RoutesAskedTogetherAreTheRoutesAskedOneByOne) {
   EXPECT_TRUE(routes_->lookup(std::vector<net::IpAddress>{}).empty());
 }
 
+TEST_F(RouteRanker, WeightsOnlyGivesTheSameWeightsAndLeavesTheReasons) {
+  // Every kind of answer this machine gives: local delivery, a route or
+  // none to documentation prefixes, a refused link-local lookup; from
+  // every address of this machine and a synthetic one on no link.
+  std::vector<orca_reach_endpoint> locals;
+  for (const auto& e : inventory_.entries()) locals.push_back(to_endpoint(e));
+  locals.push_back(to_endpoint(synthetic("nowhere0", 0x7ffffff0, "192.0.2.7", 24)));
+  const std::vector<orca_reach_endpoint> remotes = {
+      to_endpoint(test::remote("127.0.0.9", 8)), to_endpoint(test::remote(kTestNetDestination, 24)),
+      to_endpoint(test::remote("2001:db8::9", 64)), to_endpoint(test::remote("fe80::9", 64))};
+  orca_reach_query q{locals.data(), locals.size(), remotes.data(), remotes.size(), 0, 0};
+  const size_t n = locals.size() * remotes.size();
+  std::vector<orca_reach_verdict> with(n, undecided()), without(n, undecided());
+  ASSERT_EQ(rank(*routes_, q, with.data()), ORCA_MCA_OK);
+  q.omit_reasons = 1;
+  ASSERT_EQ(rank(*routes_, q, without.data()), ORCA_MCA_OK);
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(without[i].weight, with[i].weight) << i << ": " << reason_of(with[i]);
+    EXPECT_NE(reason_of(with[i]), "") << i;
+    // Left as it was: the ranker built no string for it.
+    EXPECT_EQ(without[i].reason[0], 'X') << i << ": " << reason_of(without[i]);
+  }
+}
+
 TEST_F(RouteRanker, DecidedVerdictsAreLeftUntouched) {
   const net::InterfaceAddress* lo = loopback_v4();
   ASSERT_NE(lo, nullptr) << inventory_.describe();

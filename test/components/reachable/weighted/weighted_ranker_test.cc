@@ -261,6 +261,26 @@ TEST_F(WeightedRanker, ReasonsAreNonEmptyAndNulTerminated) {
   EXPECT_TRUE(Contains(reason_of(v[0]), "same subnet 2001:db8:1234:5678:9abc:def0:1234:5678/64"));
 }
 
+TEST_F(WeightedRanker, WeightsOnlyGivesTheSameWeightsAndLeavesTheReasons) {
+  const std::vector<orca_reach_endpoint> locals = {
+      to_endpoint(local("10.1.0.5", 24, InterfaceKind::Physical, 10000)),
+      to_endpoint(local("192.168.122.1", 24, InterfaceKind::Bridge, 0, true, "virbr0")),
+      to_endpoint(local("169.254.1.1", 16, InterfaceKind::Veth, 0, false))};
+  const std::vector<orca_reach_endpoint> remotes = {to_endpoint(test::remote("10.1.0.9", 24)),
+                                                    to_endpoint(test::remote("203.0.113.9", 24)),
+                                                    to_endpoint(test::remote("169.254.2.2", 16))};
+  orca_reach_query q{locals.data(), locals.size(), remotes.data(), remotes.size(), 0, 0};
+  std::vector<orca_reach_verdict> with(9, undecided()), without(9, undecided());
+  ASSERT_EQ(rank(q, with.data()), ORCA_MCA_OK);
+  q.omit_reasons = 1;
+  ASSERT_EQ(rank(q, without.data()), ORCA_MCA_OK);
+  for (size_t i = 0; i < with.size(); ++i) {
+    EXPECT_EQ(without[i].weight, with[i].weight) << i << ": " << reason_of(with[i]);
+    // Left as it was: the ranker built no string for it.
+    EXPECT_EQ(without[i].reason[0], 'X') << i << ": " << reason_of(without[i]);
+  }
+}
+
 TEST_F(WeightedRanker, AnEmptyQueryIsFine) {
   const orca_reach_query q{nullptr, 0, nullptr, 0, 0};
   EXPECT_EQ(rank(q, nullptr), ORCA_MCA_OK);
