@@ -1,10 +1,15 @@
 // KernelRoutes: RTM_GETROUTE for each destination, asked together over one socket.
 #include "kernel_routes.h"
 
+#include "route_snapshot.h"
+
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
+#include <optional>
 
 namespace orca::reach::netlink {
 
@@ -55,6 +60,57 @@ Route route_from(const nlmsghdr* h, const net::IpAddress& destination) {
 }  // namespace
 
 std::vector<Route> KernelRoutes::lookup(const std::vector<net::IpAddress>& destinations) {
+  // A family's tables are read when it has enough destinations to share
+  // answers; without them every destination is asked alone.
+  std::optional<RouteSnapshot> snapshots[2];
+  for (const net::Family family : {net::Family::V4, net::Family::V6}) {
+    const auto n = std::count_if(destinations.begin(), destinations.end(),
+                                 [&](const net::IpAddress& d) { return d.family() == family; });
+    if (static_cast<size_t>(n) < kGroupFrom) continue;
+    if (auto read = RouteSnapshot::read(socket_, family)) snapshots[family == net::Family::V6] = std::move(read.value());
+  }
+  // One member of each group asked, with every destination that is not
+  // grouped; a group whose answer is not the route its snapshot expects
+  // has its other members asked too.
+  using Key = std::pair<bool, RouteSnapshot::Group>;  // (IPv6, group)
+  std::map<Key, std::vector<size_t>> members;
+  std::vector<size_t> asked;
+  for (size_t i = 0; i < destinations.size(); ++i) {
+    const bool v6 = destinations[i].family() == net::Family::V6;
+    const auto group = snapshots[v6] ? snapshots[v6]->group_of(destinations[i]) : std::nullopt;
+    if (!group) {
+      asked.push_back(i);
+      continue;
+    }
+    auto& m = members[Key{v6, *group}];
+    if (m.empty()) asked.push_back(i);
+    m.push_back(i);
+  }
+  std::vector<Route> routes(destinations.size());
+  last_questions_ = 0;
+  auto ask = [&](const std::vector<size_t>& which) {
+    std::vector<net::IpAddress> batch;
+    batch.reserve(which.size());
+    for (size_t i : which) batch.push_back(destinations[i]);
+    std::vector<Route> answers = lookup_each(batch);
+    for (size_t k = 0; k < which.size(); ++k) routes[which[k]] = std::move(answers[k]);
+    last_questions_ += which.size();
+  };
+  ask(asked);
+  std::vector<size_t> again;
+  for (const auto& [key, m] : members) {
+    const Route& first = routes[m.front()];
+    const bool agrees = snapshots[key.first]->agrees(key.second, first.found, first.type, first.oif, first.gateway);
+    for (size_t k = 1; k < m.size(); ++k) {
+      if (agrees) routes[m[k]] = first;
+      else again.push_back(m[k]);
+    }
+  }
+  if (!again.empty()) ask(again);
+  return routes;
+}
+
+std::vector<Route> KernelRoutes::lookup_each(const std::vector<net::IpAddress>& destinations) {
   std::vector<net::NetlinkRequest> requests;
   requests.reserve(destinations.size());
   for (const auto& d : destinations) requests.push_back(route_request(d));

@@ -23,15 +23,28 @@ struct Route {
 
 class KernelRoutes {
  public:
+  /* From this many destinations of a family on, a lookup reads that
+   * family's routing tables first (two or three dumps) and asks once per
+   * route they share (RouteSnapshot); below it, grouping costs more than
+   * it saves. */
+  static constexpr size_t kGroupFrom = 8;
+
   explicit KernelRoutes(net::NetlinkSocket socket) : socket_(std::move(socket)) {}
   /* The kernel's route to each destination, in order; for IPv6
    * link-local the scope (interface index) is passed as the output
-   * interface. Asked together (NetlinkSocket::exchange_each). */
+   * interface. Asked together (NetlinkSocket::exchange_each);
+   * destinations that provably share a route share one answer. */
   std::vector<Route> lookup(const std::vector<net::IpAddress>& destinations);
   Route lookup(const net::IpAddress& destination) { return std::move(lookup(std::vector{destination}).front()); }
+  /* Every destination asked about alone: what lookup() must equal. */
+  std::vector<Route> lookup_each(const std::vector<net::IpAddress>& destinations);
+
+  /* Kernel questions the last lookup() asked (route lookups, not dumps). */
+  size_t last_questions() const noexcept { return last_questions_; }
 
  private:
   net::NetlinkSocket socket_;
+  size_t last_questions_ = 0;
 };
 
 }  // namespace orca::reach::netlink
