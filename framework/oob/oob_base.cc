@@ -434,29 +434,27 @@ Result<std::vector<net::InterfaceAddress>> Oob::selected_addresses(std::string_v
   return out;
 }
 
-Result<std::vector<Oob::RankedPair>> Oob::rank_toward(std::string_view variable_prefix,
-                                                       const std::vector<reach::RemoteAddress>& remotes, bool same_host) {
-  auto ranked = rank_toward_hosts(variable_prefix, {remotes}, same_host);
-  if (!ranked) return ranked.error();
-  return std::move(ranked.value().front());
-}
-
 Result<std::vector<std::vector<Oob::RankedPair>>> Oob::rank_toward_hosts(
-    std::string_view variable_prefix, const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host) {
+    std::string_view variable_prefix, const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host,
+    const AddressFilter& considered) {
   auto sel = selection(variable_prefix, false);
   if (!sel) return sel.error();
   auto module = reach::selected_module(*reach_framework_);
   if (!module) return module.error();
-  // RankedPair has no reason: the module may skip every string.
-  auto matrices = reach::compute_matrices(*module.value(), sel->first, sel->second, hosts, same_host, reach::Reasons::Omitted);
-  if (!matrices) return matrices.error();
   // `local` of a verdict indexes the inventory; callers index the
-  // selected addresses, in the same order.
+  // selected addresses, in the same order. Addresses the caller does not
+  // consider are left out of the query, not out of the numbering.
   std::vector<size_t> position(sel->first.entries().size(), SIZE_MAX);
+  std::vector<net::InterfaceDecision> ranked = sel->second;
   size_t n = 0;
-  for (const auto& d : sel->second) {
-    if (d.selected) position[d.entry] = n++;
+  for (auto& d : ranked) {
+    if (!d.selected) continue;
+    position[d.entry] = n++;
+    if (considered && !considered(sel->first.entries()[d.entry])) d.selected = false;
   }
+  // RankedPair has no reason: the module may skip every string.
+  auto matrices = reach::compute_matrices(*module.value(), sel->first, ranked, hosts, same_host, reach::Reasons::Omitted);
+  if (!matrices) return matrices.error();
   std::vector<std::vector<RankedPair>> out(hosts.size());
   for (size_t h = 0; h < hosts.size(); ++h) {
     for (const auto& v : matrices.value()[h]) {

@@ -243,22 +243,24 @@ class ORCA_EXPORT Oob {
   };
   const std::deque<LinkOutcome>& link_outcomes() const noexcept { return link_outcomes_; }
   /* This host's addresses that the selection of `variable_prefix` keeps
-   * (the current scan), and how the reachable framework ranks them toward one
-   * other host's addresses (pairs of weight > 0, best first; `local`
-   * indexes the returned addresses). */
+   * (the current scan). */
   struct RankedPair {
     size_t local = 0;
     size_t remote = 0;
     int weight = 0;
   };
   Result<std::vector<net::InterfaceAddress>> selected_addresses(std::string_view variable_prefix);
-  Result<std::vector<RankedPair>> rank_toward(std::string_view variable_prefix,
-                                              const std::vector<reach::RemoteAddress>& remotes, bool same_host);
-  /* rank_toward for many hosts at once (every other host of a job): one
-   * list per host, in order, from one selection and one query to the
-   * reachable component. */
+  /* For each of many hosts (every other host of a job): how the
+   * reachable framework ranks this host's addresses toward that host's
+   * addresses, pairs of weight > 0, best first, `local` indexing
+   * selected_addresses(). One selection and one weights-only query to the
+   * reachable component for all of them. Only the selected addresses that
+   * `considered` accepts are ranked (all when it is empty): a caller that
+   * will never use loopback or link-local addresses saves their pairs. */
+  using AddressFilter = std::function<bool(const net::InterfaceAddress&)>;
   Result<std::vector<std::vector<RankedPair>>> rank_toward_hosts(
-      std::string_view variable_prefix, const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host);
+      std::string_view variable_prefix, const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host,
+      const AddressFilter& considered = {});
 
  private:
   Oob(Runtime& runtime, ProcessName self, std::vector<std::uint8_t> secret);

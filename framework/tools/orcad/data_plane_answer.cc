@@ -69,13 +69,14 @@ DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, c
     return out;
   }
   launch::DataPlaneInput input;
+  // Link-local addresses are no data plane: the kernel cannot say whether
+  // a peer shares the link, and the libraries take no scope.
+  auto usable = [](const net::InterfaceAddress& e) { return !e.tentative && !e.address.is_link_local(); };
   // rank_toward_hosts indexes every selected address; input.locals holds some.
   std::vector<size_t> position(selected.value().size(), SIZE_MAX);
   for (size_t i = 0; i < selected.value().size(); ++i) {
     const auto& e = selected.value()[i];
-    // Link-local addresses are no data plane: the kernel cannot say
-    // whether a peer shares the link, and the libraries take no scope.
-    if (e.tentative || e.address.is_link_local()) continue;
+    if (!usable(e)) continue;
     position[i] = input.locals.size();
     input.locals.push_back({.interface = e.link.name, .address = e.address, .prefix_length = e.prefix_length, .kind = e.link.kind});
   }
@@ -97,8 +98,10 @@ DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, c
     }
   }
   // All hosts in one query (one batch of route lookups); if it fails,
-  // every host counts as unreached, and the report says so.
-  if (auto ranked = oob.rank_toward_hosts(prefix, remotes, false)) {
+  // every host counts as unreached, and the report says so. Loopback
+  // reaches no other host: its pairs would all weigh 0.
+  auto toward_others = [&](const net::InterfaceAddress& e) { return usable(e) && !e.address.is_loopback(); };
+  if (auto ranked = oob.rank_toward_hosts(prefix, remotes, false, toward_others)) {
     for (size_t h = 0; h < remotes.size(); ++h) {
       for (const auto& p : ranked.value()[h]) {
         if (p.local < position.size() && position[p.local] != SIZE_MAX) {

@@ -138,6 +138,38 @@ TEST(OobRoutingBackPressure, ARelayAndAnOutboxWaitForRoomAndLoseNothing) {
   EXPECT_EQ(outbox.waiting(), 0u);
 }
 
+TEST_F(OobRouting, RankingTowardHostsLeavesOutTheAddressesNotConsidered) {
+  Oob& oob = *p_[0]->oob;
+  auto selected = oob.selected_addresses("");
+  ASSERT_TRUE(selected.ok()) << selected.error().summary();
+  const auto lo = net::IpAddress::parse("127.0.0.1");
+  bool has_lo = false;
+  for (const auto& e : selected.value()) has_lo = has_lo || e.address == *lo;
+  if (!has_lo) GTEST_SKIP() << "no 127.0.0.1 among this machine's selected addresses";
+  // Two "hosts" on this host (same_host): loopback pairs weigh the most.
+  const std::vector<std::vector<reach::RemoteAddress>> hosts = {
+      {reach::RemoteAddress{*lo, 8, net::InterfaceKind::Loopback}},
+      {reach::RemoteAddress{*net::IpAddress::parse("::1"), 128, net::InterfaceKind::Loopback},
+       reach::RemoteAddress{*lo, 8, net::InterfaceKind::Loopback}}};
+  auto all = oob.rank_toward_hosts("", hosts, true);
+  ASSERT_TRUE(all.ok()) << all.error().summary();
+  ASSERT_EQ(all.value().size(), 2u);
+  ASSERT_FALSE(all.value()[1].empty());
+  // `local` indexes selected_addresses(), `remote` the host's addresses.
+  const Oob::RankedPair& best = all.value()[1].front();
+  EXPECT_EQ(best.weight, reach::kWeightSameHostLoopback);
+  EXPECT_TRUE(selected.value()[best.local].address.is_loopback());
+  EXPECT_EQ(selected.value()[best.local].address.family(), hosts[1][best.remote].address.family());
+  auto without = oob.rank_toward_hosts("", hosts, true, [](const net::InterfaceAddress& e) { return !e.address.is_loopback(); });
+  ASSERT_TRUE(without.ok()) << without.error().summary();
+  ASSERT_EQ(without.value().size(), 2u);
+  for (const auto& host : without.value()) {
+    for (const auto& p : host) {
+      EXPECT_FALSE(selected.value()[p.local].address.is_loopback()) << selected.value()[p.local].address.to_string();
+    }
+  }
+}
+
 TEST_F(OobRouting, SendViaNamesTheNextHop) {
   const ProcessName n0 = p_[0]->oob->self(), n1 = p_[1]->oob->self(), n2 = p_[2]->oob->self();
   // 4.1 relays with its own knowledge (4.2 is its peer); 4.0 has no router.
