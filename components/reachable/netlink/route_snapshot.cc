@@ -172,7 +172,7 @@ Result<RouteSnapshot> RouteSnapshot::read(net::NetlinkSocket& socket, net::Famil
   net::NetlinkRequest route_dump(RTM_GETROUTE, NLM_F_DUMP);
   route_dump.payload<rtmsg>()->rtm_family = static_cast<unsigned char>(af_of(family));
   if (Status st = socket.exchange(route_dump, [&](const nlmsghdr* h) {
-        if (auto r = route_from(h, family)) routes.push_back(std::move(*r));
+        if (auto r = route_from(h, family)) routes.push_back(*r);
       });
       !st)
     return st.error();
