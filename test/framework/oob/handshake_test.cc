@@ -5,6 +5,8 @@
 #include "oob/frame_codec.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
 
 #include "lib/expect_text.h"
 #include "lib/result_assertions.h"
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -899,6 +902,34 @@ TEST(HmacSha256, SplittingTheDataGivesTheSameMac) {
   for (size_t cut = 0; cut <= whole.size(); ++cut) {
     const std::span<const std::uint8_t> all(whole);
     EXPECT_EQ(hex(hmac_sha256(key, {all.first(cut), all.subspan(cut)}).value()), want) << "cut at " << cut;
+  }
+}
+
+TEST(HmacSha256, AgreesWithLibcryptosEvpMac) {
+  // Keys around and beyond the block size, data of every length up to two
+  // blocks, cut in two anywhere: the same MAC as EVP's HMAC.
+  std::unique_ptr<EVP_MAC, decltype(&EVP_MAC_free)> mac(EVP_MAC_fetch(nullptr, "HMAC", nullptr), EVP_MAC_free);
+  ASSERT_TRUE(mac);
+  std::uint32_t seed = 12345;
+  auto next = [&seed] { return static_cast<std::uint8_t>((seed = seed * 1103515245u + 12345u) >> 16); };
+  for (size_t key_size : {1u, 31u, 32u, 63u, 64u, 65u, 128u, 200u}) {
+    Bytes key(key_size);
+    for (auto& b : key) b = next();
+    for (size_t n = 0; n <= 130; n += 13) {
+      Bytes data(n);
+      for (auto& b : data) b = next();
+      std::unique_ptr<EVP_MAC_CTX, decltype(&EVP_MAC_CTX_free)> ctx(EVP_MAC_CTX_new(mac.get()), EVP_MAC_CTX_free);
+      char digest[] = "SHA256";
+      OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+      ASSERT_EQ(EVP_MAC_init(ctx.get(), key.data(), key.size(), params), 1);
+      ASSERT_EQ(EVP_MAC_update(ctx.get(), data.data(), data.size()), 1);
+      std::array<std::uint8_t, 32> want{};
+      size_t len = 0;
+      ASSERT_EQ(EVP_MAC_final(ctx.get(), want.data(), &len, want.size()), 1);
+      const std::span<const std::uint8_t> all(data);
+      EXPECT_EQ(hmac_sha256(key, {all.first(n / 3), all.subspan(n / 3)}).value(), want)
+          << "key of " << key_size << " bytes, data of " << n;
+    }
   }
 }
 
