@@ -6,7 +6,8 @@ ORCA_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ORCA_BUILD_DIR=${ORCA_BUILD_DIR:-$ORCA_TOP/_build}
 ORCA_PREFIX=${ORCA_PREFIX:-$ORCA_BUILD_DIR/prefix}
 
-# Packages: the toolchain, autotools, libevent, hwloc, GoogleTest and
+# Packages: the toolchain, autotools, libevent, hwloc, libcrypto (only
+# the tests use it, as a reference for our SHA-256), GoogleTest and
 # Google Benchmark, libpmix (the PMIx server for Open MPI programs), the
 # network tools the namespace tests use, the real sshd the ssh launch
 # test starts inside its namespace hosts, MPICH and Open MPI, whose

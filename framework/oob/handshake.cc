@@ -1,13 +1,8 @@
 // Handshake state machines and their payload codecs.
 #include "oob/handshake.h"
 
-// SHA256_Init/Update/Final: deprecated since OpenSSL 3.0 in favour of
-// EVP, and present through the 3.x series. EVP's first use in a process
-// fetches the default provider: about 0.35 ms of CPU, paid by every orcad
-// for one HMAC, against 10 us for the digest itself (see hmac_sha256).
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/crypto.h>
-#include <openssl/sha.h>
+#include "oob/sha256.h"
+
 #include <orca/oob_random.h>
 
 #include <cstring>
@@ -46,7 +41,7 @@ Frame control(FrameType type, std::vector<std::uint8_t> payload) {
 
 Message failure(std::string why) { return Message("oob", "handshake-failed", {{"why", std::move(why)}}); }
 
-bool macs_equal(const std::uint8_t* a, const std::uint8_t* b) { return CRYPTO_memcmp(a, b, kMac) == 0; }
+bool macs_equal(const std::uint8_t* a, const std::uint8_t* b) { return equal_in_constant_time(a, b, kMac); }
 
 // A fresh nonce, or why there is none: no entropy means no
 // authentication, so the handshake must not go on without one.
@@ -60,35 +55,31 @@ Result<std::vector<std::uint8_t>> nonce() {
 
 Result<std::array<std::uint8_t, 32>> hmac_sha256(const std::vector<std::uint8_t>& key,
                                                  std::initializer_list<std::span<const std::uint8_t>> parts) {
-  // RFC 2104 over libcrypto's SHA-256: H((K ^ opad) || H((K ^ ipad) || text)),
-  // K the key zero-padded to the 64-byte block, or its digest if longer.
-  constexpr size_t kBlock = SHA256_CBLOCK;
-  std::array<std::uint8_t, 32> out{};
+  // RFC 2104: H((K ^ opad) || H((K ^ ipad) || text)), K the key
+  // zero-padded to the block, or its digest if longer.
   if (key.empty()) return failure("HMAC-SHA256 needs a non-empty job secret");
-  std::array<std::uint8_t, kBlock> k{};
-  SHA256_CTX ctx;
-  if (key.size() > kBlock) {
-    if (SHA256(key.data(), key.size(), k.data()) == nullptr) return failure("SHA-256 failed in libcrypto");
+  std::array<std::uint8_t, Sha256::kBlock> k{};
+  if (key.size() > k.size()) {
+    const Sha256::Digest d = Sha256::of(key);
+    std::copy(d.begin(), d.end(), k.begin());
   } else {
-    std::memcpy(k.data(), key.data(), key.size());
+    std::copy(key.begin(), key.end(), k.begin());
   }
-  std::array<std::uint8_t, kBlock> pad{};
-  std::array<std::uint8_t, SHA256_DIGEST_LENGTH> inner{};
-  bool ok = true;
-  for (size_t i = 0; i < kBlock; ++i) pad[i] = k[i] ^ 0x36;
-  ok = ok && SHA256_Init(&ctx) == 1 && SHA256_Update(&ctx, pad.data(), pad.size()) == 1;
-  for (const auto& p : parts) ok = ok && SHA256_Update(&ctx, p.data(), p.size()) == 1;
-  ok = ok && SHA256_Final(inner.data(), &ctx) == 1;
-  for (size_t i = 0; i < kBlock; ++i) pad[i] = k[i] ^ 0x5c;
-  ok = ok && SHA256_Init(&ctx) == 1 && SHA256_Update(&ctx, pad.data(), pad.size()) == 1 &&
-       SHA256_Update(&ctx, inner.data(), inner.size()) == 1 && SHA256_Final(out.data(), &ctx) == 1;
+  std::array<std::uint8_t, Sha256::kBlock> pad;
+  for (size_t i = 0; i < pad.size(); ++i) pad[i] = k[i] ^ 0x36;
+  Sha256 inner;
+  inner.update(pad);
+  for (const auto& p : parts) inner.update(p);
+  Sha256::Digest inner_digest = inner.finish();
+  for (size_t i = 0; i < pad.size(); ++i) pad[i] = k[i] ^ 0x5c;
+  Sha256 outer;
+  outer.update(pad);
+  outer.update(inner_digest);
   // The key, padded or not, must not linger on the stack.
-  OPENSSL_cleanse(k.data(), k.size());
-  OPENSSL_cleanse(pad.data(), pad.size());
-  OPENSSL_cleanse(inner.data(), inner.size());
-  OPENSSL_cleanse(&ctx, sizeof ctx);
-  if (!ok) return failure("SHA-256 failed in libcrypto");
-  return out;
+  wipe(k.data(), k.size());
+  wipe(pad.data(), pad.size());
+  wipe(inner_digest.data(), inner_digest.size());
+  return outer.finish();
 }
 
 Frame refusal_frame(RefuseCode code, const std::string& why) {

@@ -102,9 +102,8 @@ Frame refusal_frame(RefuseCode code, const std::string& why);
 /* The text of a REFUSE frame's payload, for messages. */
 std::string describe_refusal(const Frame& frame);
 
-/* HMAC-SHA256 (RFC 2104 over OpenSSL libcrypto's SHA-256) over the parts
- * in order. Errors (never exceptions: this runs inside event-loop
- * callbacks): an empty key, or libcrypto failing. */
+/* HMAC-SHA256 (RFC 2104, over Sha256) over the parts in order. Errors
+ * (never exceptions: this runs inside event-loop callbacks): an empty key. */
 Result<std::array<std::uint8_t, 32>> hmac_sha256(const std::vector<std::uint8_t>& key,
                                                  std::initializer_list<std::span<const std::uint8_t>> parts);
 

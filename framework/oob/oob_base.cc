@@ -51,10 +51,6 @@ Oob::~Oob() {
 Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, ProcessName self,
                                        std::vector<std::uint8_t> secret) {
   if (secret.empty()) return Message("oob", "no-secret", {});
-  // libcrypto serves the handshake's HMAC only, through its SHA-256
-  // functions, which need no initialisation: neither openssl.cnf nor a
-  // provider is loaded (each costs every daemon's start-up), and nothing
-  // is left for libcrypto to clean up at exit.
   // Every peer and every listener is a descriptor; the soft limit is
   // usually far below what the system allows this process.
   const unsigned long descriptors = raise_descriptor_limit();
