@@ -91,7 +91,8 @@ struct Bootstrap {
   std::uint64_t launched_at_us = 0;         // the parent's monotonic_microseconds() when it made this
                                             // bootstrap (just before the agent starts, or queues)
   std::vector<std::string> unused_components;  // "framework/component" no daemon of the job loads
-                                               // (orcarun_pmix_server: "pmi/pmix")
+                                               // (daemon_unused_components: ras, the routed and
+                                               // plm components orcarun did not choose, pmi/pmix)
 };
 
 /* Bootstrap::flags */

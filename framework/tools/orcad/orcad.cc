@@ -91,9 +91,10 @@ static int orcad_main(int argc, char** argv) {
     return 1;
   }
   // What orcarun knows this job will not use is never loaded (libpmix's
-  // component alone is several ms of dlopen and relocation).
+  // component alone is several ms of dlopen and relocation; every other
+  // file a dlopen, its relocations and its pages).
   orca::mca::LeaveOut leave_out{.components = bootstrap->unused_components,
-                                .why = "orcarun left it out of this job (orcarun_pmix_server)"};
+                                .why = "orcarun left it out of this job (it chose another, or orcarun_pmix_server)"};
   auto process = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, argc, argv, environ, std::move(settings.value()),
                                         std::move(leave_out));
   if (!process) return 1;

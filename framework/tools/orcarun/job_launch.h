@@ -46,7 +46,7 @@ struct JobPlan {
   std::vector<std::string> environment;          // NAME=VALUE forwarded to every rank (-x, -genv, -genvlist)
   bool mesh_check = false;                       // --mesh-check / orcarun_mesh_check
   std::chrono::milliseconds mesh_check_timeout{3000};
-  std::vector<std::string> unused_components;  // "framework/component" the daemons do not load (orcarun_pmix_server)
+  std::vector<std::string> unused_components;  // "framework/component" the daemons do not load (daemon_components.h)
 };
 
 class JobLaunch {

@@ -2,6 +2,7 @@
 // ranks, plm module, routing tree) so that every mistake is reported
 // before anything starts, then runs the job (JobLaunch).
 #include "tools/tool_main.h"
+#include "daemon_components.h"
 #include "job_footprint.h"
 #include "job_launch.h"
 #include "forwarded_environment.h"
@@ -154,7 +155,14 @@ static int orcarun_main(int argc, char** argv) {
   if (!pmix_mode) return p.fail(pmix_mode.error());
   const auto pmix = orca::launch::choose_pmix_server(
       pmix_mode.value(), orca::launch::inspect_program(options->command.front(), link_environment(plan.environment)));
-  if (!pmix.start) plan.unused_components.push_back("pmi/pmix");
+  // What the daemons will not use, they do not even load.
+  std::vector<orca::orcarun::FoundComponent> found;
+  for (const auto& c : rt.components().loaded()) found.push_back({std::string(c.framework()), std::string(c.name())});
+  for (const auto& fw : {"pmi", "plm", "routed", "ras"}) {
+    for (const auto* c : rt.components().left_out_of(fw)) found.push_back({c->framework, c->name});
+  }
+  plan.unused_components = orca::orcarun::daemon_unused_components(
+      found, {.routed = plan.routed_component, .plm = plan.plm.component, .pmix_server = pmix.start});
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
     rt.log("pmi", pmix.why);
   }
