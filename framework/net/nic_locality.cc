@@ -1,7 +1,7 @@
 // NicLocality: hwloc lookups for physical NICs, loaded lazily and once.
 #include <orca/nic_locality.h>
 
-#include <hwloc.h>
+#include "net/hwloc_library.h"
 
 #include <cstdio>
 #include <cstring>
@@ -9,19 +9,23 @@
 namespace orca::net {
 
 struct NicLocality::Topology {
+  std::unique_ptr<HwlocLibrary> hwloc;  // null: the library could not be opened
   hwloc_topology_t topo = nullptr;
   bool usable = false;
   Topology() {
-    if (hwloc_topology_init(&topo) != 0) {
+    auto opened = HwlocLibrary::open();
+    if (!opened) return;
+    hwloc = std::move(opened.value());
+    if (hwloc->topology_init(&topo) != 0) {
       topo = nullptr;
       return;
     }
     // OS devices (network interfaces) and their PCI parents only.
-    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-    usable = hwloc_topology_load(topo) == 0;
+    hwloc->topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    usable = hwloc->topology_load(topo) == 0;
   }
   ~Topology() {
-    if (topo != nullptr) hwloc_topology_destroy(topo);
+    if (topo != nullptr) hwloc->topology_destroy(topo);
   }
   Topology(const Topology&) = delete;
   Topology& operator=(const Topology&) = delete;
@@ -34,7 +38,7 @@ bool NicLocality::loaded() const noexcept { return topology_ != nullptr; }
 
 namespace {
 
-void fill(hwloc_topology_t topo, hwloc_obj_t osdev, LinkInfo& link) {
+void fill(const HwlocLibrary& hwloc, hwloc_obj_t osdev, LinkInfo& link) {
   for (hwloc_obj_t p = osdev->parent; p != nullptr; p = p->parent) {
     if (p->type == HWLOC_OBJ_PCI_DEVICE) {
       char busid[32];
@@ -44,9 +48,9 @@ void fill(hwloc_topology_t topo, hwloc_obj_t osdev, LinkInfo& link) {
       break;
     }
   }
-  hwloc_obj_t cpu_side = hwloc_get_non_io_ancestor_obj(topo, osdev);
-  if (cpu_side != nullptr && cpu_side->nodeset != nullptr && hwloc_bitmap_weight(cpu_side->nodeset) == 1)
-    link.numa_node = hwloc_bitmap_first(cpu_side->nodeset);
+  hwloc_obj_t cpu_side = HwlocLibrary::non_io_ancestor(osdev);
+  if (cpu_side != nullptr && cpu_side->nodeset != nullptr && hwloc.bitmap_weight(cpu_side->nodeset) == 1)
+    link.numa_node = hwloc.bitmap_first(cpu_side->nodeset);
 }
 
 }  // namespace
@@ -56,7 +60,7 @@ std::optional<MachineCounts> NicLocality::machine_counts() {
   if (!topology_->usable) return std::nullopt;
   auto count = [this](hwloc_obj_type_t type) {
     // Negative: the type sits at several depths (only Group can), or none.
-    const int n = hwloc_get_nbobjs_by_type(topology_->topo, type);
+    const int n = topology_->hwloc->count_of_type(topology_->topo, type);
     return n > 0 ? static_cast<unsigned>(n) : 0u;
   };
   return MachineCounts{.packages = count(HWLOC_OBJ_PACKAGE),
@@ -76,10 +80,11 @@ void NicLocality::annotate(InterfaceInventory& inventory) {
   if (!topology_->usable) return;
   auto apply = [&](LinkInfo& link) {
     if (!hardware(link)) return;
-    for (hwloc_obj_t o = hwloc_get_next_osdev(topology_->topo, nullptr); o != nullptr;
-         o = hwloc_get_next_osdev(topology_->topo, o)) {
+    const HwlocLibrary& hwloc = *topology_->hwloc;
+    for (hwloc_obj_t o = hwloc.next_osdev(topology_->topo, nullptr); o != nullptr;
+         o = hwloc.next_osdev(topology_->topo, o)) {
       if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name != nullptr && link.name == o->name) {
-        fill(topology_->topo, o, link);
+        fill(hwloc, o, link);
         return;
       }
     }

@@ -30,6 +30,12 @@
 #                      the same with orcarun's RLIMIT_NOFILE lowered (by
 #                      prlimit) to what it holds once a sixth of the
 #                      daemons run, plus 5: pipe() and accept() fail.
+#   a_daemon_maps_only_what_it_uses
+#                      an orcad of a `sleep` job (no PMIx server) maps
+#                      the oob's components and none of libcrypto, hwloc,
+#                      libudev, the ras components, the routed and plm
+#                      components orcarun did not choose, or pmi/pmix:
+#                      each was start-up CPU of every daemon.
 # Every case prints its figures on a FIGURE line.
 #
 # By hand: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC bash orcarun_scale_test.sh [CASE...]
@@ -252,8 +258,38 @@ descriptors_running_out_mid_launch() {
     squeezed_job_ends_cleanly "$rc" 'Too many open files'
 }
 
+a_daemon_maps_only_what_it_uses() {
+    local_case_setup scale-maps
+    ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 2 -n 2 sleep 30
+    local i pid=
+    for ((i = 0; i < 200; i++)); do
+        pid=$(pgrep -x -P "$ORCARUN_PID" orcad | head -n 1 || true)
+        # Up once its rank runs: everything it loads is loaded by then.
+        [ -n "$pid" ] && pgrep -x -P "$pid" sleep >/dev/null && break
+        pid=
+        kill -0 "$ORCARUN_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    [ -n "$pid" ] || fail "no orcad with a running rank was seen:
+$(output)"
+    local maps; maps=$(awk '$6 ~ /\.so/ { print $6 }' "/proc/$pid/maps" | sort -u)
+    kill -INT "$ORCARUN_PID"
+    orcarun_wait 30 || true
+    figure "shared_objects=$(wc -l <<<"$maps") components=$(grep -c '/mca_' <<<"$maps")"
+    # The test can fail: what it must find is there.
+    for want in mca_oob_tcp mca_oob_usock mca_routed_radix mca_plm_local; do
+        grep -q "/$want\.so" <<<"$maps" || fail "the orcad did not map $want:
+$maps"
+    done
+    for unwanted in libcrypto libhwloc libudev mca_ras_ mca_routed_direct mca_plm_rsh mca_plm_slurm mca_pmi_pmix; do
+        ! grep -q "/$unwanted" <<<"$maps" || fail "the orcad mapped $unwanted, which it does not use:
+$(grep "/$unwanted" <<<"$maps")"
+    done
+    expect_nothing_left "$M" 20
+}
+
 CASES=(daemons_256 busy_parents_are_waited_for cgroup_task_limit_refused_at_once forks_failing_mid_launch
-       descriptors_running_out_mid_launch)
+       descriptors_running_out_mid_launch a_daemon_maps_only_what_it_uses)
 if [ "$#" -eq 0 ]; then set -- "${CASES[@]}"; fi
 for c in "$@"; do FIGURE_CASE=$c run_case "$SUITE.$c" "$c"; done
 finish_cases
