@@ -245,6 +245,45 @@ TEST(SpawnChild, TheEnvironmentGivenIsTheWholeEnvironment) {
   ::unsetenv("ORCA_SPAWN_TEST_LEAK");
 }
 
+TEST(SpawnChild, AChildWithAParentDeathSignalChangesNothingOfItsParent) {
+  // That child shares our memory until it calls exec (clone_child): its
+  // environment, PATH search, resets and a failed exec must leave ours,
+  // our signal mask and our handlers as they were.
+  ::setenv("ORCA_SPAWN_TEST_OURS", "kept", 1);
+  char** const environment_before = environ;
+  sigset_t mask_before, mask_after;
+  ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &mask_before), 0);
+  struct sigaction usr1_before {}, usr1_after {}, mine {};
+  mine.sa_handler = [](int) {};
+  ASSERT_EQ(::sigaction(SIGUSR1, &mine, &usr1_before), 0);
+  for (const char* program : {"env", "orca-no-such-program-here"}) {
+    SpawnSpec s = spec_of({program});
+    s.environment = {"PATH=/usr/bin:/bin", "ONLY=the child's"};
+    s.parent_death_signal = SIGTERM;
+    auto c = spawn_child(s);
+    ASSERT_TRUE(c.ok()) << c.error().summary();
+    const auto out = read_to_eof(c.value().output.get());
+    if (std::string(program) == "env") {
+      EXPECT_EQ(out, "PATH=/usr/bin:/bin\nONLY=the child's\n");
+      EXPECT_TRUE(exited_with(reap(c.value().pid), 0));
+    } else {
+      EXPECT_FALSE(c.value().exec_error.empty());
+      EXPECT_TRUE(exited_with(reap(c.value().pid), 127));
+    }
+    EXPECT_EQ(environ, environment_before) << program;
+    EXPECT_STREQ(::getenv("ORCA_SPAWN_TEST_OURS"), "kept") << program;
+    EXPECT_EQ(::getenv("ONLY"), nullptr) << program;
+    ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &mask_after), 0);
+    for (int sig = 1; sig < NSIG; ++sig) {
+      EXPECT_EQ(sigismember(&mask_after, sig), sigismember(&mask_before, sig)) << program << ": signal " << sig;
+    }
+    ASSERT_EQ(::sigaction(SIGUSR1, nullptr, &usr1_after), 0);
+    EXPECT_EQ(usr1_after.sa_handler, mine.sa_handler) << program << ": our SIGUSR1 handler was reset";
+  }
+  ::sigaction(SIGUSR1, &usr1_before, nullptr);
+  ::unsetenv("ORCA_SPAWN_TEST_OURS");
+}
+
 TEST(SpawnChild, TheProgramIsSearchedInThePathOfTheGivenEnvironment) {
   test::TempDir dir;
   const std::string script = dir.write("orca-spawn-test-program", "#!/bin/sh\necho \"found $1\"\n");
