@@ -77,6 +77,8 @@ void Sha256::compress(const std::uint8_t* block) noexcept {
 }
 
 void Sha256::update(std::span<const std::uint8_t> bytes) noexcept {
+  // An empty span may have no data pointer, which memcpy must not be given.
+  if (bytes.empty()) return;
   length_ += bytes.size();
   const std::uint8_t* p = bytes.data();
   size_t n = bytes.size();

@@ -74,6 +74,18 @@ TEST(Sha256, AgreesWithLibcryptoOnEveryLengthAroundTheBlocksAndEverySplit) {
   }
 }
 
+TEST(Sha256, EmptyUpdatesChangeNothing) {
+  // An empty span with no data pointer at all, before, between and after.
+  const std::span<const std::uint8_t> none;
+  Sha256 h;
+  h.update(none);
+  h.update(bytes("ab"));
+  h.update(none);
+  h.update(bytes("c"));
+  h.update(none);
+  EXPECT_EQ(hex(h.finish()), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
 TEST(ConstantTimeEqual, TellsEqualFromDifferentAnywhere) {
   std::vector<std::uint8_t> a(32, 0x5a), b = a;
   EXPECT_TRUE(equal_in_constant_time(a.data(), b.data(), a.size()));
