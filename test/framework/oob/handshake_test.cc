@@ -9,6 +9,7 @@
 #include <openssl/params.h>
 
 #include "lib/expect_text.h"
+#include "lib/hex_text.h"
 #include "lib/result_assertions.h"
 
 #include <algorithm>
@@ -864,15 +865,7 @@ TEST(HandshakeNonce, TwoChallengesHaveDifferentNonces) {
 
 // --- HMAC-SHA256 -----------------------------------------------------------------
 
-std::string hex(const std::array<std::uint8_t, 32>& mac) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint8_t b : mac) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
+std::string hex(const std::array<std::uint8_t, 32>& mac) { return test::hex_of(mac); }
 
 TEST(HmacSha256, Rfc4231TestCase2) {
   const Bytes key = bytes("Jefe");

@@ -2,6 +2,8 @@
 // which the tests link for this purpose only.
 #include "oob/sha256.h"
 
+#include "lib/hex_text.h"
+
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
@@ -13,15 +15,7 @@
 namespace orca::oob {
 namespace {
 
-std::string hex(const Sha256::Digest& d) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint8_t b : d) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
+std::string hex(const Sha256::Digest& d) { return test::hex_of(d); }
 
 std::span<const std::uint8_t> bytes(std::string_view s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
