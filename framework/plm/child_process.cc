@@ -20,12 +20,9 @@
 // Under AddressSanitizer a child that shares the parent's memory runs
 // instrumented code on a stack the runtime does not know: such builds
 // fork (see clone_child).
-#if defined(__SANITIZE_ADDRESS__)
+#include <orca/address_sanitizer.h>
+#ifdef ORCA_ADDRESS_SANITIZER
 #define ORCA_CHILD_FORKS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ORCA_CHILD_FORKS 1
-#endif
 #endif
 
 extern char** environ;

@@ -14,12 +14,9 @@
 // Sanitized builds (ASan) check every close: EBADF means the descriptor was
 // closed already, by someone else or twice here, and its number may since
 // have been another object's. Found, it stops the process with a stack.
-#if defined(__SANITIZE_ADDRESS__)
+#include <orca/address_sanitizer.h>
+#ifdef ORCA_ADDRESS_SANITIZER
 #define ORCA_UNIQUE_FD_CHECKS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ORCA_UNIQUE_FD_CHECKS 1
-#endif
 #endif
 #ifdef ORCA_UNIQUE_FD_CHECKS
 #include <sanitizer/common_interface_defs.h>

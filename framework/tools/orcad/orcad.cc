@@ -6,6 +6,7 @@
 #include "daemon_session.h"
 #include "rank_keeper.h"
 
+#include <orca/address_sanitizer.h>
 #include <orca/child_process.h>
 #include <orca/launch_wire.h>
 #include <orca/mca_forward.h>
@@ -40,14 +41,7 @@ const char* const kUsage =
 // PMIx_server_init and its data stores and still holds at exit is libpmix's,
 // not a leak of ours: LeakSanitizer is told so here, in the program, so
 // that it holds however orcad was started (ssh passes no LSAN_OPTIONS).
-#if defined(__SANITIZE_ADDRESS__)
-#define ORCA_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ORCA_UNDER_ASAN 1
-#endif
-#endif
-#ifdef ORCA_UNDER_ASAN
+#ifdef ORCA_ADDRESS_SANITIZER
 extern "C" const char* __lsan_default_suppressions() { return "leak:libpmix.so\n"; }
 extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }
 #endif
