@@ -13,36 +13,34 @@ Message unavailable(const std::string& why) {
 }
 
 template <class Fn>
-bool resolve(void* handle, const char* name, Fn*& out, std::string* missing) {
+void resolve(void* handle, const char* name, Fn*& out, std::string* missing) {
   out = reinterpret_cast<Fn*>(::dlsym(handle, name));
   if (out == nullptr && missing->empty()) *missing = name;
-  return out != nullptr;
 }
 
 }  // namespace
 
-Result<std::unique_ptr<HwlocLibrary>> HwlocLibrary::open() {
-  void* handle = ::dlopen(HWLOC_SONAME, RTLD_NOW | RTLD_LOCAL);
+Result<HwlocLibrary> HwlocLibrary::open() {
+  HwlocLibrary lib;
+  lib.library_ = mca::SharedObject(::dlopen(HWLOC_SONAME, RTLD_NOW | RTLD_LOCAL));
+  void* handle = lib.library_.get();
   if (handle == nullptr) {
     const char* why = ::dlerror();
     return unavailable(why != nullptr ? why : "dlopen failed");
   }
-  std::unique_ptr<HwlocLibrary> lib(new HwlocLibrary(handle));
   std::string missing;
-  resolve(handle, "hwloc_topology_init", lib->topology_init, &missing);
-  resolve(handle, "hwloc_topology_set_io_types_filter", lib->topology_set_io_types_filter, &missing);
-  resolve(handle, "hwloc_topology_load", lib->topology_load, &missing);
-  resolve(handle, "hwloc_topology_destroy", lib->topology_destroy, &missing);
-  resolve(handle, "hwloc_get_type_depth", lib->get_type_depth, &missing);
-  resolve(handle, "hwloc_get_nbobjs_by_depth", lib->get_nbobjs_by_depth, &missing);
-  resolve(handle, "hwloc_get_obj_by_depth", lib->get_obj_by_depth, &missing);
-  resolve(handle, "hwloc_bitmap_weight", lib->bitmap_weight, &missing);
-  resolve(handle, "hwloc_bitmap_first", lib->bitmap_first, &missing);
+  resolve(handle, "hwloc_topology_init", lib.topology_init, &missing);
+  resolve(handle, "hwloc_topology_set_io_types_filter", lib.topology_set_io_types_filter, &missing);
+  resolve(handle, "hwloc_topology_load", lib.topology_load, &missing);
+  resolve(handle, "hwloc_topology_destroy", lib.topology_destroy, &missing);
+  resolve(handle, "hwloc_get_type_depth", lib.get_type_depth, &missing);
+  resolve(handle, "hwloc_get_nbobjs_by_depth", lib.get_nbobjs_by_depth, &missing);
+  resolve(handle, "hwloc_get_obj_by_depth", lib.get_obj_by_depth, &missing);
+  resolve(handle, "hwloc_bitmap_weight", lib.bitmap_weight, &missing);
+  resolve(handle, "hwloc_bitmap_first", lib.bitmap_first, &missing);
   if (!missing.empty()) return unavailable("it has no " + missing);
   return lib;
 }
-
-HwlocLibrary::~HwlocLibrary() { ::dlclose(handle_); }
 
 int HwlocLibrary::count_of_type(hwloc_topology_t topology, hwloc_obj_type_t type) const {
   const int depth = get_type_depth(topology, type);

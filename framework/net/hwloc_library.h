@@ -9,12 +9,10 @@
 #ifndef ORCA_FRAMEWORK_NET_HWLOC_LIBRARY_H
 #define ORCA_FRAMEWORK_NET_HWLOC_LIBRARY_H
 
+#include <orca/mca_repository.h>
 #include <orca/result.h>
 
 #include <hwloc.h>
-
-#include <memory>
-#include <string>
 
 namespace orca::net {
 
@@ -23,10 +21,7 @@ class HwlocLibrary {
   /* Opens the library this Orca was built against (HWLOC_SONAME). Errors
    * (area "net", hwloc-unavailable): it cannot be opened, or lacks a
    * function. */
-  static Result<std::unique_ptr<HwlocLibrary>> open();
-  ~HwlocLibrary();
-  HwlocLibrary(const HwlocLibrary&) = delete;
-  HwlocLibrary& operator=(const HwlocLibrary&) = delete;
+  static Result<HwlocLibrary> open();
 
   int (*topology_init)(hwloc_topology_t*) = nullptr;
   int (*topology_set_io_types_filter)(hwloc_topology_t, enum hwloc_type_filter_e) = nullptr;
@@ -46,8 +41,8 @@ class HwlocLibrary {
   static hwloc_obj_t non_io_ancestor(hwloc_obj_t io_object);
 
  private:
-  explicit HwlocLibrary(void* handle) : handle_(handle) {}
-  void* handle_;
+  HwlocLibrary() = default;
+  mca::SharedObject library_;  // dlcloses last: the pointers above are into it
 };
 
 }  // namespace orca::net

@@ -5,17 +5,18 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace orca::net {
 
 struct NicLocality::Topology {
-  std::unique_ptr<HwlocLibrary> hwloc;  // null: the library could not be opened
+  std::optional<HwlocLibrary> hwloc;  // none: the library could not be opened
   hwloc_topology_t topo = nullptr;
   bool usable = false;
   Topology() {
     auto opened = HwlocLibrary::open();
     if (!opened) return;
-    hwloc = std::move(opened.value());
+    hwloc.emplace(std::move(opened.value()));
     if (hwloc->topology_init(&topo) != 0) {
       topo = nullptr;
       return;

@@ -155,12 +155,10 @@ static int orcarun_main(int argc, char** argv) {
   if (!pmix_mode) return p.fail(pmix_mode.error());
   const auto pmix = orca::launch::choose_pmix_server(
       pmix_mode.value(), orca::launch::inspect_program(options->command.front(), link_environment(plan.environment)));
-  // What the daemons will not use, they do not even load.
+  // What the daemons will not use, they do not even load (orcarun itself
+  // loads every component it finds).
   std::vector<orca::orcarun::FoundComponent> found;
   for (const auto& c : rt.components().loaded()) found.push_back({std::string(c.framework()), std::string(c.name())});
-  for (const auto& fw : {"pmi", "plm", "routed", "ras"}) {
-    for (const auto* c : rt.components().left_out_of(fw)) found.push_back({c->framework, c->name});
-  }
   plan.unused_components = orca::orcarun::daemon_unused_components(
       found, {.routed = plan.routed_component, .plm = plan.plm.component, .pmix_server = pmix.start});
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
