@@ -55,9 +55,9 @@ static int orcad_main(int argc, char** argv) {
       return 0;
     }
   }
-  // The keeper first: before any thread exists (libpmix starts some, and
-  // fork copies only the caller) and before the bootstrap, so that it never
-  // holds the job's secret. It ends the ranks' process groups should this
+  // The keeper first: before any thread exists (libpmix starts some; a
+  // sanitized build forks it, and fork copies only the caller) and before
+  // the bootstrap is read. It ends the ranks' process groups should this
   // process die without ending them (rank_keeper.h); it is told the clean
   // end when `keeper` goes, after the session, which ends every rank.
   auto keeper = orca::orcad::RankKeeper::start();

@@ -1,12 +1,15 @@
 // RankKeeper: the words on orcad's pipe to its keeper, and the keeper.
 #include "rank_keeper.h"
 
+#include <orca/address_sanitizer.h>
 #include <orca/child_process.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <signal.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -15,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <memory>
+#include <utility>
 
 namespace orca::orcad {
 namespace {
@@ -29,9 +34,23 @@ bool known_kind(std::uint8_t k) {
 // How long orcad waits for its keeper to exit after the end word.
 constexpr std::chrono::milliseconds kExitLimit{1000};
 
-// The keeper itself, in the child of fork: no thread but this one, no
-// libevent, no allocation but the ledger's list of groups.
-[[noreturn]] void keeper_main(int fd, const sigset_t& mask) {
+// What the keeper starts with, in its own memory (orcad's stack frame is
+// gone by the time the keeper reads it).
+struct KeeperStart {
+  int fd = -1;
+  sigset_t mask{};
+  std::span<pid_t> storage;
+};
+
+// The keeper itself, on its own stack: no thread but this one, no
+// libevent, no allocation (it shares orcad's memory, and orcad's heap and
+// thread caches are orcad's alone). The C library calls it makes touch
+// errno, which it shares with orcad's thread: only failures write it, and
+// while orcad lives none of these fails (read restarts after a stop, every
+// signal that could interrupt it is ignored).
+int keeper_main(void* arg) {
+  const KeeperStart& start = *static_cast<const KeeperStart*>(arg);
+  const int fd = start.fd;
   ::prctl(PR_SET_NAME, "orcad-keeper");  // not counted as an orcad by ps -C orcad
   // A signal to the daemon's group (SIGTERM from orcarun, SIGHUP from the
   // kernel when the group is orphaned with a stopped member, Ctrl-C) must
@@ -40,14 +59,15 @@ constexpr std::chrono::milliseconds kExitLimit{1000};
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) ::sigaction(s, &ignore, nullptr);
-  ::sigprocmask(SIG_SETMASK, &mask, nullptr);  // blocked since before fork: none came in between
+  ::sigprocmask(SIG_SETMASK, &start.mask, nullptr);  // blocked since before the clone: none came in between
   // Hold nothing of orcad's: not its stdin from the agent, not its output
   // to orcarun or sshd (which would keep a session open after orcad), no
-  // socket, and no directory busy.
+  // socket, and no directory busy. The descriptor table and working
+  // directory are the keeper's own copies.
   if (fd > 0) ::syscall(SYS_close_range, 0u, static_cast<unsigned>(fd - 1), 0u);
   ::syscall(SYS_close_range, static_cast<unsigned>(fd + 1), ~0u, 0u);
   (void)!::chdir("/");
-  KeeperLedger ledger;
+  KeeperLedger ledger(start.storage);
   std::uint8_t buf[512];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -60,6 +80,34 @@ constexpr std::chrono::milliseconds kExitLimit{1000};
   }
   for (pid_t pgid : ledger.groups_to_kill()) ::kill(-pgid, SIGKILL);
   ::_exit(0);
+}
+
+// The keeper's stack, below what it starts with and its ledger's storage,
+// with an inaccessible page under it: an overflow faults, it does not
+// write into orcad's memory.
+constexpr std::size_t kGuard = 4096;
+constexpr std::size_t kStack = 64 * 1024;
+constexpr std::size_t kStartArea = 4096;
+
+// Starts keeper_main in a process of its own: sharing this process's
+// memory, or a fork of it in sanitized builds. Every signal is blocked
+// across it, so that none (a SIGTERM to the daemon's group) reaches the
+// keeper before it ignores it; orcad gets what came meanwhile once its
+// mask is back. Returns -1 with errno.
+pid_t start_keeper(const KeeperMemory& memory, KeeperStart* start) {
+  sigset_t all;
+  sigfillset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, &start->mask);
+#ifdef ORCA_ADDRESS_SANITIZER
+  const pid_t pid = ::fork();
+  if (pid == 0) keeper_main(start);
+#else
+  const pid_t pid = ::clone(keeper_main, memory.stack_top(), CLONE_VM | SIGCHLD, start);
+#endif
+  const int clone_errno = errno;
+  ::sigprocmask(SIG_SETMASK, &start->mask, nullptr);
+  errno = clone_errno;
+  return pid;
 }
 
 }  // namespace
@@ -76,7 +124,7 @@ std::array<std::uint8_t, kKeeperWordSize> encode_word(const KeeperWord& word) {
           static_cast<std::uint8_t>(p >> 24)};
 }
 
-void KeeperLedger::feed(std::span<const std::uint8_t> bytes) {
+void KeeperLedger::feed(std::span<const std::uint8_t> bytes) noexcept {
   for (std::uint8_t b : bytes) {
     if (spoiled_) return;
     partial_[have_++] = b;
@@ -98,13 +146,19 @@ void KeeperLedger::feed(std::span<const std::uint8_t> bytes) {
   }
 }
 
-void KeeperLedger::apply(const KeeperWord& word) {
+void KeeperLedger::apply(const KeeperWord& word) noexcept {
+  const auto kept = storage_.first(count_);
   switch (word.kind) {
     case KeeperWord::Kind::Watch:
-      if (std::find(groups_.begin(), groups_.end(), word.pgid) == groups_.end()) groups_.push_back(word.pgid);
+      if (std::find(kept.begin(), kept.end(), word.pgid) != kept.end()) break;
+      if (count_ == storage_.size()) {
+        spoiled_ = true;  // cannot happen with kMaxKeeperGroups of storage
+        break;
+      }
+      storage_[count_++] = word.pgid;
       break;
     case KeeperWord::Kind::Forget:
-      groups_.erase(std::remove(groups_.begin(), groups_.end(), word.pgid), groups_.end());
+      count_ = static_cast<std::size_t>(std::remove(kept.begin(), kept.end(), word.pgid) - kept.begin());
       break;
     case KeeperWord::Kind::End:
       ended_ = true;
@@ -112,9 +166,47 @@ void KeeperLedger::apply(const KeeperWord& word) {
   }
 }
 
-std::vector<pid_t> KeeperLedger::groups_to_kill() const {
+std::span<const pid_t> KeeperLedger::groups_to_kill() const noexcept {
   if (ended_cleanly()) return {};
-  return groups_;
+  return groups();
+}
+
+Result<KeeperMemory> KeeperMemory::map() {
+  KeeperMemory m;
+  m.size_ = kGuard + kStack + kStartArea + kMaxKeeperGroups * sizeof(pid_t);
+  // Reserved, not committed: only the pages the keeper touches count.
+  void* base = ::mmap(nullptr, m.size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) {
+    const int err = errno;
+    return Message("plm", "keeper-failed", {{"call", "mmap"}, {"why", std::strerror(err)}, {"hint", ""}});
+  }
+  m.base_ = base;
+  ::mprotect(base, kGuard, PROT_NONE);
+  return m;
+}
+
+KeeperMemory::KeeperMemory(KeeperMemory&& other) noexcept
+    : base_(std::exchange(other.base_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+KeeperMemory& KeeperMemory::operator=(KeeperMemory&& other) noexcept {
+  if (this != &other) {
+    if (base_ != nullptr) ::munmap(base_, size_);
+    base_ = std::exchange(other.base_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+KeeperMemory::~KeeperMemory() {
+  if (base_ != nullptr) ::munmap(base_, size_);
+}
+
+void* KeeperMemory::stack_top() const noexcept { return static_cast<char*>(base_) + kGuard + kStack; }
+
+void* KeeperMemory::start_area() const noexcept { return stack_top(); }
+
+std::span<pid_t> KeeperMemory::ledger_storage() const noexcept {
+  return {reinterpret_cast<pid_t*>(static_cast<char*>(base_) + kGuard + kStack + kStartArea), kMaxKeeperGroups};
 }
 
 Result<RankKeeper> RankKeeper::start() {
@@ -125,29 +217,29 @@ Result<RankKeeper> RankKeeper::start() {
                    {{"call", "pipe"}, {"why", std::strerror(err)}, {"hint", plm::limit_hint("pipe", err)}});
   }
   UniqueFd read_end(fds[0]), write_end(fds[1]);
-  // Every signal is blocked across fork, so that none (a SIGTERM to the
-  // daemon's group) reaches the keeper before it ignores it; orcad gets
-  // what came meanwhile once its mask is back.
-  sigset_t all, before;
-  sigfillset(&all);
-  ::sigprocmask(SIG_SETMASK, &all, &before);
-  const pid_t pid = ::fork();
-  if (pid == 0) keeper_main(read_end.get(), before);
-  const int fork_errno = errno;
-  ::sigprocmask(SIG_SETMASK, &before, nullptr);
+  auto memory = KeeperMemory::map();
+  if (!memory) return memory.error();
+  static_assert(sizeof(KeeperStart) <= kStartArea);
+  KeeperStart* start = std::construct_at(static_cast<KeeperStart*>(memory.value().start_area()),
+                                        KeeperStart{.fd = read_end.get(), .mask = {}, .storage = memory.value().ledger_storage()});
+  const pid_t pid = start_keeper(memory.value(), start);
+  const int start_errno = errno;
   if (pid < 0) {
     return Message("plm", "keeper-failed",
-                   {{"call", "fork"}, {"why", std::strerror(fork_errno)}, {"hint", plm::limit_hint("fork", fork_errno)}});
+                   {{"call", "clone"}, {"why", std::strerror(start_errno)}, {"hint", plm::limit_hint("fork", start_errno)}});
   }
   read_end.reset();
   // Nonblocking: orcad's loop never waits on its keeper (a full pipe
   // keeps the words in unsent_).
   ::fcntl(write_end.get(), F_SETFL, ::fcntl(write_end.get(), F_GETFL) | O_NONBLOCK);
-  return RankKeeper(pid, std::move(write_end));
+  return RankKeeper(pid, std::move(write_end), std::move(memory.value()));
 }
 
 RankKeeper::RankKeeper(RankKeeper&& other) noexcept
-    : pid_(std::exchange(other.pid_, -1)), pipe_(std::move(other.pipe_)), unsent_(std::move(other.unsent_)) {}
+    : pid_(std::exchange(other.pid_, -1)),
+      pipe_(std::move(other.pipe_)),
+      unsent_(std::move(other.unsent_)),
+      memory_(std::move(other.memory_)) {}
 
 RankKeeper::~RankKeeper() { end(); }
 

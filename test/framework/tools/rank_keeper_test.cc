@@ -4,7 +4,11 @@
 #include "orcad/rank_keeper.h"
 #include "framework/plm/process_probe.h"
 
+#include <orca/address_sanitizer.h>
+
 #include <gtest/gtest.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +18,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -23,6 +29,22 @@ namespace orca::orcad {
 namespace {
 
 using Kind = KeeperWord::Kind;
+
+// A ledger with room for a few groups, as the keeper's has for every pid.
+struct Ledger {
+  explicit Ledger(std::size_t room = 16) : storage(room), ledger(storage) {}
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
+  void feed(std::span<const std::uint8_t> bytes) { ledger.feed(bytes); }
+  std::vector<pid_t> groups_to_kill() const {
+    const auto g = ledger.groups_to_kill();
+    return {g.begin(), g.end()};
+  }
+  bool ended_cleanly() const { return ledger.ended_cleanly(); }
+  bool spoiled() const { return ledger.spoiled(); }
+  std::vector<pid_t> storage;
+  KeeperLedger ledger;
+};
 
 std::vector<std::uint8_t> words(std::initializer_list<KeeperWord> ws) {
   std::vector<std::uint8_t> out;
@@ -41,20 +63,20 @@ TEST(KeeperWords, EncodeIsFixedAndLittleEndian) {
 }
 
 TEST(KeeperLedger, WatchedGroupsAreKilledWithoutTheEndWord) {
-  KeeperLedger l;
+  Ledger l;
   l.feed(words({{Kind::Watch, 100}, {Kind::Watch, 200}, {Kind::Watch, 100}}));
   EXPECT_FALSE(l.ended_cleanly());
   EXPECT_EQ((std::vector<pid_t>{100, 200}), l.groups_to_kill());
 }
 
 TEST(KeeperLedger, ForgottenGroupsAreNotKilled) {
-  KeeperLedger l;
+  Ledger l;
   l.feed(words({{Kind::Watch, 100}, {Kind::Watch, 200}, {Kind::Forget, 100}, {Kind::Forget, 300}}));
   EXPECT_EQ((std::vector<pid_t>{200}), l.groups_to_kill());
 }
 
 TEST(KeeperLedger, TheEndWordKillsNothing) {
-  KeeperLedger l;
+  Ledger l;
   l.feed(words({{Kind::Watch, 100}, {Kind::End, 0}}));
   EXPECT_TRUE(l.ended_cleanly());
   EXPECT_TRUE(l.groups_to_kill().empty());
@@ -63,18 +85,18 @@ TEST(KeeperLedger, TheEndWordKillsNothing) {
 TEST(KeeperLedger, WordsMayArriveInAnyPieces) {
   const auto all = words({{Kind::Watch, 70000}, {Kind::Watch, 4242}, {Kind::Forget, 70000}});
   for (size_t cut = 0; cut <= all.size(); ++cut) {
-    KeeperLedger l;
+    Ledger l;
     l.feed(std::span(all).first(cut));
     l.feed(std::span(all).subspan(cut));
     EXPECT_EQ((std::vector<pid_t>{4242}), l.groups_to_kill()) << "cut at " << cut;
   }
-  KeeperLedger bytewise;
+  Ledger bytewise;
   for (std::uint8_t b : all) bytewise.feed(std::span(&b, 1));
   EXPECT_EQ((std::vector<pid_t>{4242}), bytewise.groups_to_kill());
 }
 
 TEST(KeeperLedger, AHalfWordAtTheEndIsNotAnEnd) {
-  KeeperLedger l;
+  Ledger l;
   auto bytes = words({{Kind::Watch, 100}, {Kind::End, 0}});
   bytes.pop_back();
   l.feed(bytes);
@@ -86,7 +108,7 @@ TEST(KeeperLedger, AHalfWordAtTheEndIsNotAnEnd) {
 // never a rank's group.
 TEST(KeeperLedger, GroupsZeroAndOneAndNegativeSpoilIt) {
   for (pid_t bad : {0, 1, -5}) {
-    KeeperLedger l;
+    Ledger l;
     l.feed(words({{Kind::Watch, 100}, {Kind::Watch, bad}, {Kind::Watch, 300}, {Kind::End, 0}}));
     EXPECT_TRUE(l.spoiled()) << bad;
     EXPECT_FALSE(l.ended_cleanly()) << bad;
@@ -100,12 +122,34 @@ TEST(KeeperLedger, ABadCheckOrKindSpoilsIt) {
   auto bad_kind = words({{Kind::Watch, 100}, {Kind::Watch, 200}});
   bad_kind[10] = 'Q';
   for (const auto& bytes : {bad_check, bad_kind}) {
-    KeeperLedger l;
+    Ledger l;
     l.feed(bytes);
     l.feed(words({{Kind::End, 0}}));
     EXPECT_TRUE(l.spoiled());
     EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill());
   }
+}
+
+// Room freed by a forgotten group is used again; a group beyond the room
+// spoils the ledger (the keeper's room is every pid, so it never happens
+// there), and the groups before it are still killed.
+TEST(KeeperLedger, AGroupBeyondItsRoomSpoilsItAndForgottenRoomIsReused) {
+  Ledger l(2);
+  l.feed(words({{Kind::Watch, 100}, {Kind::Watch, 200}, {Kind::Forget, 100}, {Kind::Watch, 300}}));
+  EXPECT_FALSE(l.spoiled());
+  EXPECT_EQ((std::vector<pid_t>{200, 300}), l.groups_to_kill());
+  l.feed(words({{Kind::Watch, 400}, {Kind::End, 0}}));
+  EXPECT_TRUE(l.spoiled());
+  EXPECT_FALSE(l.ended_cleanly());
+  EXPECT_EQ((std::vector<pid_t>{200, 300}), l.groups_to_kill());
+}
+
+// The keeper's room is for every process id this kernel may hand out.
+TEST(KeeperLedger, TheKeepersRoomHoldsEveryPidOfThisMachine) {
+  std::ifstream in("/proc/sys/kernel/pid_max");
+  std::size_t pid_max = 0;
+  ASSERT_TRUE(in >> pid_max);
+  EXPECT_LE(pid_max, kMaxKeeperGroups);
 }
 
 // --- the keeper process -------------------------------------------------------
@@ -218,6 +262,21 @@ TEST_F(RankKeeperProcess, AfterTheCleanEndTheKeeperKillsNothing) {
   ASSERT_EQ(0, ::kill(fake_->rank, SIGKILL));
   EXPECT_TRUE(test::reap(fake_->rank));
   fake_->rank = -1;
+}
+
+// The keeper runs in the daemon's own memory: no copy of its page tables
+// at the start, and none of the pages the daemon writes afterwards.
+// Sanitized builds fork it instead.
+TEST_F(RankKeeperProcess, TheKeeperSharesTheDaemonsMemory) {
+#ifdef ORCA_ADDRESS_SANITIZER
+  GTEST_SKIP() << "sanitized builds fork the keeper";
+#else
+  fake_.emplace(false);
+  const long same = ::syscall(SYS_kcmp, fake_->daemon, fake_->keeper, KCMP_VM, 0, 0);
+  if (same < 0 && errno == ENOSYS) GTEST_SKIP() << "this kernel has no kcmp (CONFIG_KCMP)";
+  EXPECT_EQ(0, same) << "kcmp: " << std::strerror(errno);
+  EXPECT_NE(0, ::syscall(SYS_kcmp, fake_->daemon, fake_->keeper, KCMP_FILES, 0, 0)) << "its descriptors must be its own";
+#endif
 }
 
 // The keeper holds nothing but its pipe: not the daemon's stdin, stdout
