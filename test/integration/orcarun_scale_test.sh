@@ -35,7 +35,14 @@
 #                      the oob's components and none of libcrypto, hwloc,
 #                      libudev, the ras components, the routed and plm
 #                      components orcarun did not choose, or pmi/pmix:
-#                      each was start-up CPU of every daemon.
+#                      each was start-up CPU of every daemon; and it
+#                      makes no job directory in TMPDIR (mkdir and rmdir
+#                      of every daemon in one directory contend for its
+#                      lock).
+#   the_job_directory_is_the_pmix_servers
+#                      with the PMIx server (orcarun_pmix_server always)
+#                      each daemon's ranks find the job's directory, and
+#                      it is gone after the job.
 # Every case prints its figures on a FIGURE line.
 #
 # By hand: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC bash orcarun_scale_test.sh [CASE...]
@@ -260,7 +267,8 @@ descriptors_running_out_mid_launch() {
 
 a_daemon_maps_only_what_it_uses() {
     local_case_setup scale-maps
-    ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 2 -n 2 sleep 30
+    mkdir "$T/tmp"
+    TMPDIR=$T/tmp ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 2 -n 2 sleep 30
     local i pid=
     for ((i = 0; i < 200; i++)); do
         pid=$(pgrep -x -P "$ORCARUN_PID" orcad | head -n 1 || true)
@@ -273,6 +281,7 @@ a_daemon_maps_only_what_it_uses() {
     [ -n "$pid" ] || fail "no orcad with a running rank was seen:
 $(output)"
     local maps; maps=$(awk '$6 ~ /\.so/ { print $6 }' "/proc/$pid/maps" | sort -u)
+    local made; made=$(ls -A "$T/tmp")
     kill -INT "$ORCARUN_PID"
     orcarun_wait 30 || true
     figure "shared_objects=$(wc -l <<<"$maps") components=$(grep -c '/mca_' <<<"$maps")"
@@ -285,11 +294,33 @@ $maps"
         ! grep -q "/$unwanted" <<<"$maps" || fail "the orcad mapped $unwanted, which it does not use:
 $(grep "/$unwanted" <<<"$maps")"
     done
+    [ -z "$made" ] || fail "the daemons of a job without a PMIx server made in TMPDIR: $made"
+    expect_nothing_left "$M" 20
+}
+
+the_job_directory_is_the_pmix_servers() {
+    local_case_setup scale-jobdir
+    compgen -G "$ORCA_TEST_BUILDDIR/components/pmi/pmix/.libs/mca_pmi_pmix.so" >/dev/null ||
+        skip "pmi/pmix is not built here (no libpmix at configure)"
+    mkdir "$T/tmp"
+    # pmi/pmix names its directory to Open MPI's shared-memory transport.
+    TMPDIR=$T/tmp ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 2 -n 2 \
+        --mca orcarun_pmix_server always \
+        sh -c 'd=$OMPI_MCA_btl_vader_backing_directory; case $d in "$TMPDIR"/orca-*) test -d "$d" && echo "dir $d" ;; esac'
+    local rc=0
+    orcarun_wait 30 || rc=$?
+    [ "$rc" -eq 0 ] || fail "orcarun ended with $rc:
+$(cat "$T/err")"
+    [ "$(grep -c '^dir ' "$T/out")" -eq 2 ] || fail "not every rank found its daemon's job directory:
+$(cat "$T/out" "$T/err")"
+    [ "$(sort -u "$T/out" | wc -l)" -eq 2 ] || fail "the two daemons share one directory: $(cat "$T/out")"
+    local left; left=$(ls -A "$T/tmp")
+    [ -z "$left" ] || fail "the job's directories outlived it: $left"
     expect_nothing_left "$M" 20
 }
 
 CASES=(daemons_256 busy_parents_are_waited_for cgroup_task_limit_refused_at_once forks_failing_mid_launch
-       descriptors_running_out_mid_launch a_daemon_maps_only_what_it_uses)
+       descriptors_running_out_mid_launch a_daemon_maps_only_what_it_uses the_job_directory_is_the_pmix_servers)
 if [ "$#" -eq 0 ]; then set -- "${CASES[@]}"; fi
 for c in "$@"; do FIGURE_CASE=$c run_case "$SUITE.$c" "$c"; done
 finish_cases

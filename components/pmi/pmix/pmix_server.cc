@@ -166,16 +166,25 @@ PmixServer::Topology::Topology() {
 
 PmixServer::Topology::~Topology() { hwloc_topology_destroy(topology); }
 
+// The daemon's directory for this job: the rendezvous lives there only.
+std::string PmixServer::job_directory(const orca_pmi_host& host) {
+  orca_mca_reason why{};
+  const char* dir = host.job_directory != nullptr ? host.job_directory(host.host, &why) : nullptr;
+  if (dir == nullptr || *dir == '\0') {
+    throw std::runtime_error(why.text[0] != '\0' ? why.text : "no job directory for the PMIx rendezvous");
+  }
+  return dir;
+}
+
 PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool open_mpi_4)
     : host_(host), loop_(host.base), handoff_(loop_), nspace_(job.name), layout_(job_layout(job)),
       rank_node_(job.rank_node, job.rank_node + job.size), node_(job.node),
-      tmpdir_(job.tmpdir != nullptr ? job.tmpdir : "") {
+      tmpdir_(job_directory(host)) {
   // Port 1 on loopback: nothing listens there, and no rank connects.
   if (open_mpi_4) {
     placeholder_daemon_ = std::to_string(job.job & 0x7fffffffu) + "." + std::to_string(job.node + 1) + ";tcp://127.0.0.1:1";
   }
   if (nspace_.empty() || nspace_.size() > PMIX_MAX_NSLEN) throw std::runtime_error("the job's PMI name does not fit a PMIx namespace");
-  if (job.tmpdir == nullptr || *job.tmpdir == '\0') throw std::runtime_error("no job directory for the PMIx rendezvous");
   PmixServer* expected = nullptr;
   if (!g_live.compare_exchange_strong(expected, this)) throw std::runtime_error("a PMIx server already runs in this daemon");
 
@@ -190,8 +199,8 @@ PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool 
     InfoList init;
     // The rendezvous lives in the job's directory only: no system-wide
     // server, no tools, nothing from other hosts.
-    init.text(PMIX_SERVER_TMPDIR, job.tmpdir);
-    init.text(PMIX_SYSTEM_TMPDIR, job.tmpdir);
+    init.text(PMIX_SERVER_TMPDIR, tmpdir_.c_str());
+    init.text(PMIX_SYSTEM_TMPDIR, tmpdir_.c_str());
     init.flag(PMIX_SERVER_TOOL_SUPPORT, false);
     init.flag(PMIX_SERVER_SYSTEM_SUPPORT, false);
     init.flag(PMIX_SERVER_REMOTE_CONNECTIONS, false);
@@ -253,8 +262,8 @@ void PmixServer::register_namespace(const orca_pmi_job& job) {
   info.rank(PMIX_LOCALLDR, layout_.local.empty() ? 0 : layout_.local.front());
   info.u32(PMIX_NODEID, job.node);
   info.text(PMIX_HOSTNAME, job.node_host[job.node]);
-  info.text(PMIX_TMPDIR, job.tmpdir);
-  info.text(PMIX_NSDIR, job.tmpdir);
+  info.text(PMIX_TMPDIR, tmpdir_.c_str());
+  info.text(PMIX_NSDIR, tmpdir_.c_str());
   info.flag(PMIX_SPAWNED, false);
   // What each of this node's ranks is: Open MPI reads its own local and
   // node rank from here. Only this node's: libpmix derives every rank's

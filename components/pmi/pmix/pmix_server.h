@@ -68,6 +68,7 @@ class PmixServer {
   void on_client(const pmix_proc_t* proc, orca_pmi_rank_event what);
 
  private:
+  static std::string job_directory(const orca_pmi_host& host);
   struct Pending {
     pmix_modex_cbfunc_t cbfunc = nullptr;
     void* cbdata = nullptr;

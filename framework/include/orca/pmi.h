@@ -53,8 +53,10 @@
 extern "C" {
 #endif
 
-/* 2: orca_pmi_job's max_keys / max_bytes, orca_pmi_host's over_bound. */
-#define ORCA_PMI_INTERFACE_VERSION 2u
+/* 2: orca_pmi_job's max_keys / max_bytes, orca_pmi_host's over_bound.
+ * 3: orca_pmi_host's job_directory, made when a module asks, instead of
+ *    orca_pmi_job's tmpdir, which every daemon made for every job. */
+#define ORCA_PMI_INTERFACE_VERSION 3u
 
 struct event_base;
 
@@ -76,7 +78,6 @@ typedef struct orca_pmi_job {
     const uint32_t *rank_node;     /* [size]: the node of each rank */
     const uint32_t *local_rank;    /* [size]: each rank's index among its node's ranks */
     const char *const *node_host;  /* [node_count]: each node's host name */
-    const char *tmpdir;            /* a directory this daemon made for the job (rendezvous files) */
     uint64_t max_keys;             /* the job's bound on a component's collective data: keys ... */
     uint64_t max_bytes;            /* ... and bytes (keys and values), over all its collectives; 0: none */
 } orca_pmi_job;
@@ -111,6 +112,12 @@ typedef struct orca_pmi_host {
      * component to `total` keys or bytes (`which`), over the job's bound:
      * the daemon ends the job. The module contributes none of it. */
     void (*over_bound)(void *host, uint32_t rank, orca_pmi_bound which, uint64_t total);
+    /* A directory of this daemon's for the job (rendezvous files), private
+     * to its user: made on the first call, the same path on every later
+     * one, removed with what is in it when the job ends here. NULL, with
+     * why, when it cannot be made. A daemon whose modules never ask makes
+     * none (a directory costs every daemon of every job). */
+    const char *(*job_directory)(void *host, orca_mca_reason *why);
 } orca_pmi_host;
 
 /* Receives one rank's environment settings. */

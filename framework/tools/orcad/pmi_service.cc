@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <system_error>
 
 namespace orca::orcad {
@@ -66,19 +68,9 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   if (ranks_at[self] == 0) return {};
   if (Status st = fw.value()->open(); !st) return st;
 
-  // A directory of this daemon's for the job (PMIx rendezvous files).
-  const char* base = ::getenv("TMPDIR");
-  std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/orca-" +
-                        std::to_string(bootstrap_.job) + "-" + std::to_string(self) + "-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return Message("pmi", "no-tmpdir", {{"path", pattern}, {"why", std::generic_category().message(errno)}});
-  }
-  tmpdir_ = pattern;
-
   const std::string job_name = "orca-" + std::to_string(bootstrap_.job);
   std::vector<const char*> hosts;
   for (const auto& h : bootstrap_.hosts) hosts.push_back(h.c_str());
-  const std::string tmpdir = tmpdir_.string();
   const orca_pmi_job job{.job = bootstrap_.job,
                          .name = job_name.c_str(),
                          .size = command.size,
@@ -87,7 +79,6 @@ Status PmiService::start(const launch::LaunchCommand& command) {
                          .rank_node = rank_node.data(),
                          .local_rank = local_rank.data(),
                          .node_host = hosts.data(),
-                         .tmpdir = tmpdir.c_str(),
                          .max_keys = bound_.keys,
                          .max_bytes = bound_.bytes};
   // orcarun decided it for every daemon of the job (collectives agree).
@@ -107,9 +98,11 @@ Status PmiService::start(const launch::LaunchCommand& command) {
                                  .rank_event = &host_rank_event,
                                  .send = &host_send,
                                  .log = &host_log,
-                                 .over_bound = &host_over_bound};
+                                 .over_bound = &host_over_bound,
+                                 .job_directory = &host_job_directory};
     orca_mca_reason why{};
     if (served->module->job_start(served->module->self, &served->host, &job, &why) != ORCA_MCA_OK) {
+      if (directory_error_) return *directory_error_;
       return Message("pmi", "job-start-failed", {{"component", served->component}, {"why", printable(why.text)}});
     }
     served->started = true;
@@ -308,6 +301,24 @@ void PmiService::host_over_bound(void* host, uint32_t rank, orca_pmi_bound which
   service.fail(pmi::over_bound(s->component,
                                "the puts of rank " + std::to_string(rank) + " on " + service.host_of(service.bootstrap_.vpid),
                                which, service.bound_, size));
+}
+
+const char* PmiService::host_job_directory(void* host, orca_mca_reason* why) {
+  PmiService& self = *static_cast<Served*>(host)->service;
+  if (self.tmpdir_.empty()) {
+    const char* base = ::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/orca-" +
+                          std::to_string(self.bootstrap_.job) + "-" + std::to_string(self.bootstrap_.vpid) + "-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      const std::string cause = std::generic_category().message(errno);
+      std::snprintf(why->text, sizeof why->text, "cannot make the job's directory %s: %s", pattern.c_str(), cause.c_str());
+      // What job_start's failure reports: the help text says what to set.
+      self.directory_error_ = Message("pmi", "no-tmpdir", {{"path", pattern}, {"why", cause}});
+      return nullptr;
+    }
+    self.tmpdir_ = std::move(pattern);
+  }
+  return self.tmpdir_.c_str();
 }
 
 void PmiService::host_log(void* host, int level, const char* text) {

@@ -32,6 +32,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,7 @@ class PmiService {
   static void host_send(void* host, uint32_t node, const uint8_t* bytes, size_t length);
   static void host_log(void* host, int level, const char* text);
   static void host_over_bound(void* host, uint32_t rank, orca_pmi_bound which, uint64_t total);
+  static const char* host_job_directory(void* host, orca_mca_reason* why);
 
   Process& process_;
   const launch::Bootstrap& bootstrap_;
@@ -99,7 +101,8 @@ class PmiService {
   std::vector<std::uint32_t> relays_;  // those of them with ranks below them, not only their own
   pmi::DataBound bound_;
   bool failed_ = false;
-  std::filesystem::path tmpdir_;
+  std::string tmpdir_;                       // made when a module first asks (job_directory)
+  std::optional<Message> directory_error_;  // why it could not be made
   bool started_ = false;
 };
 

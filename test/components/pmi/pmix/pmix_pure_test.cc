@@ -24,8 +24,7 @@ struct Job {
                         .node_count = static_cast<std::uint32_t>(hosts.size()),
                         .rank_node = rank_node.data(),
                         .local_rank = local_rank.data(),
-                        .node_host = hosts.data(),
-                        .tmpdir = "/tmp"};
+                        .node_host = hosts.data()};
   }
 };
 

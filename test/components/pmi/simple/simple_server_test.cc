@@ -135,7 +135,6 @@ struct TestJob {
                         .rank_node = rank_node.data(),
                         .local_rank = local_rank.data(),
                         .node_host = host_names.data(),
-                        .tmpdir = "/tmp",
                         .max_keys = max_keys,
                         .max_bytes = max_bytes};
   }
