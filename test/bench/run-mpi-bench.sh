@@ -12,13 +12,16 @@
 # name (UTS namespace): h1 runs the launcher, h2..hK+1 one daemon and one
 # rank each. Every launcher reaches a host through test/bench/netns-rsh-agent
 # (`AGENT HOST COMMAND...`, like ssh), driven as run-launch-bench.sh drives
-# it. Figure: wall time of `LAUNCHER ... -n K mpi_exchange`, median of
+# it. Figure: wall time of `LAUNCHER ... -n K mpi_exchange times`, median of
 # --repeat runs after one warm-up round, the launchers of both builds taking
 # turns within each round (the first one changing every round).
 # A run counts only if it exits with 0 and prints exactly K lines
 #   rank R/K allreduce=S ring=L barrier=ok host=H
 # with every R in 0..K-1 once, S = K(K+1)/2, L = R-1 mod K and the K hosts
-# h2..hK+1 (one rank each). Any other run (a launcher that fails, e.g.
+# h2..hK+1 (one rank each), besides the K lines "times R init_ms=I
+# finalize_ms=F" of each rank's own MPI_Init and MPI_Finalize: the wall
+# time minus the slowest rank's I + F is the launcher's own overhead,
+# tabled per build with its ratio. Any other run (a launcher that fails, e.g.
 # orcarun on the Open MPI build while pmi/pmix is missing) is reported with
 # its exit status and first error lines and left out of the median ("-").
 #
@@ -177,13 +180,14 @@ mpi_cmd() {
     cmd_of "$l" "$k" "${extra[@]}"
     read -r -a settings <<<"${env_of[$b]}"
     [ ${#settings[@]} = 0 ] || cmd=(env "${settings[@]}" "${cmd[@]}")
-    cmd+=("${program_of[$b]}")
+    cmd+=("${program_of[$b]}" times)
 }
 
 # The output check: exactly K right rank lines, hosts h2..hK+1 one each.
 bench_check_output() { # OUT K
     awk -v n="$2" -v uts="$uts" '
         function bad(why) { if (first == "") first = why; wrong++ }
+        $1 == "times" { next }  # each rank'"'"'s own MPI_Init and MPI_Finalize (own_mpi_ms)
         { lines++ }
         $1 != "rank" || NF != 6 { bad("not a rank line: \"" $0 "\""); next }
         {
@@ -208,6 +212,15 @@ bench_check_output() { # OUT K
             print ""
             exit 1
         }' "$1"
+}
+# own_mpi_ms OUT: the slowest rank's own MPI_Init + MPI_Finalize, from the
+# program's "times R init_ms=I finalize_ms=F" lines: what the MPI library
+# itself costs, whoever launched it. The job's wall time minus it is the
+# launcher's own overhead (start-up, wire-up, teardown).
+own_mpi_ms() {
+    awk '$1 == "times" { i = $3; f = $4; sub(/^init_ms=/, "", i); sub(/^finalize_ms=/, "", f)
+            if (i + f > most) most = i + f; n++ }
+        END { if (n) printf "%.1f\n", most; else print "-" }' "$1"
 }
 # The first error lines of a failed run: its stderr without orcarun's
 # --timing report (or, if nothing else is there, the start of its stdout).
@@ -247,6 +260,13 @@ for k in $sizes; do
             fi
             [ "$r" = 0 ] && continue # warm-up
             echo "$ms" >>"$work/ms.$b.$l.$k"
+            if [ "$ms" != fail ]; then
+                own=$(own_mpi_ms "$work/out")
+                [ "$own" = - ] || {
+                    echo "$own" >>"$work/own.$b.$l.$k"
+                    awk -v w="$ms" -v o="$own" 'BEGIN { printf "%.1f\n", w - o }' >>"$work/overhead.$b.$l.$k"
+                }
+            fi
             if [ "$l" = orca ] && [ "$ms" != fail ]; then
                 phases "$work/err" | while read -r ph v; do echo "$v" >>"$work/phase.$b.$k.$ph"; done
             fi
@@ -284,6 +304,23 @@ for b in "${builds[@]}"; do
         unset med
     done
     echo "  (failed: runs left out of the median; a ratio below 1 means orcarun is faster)"
+    echo "  the launcher's own overhead: wall time minus the slowest rank's own MPI_Init + MPI_Finalize"
+    echo "  (printed by the program: the MPI library's cost, whoever launched it), medians of the good runs:"
+    printf '%5s  %-15s %13s %12s %15s\n' K launcher "MPI own ms" "overhead ms" "orcarun/other"
+    for k in $sizes; do
+        declare -A ovh=()
+        for l in orca "$o"; do
+            [ -s "$work/overhead.$b.$l.$k" ] || { ovh[$l]=-; continue; }
+            ovh[$l]=$(median <"$work/overhead.$b.$l.$k")
+            rt=
+            [ "$l" = orca ] || rt=$(ratio "${ovh[orca]}" "${ovh[$l]}")
+            printf '%5s  %-15s %13s %12s %15s\n' "$k" "${name_of[$l]}" "$(median <"$work/own.$b.$l.$k")" "${ovh[$l]}" "$rt"
+            figure "mpi_${b}_k${k}_overhead_${figname_of[$l]}" "${ovh[$l]}" ms >>"$work/figures"
+        done
+        [ "${ovh[$o]:--}" = - ] ||
+            figure "mpi_${b}_k${k}_overhead_ratio_orca_${figname_of[$o]}" "$(ratio "${ovh[orca]}" "${ovh[$o]}")" ratio >>"$work/figures"
+        unset ovh
+    done
     echo "  orcarun --timing, ms since orcarun started, median of its good runs:"
     printf '    %-16s' phase; for k in $sizes; do printf '%10s' "K=$k"; done; echo
     for ph in $phase_names; do

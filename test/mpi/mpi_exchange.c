@@ -9,12 +9,19 @@
  *   unfinished R   rank R exits with 0 after the exchange and the barrier
  *                  (every peer connected to it), without MPI_Finalize
  *   hang R         rank R sleeps after init until it is killed
+ * For the benchmark (make bench-mpi):
+ *   times          after MPI_Finalize, every rank also prints how long its
+ *                  own MPI_Init and MPI_Finalize took (monotonic clock):
+ *                    times R init_ms=I finalize_ms=F
+ *                  the MPI library's own cost, which a launcher does not
+ *                  control; the job's wall time minus it is the launcher's.
  * Exit status 0 when every check held, 2 when one did not. */
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int number(const char *text) {
@@ -28,8 +35,16 @@ static int arg_rank(int argc, char **argv, const char *what) {
     return -1;
 }
 
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 int main(int argc, char **argv) {
+    const double init_start = now_ms();
     MPI_Init(&argc, &argv);
+    const double init_ms = now_ms() - init_start;
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -62,6 +77,11 @@ int main(int argc, char **argv) {
     printf("rank %d/%d allreduce=%ld ring=%d barrier=ok host=%s%s\n", rank, size, sum, from_left, host,
            ok ? "" : " MISMATCH");
     fflush(stdout);
+    const double finalize_start = now_ms();
     MPI_Finalize();
+    const double finalize_ms = now_ms() - finalize_start;
+    if (argc >= 2 && strcmp(argv[1], "times") == 0) {
+        printf("times %d init_ms=%.1f finalize_ms=%.1f\n", rank, init_ms, finalize_ms);
+    }
     return ok ? 0 : 2;
 }
