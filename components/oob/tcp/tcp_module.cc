@@ -1,6 +1,7 @@
 // oob/tcp module: listening, contact, connect races, address changes.
 #include "tcp_module.h"
 
+#include "host_list.h"
 #include "tcp_socket.h"
 
 #include <orca/oob_acceptor.h>
@@ -21,6 +22,7 @@ namespace {
 using reach::address_of;
 
 constexpr size_t kMaxLocal = 4096;
+constexpr size_t kFirstLocal = 16;  // a host with more is asked again (fill_from_host)
 
 // A peer's advertised endpoint, as the reachable framework sees it.
 orca_reach_endpoint endpoint_of(const Endpoint& e) {
@@ -167,12 +169,10 @@ Status TcpModule::start(const orca_oob_host& host) {
 }
 
 Status TcpModule::open_listeners() {
-  std::vector<orca_reach_endpoint> locals(kMaxLocal);
-  size_t n = locals.size();
+  std::vector<orca_reach_endpoint> locals;
   orca_mca_reason why{};
-  if (host_->select_local(host_->host, config_.engine.variable_prefix.c_str(), locals.data(), &n, &why) != ORCA_MCA_OK) {
-    return Message("oob", "tcp-no-selection", {{"why", why.text}});
-  }
+  if (select_local(locals, &why) != ORCA_MCA_OK) return Message("oob", "tcp-no-selection", {{"why", why.text}});
+  const size_t n = locals.size();
   std::vector<Endpoint> selected;
   local_addresses_.clear();
   for (size_t i = 0; i < n; ++i) {
@@ -236,13 +236,18 @@ Status TcpModule::open_listeners() {
   return {};
 }
 
+orca_mca_rc TcpModule::select_local(std::vector<orca_reach_endpoint>& locals, orca_mca_reason* why) {
+  return fill_from_host(locals, kFirstLocal, kMaxLocal, [&](orca_reach_endpoint* out, size_t* n) {
+    return host_->select_local(host_->host, config_.engine.variable_prefix.c_str(), out, n, why);
+  });
+}
+
 void TcpModule::on_addresses_changed() {
-  std::vector<orca_reach_endpoint> locals(kMaxLocal);
-  size_t n = locals.size();
+  std::vector<orca_reach_endpoint> locals;
   orca_mca_reason why{};
-  if (host_->select_local(host_->host, config_.engine.variable_prefix.c_str(), locals.data(), &n, &why) != ORCA_MCA_OK) return;
+  if (select_local(locals, &why) != ORCA_MCA_OK) return;
   std::set<net::IpAddress> present;
-  for (size_t i = 0; i < n; ++i) present.insert(address_of(locals[i]));
+  for (const auto& l : locals) present.insert(address_of(l));
   // Every connection label starts with its local address, listener-side
   // or dialled: closing by that prefix moves them all off a vanished
   // address; the engine then asks again for every peer with messages waiting.
@@ -294,12 +299,15 @@ void TcpModule::start_round(ProcessName peer) {
   Peer& p = peers_.at(peer);
   std::vector<orca_reach_endpoint> remotes;
   for (const auto& e : p.endpoints) remotes.push_back(endpoint_of(e));
-  std::vector<orca_oob_pair> pairs(std::max<size_t>(1, remotes.size() * 64));
-  size_t n = pairs.size();
-  if (host_->rank(host_->host, config_.engine.variable_prefix.c_str(), remotes.data(), remotes.size(), p.same_host ? 1 : 0,
-                  pairs.data(), &n) != ORCA_MCA_OK) {
-    n = 0;
-  }
+  // Room for a pair of each remote with each local address, plus some
+  // for addresses new since the listeners opened.
+  std::vector<orca_oob_pair> pairs;
+  (void)fill_from_host(pairs, remotes.size() * (local_addresses_.size() + 4), std::max<size_t>(1, remotes.size() * 64),
+                       [&](orca_oob_pair* out, size_t* count) {
+                         return host_->rank(host_->host, config_.engine.variable_prefix.c_str(), remotes.data(),
+                                            remotes.size(), p.same_host ? 1 : 0, out, count);
+                       });
+  const size_t n = pairs.size();
   std::vector<Dialing::Candidate> candidates;
   std::string refused;
   // For the route report: the refusals worth reading. Pairs of different

@@ -52,6 +52,8 @@ class TcpModule : public StreamModule {
   };
 
   Status open_listeners();
+  /* The host's selection of local addresses (select_local), however many. */
+  orca_mca_rc select_local(std::vector<orca_reach_endpoint>& locals, orca_mca_reason* why);
   void on_addresses_changed();
   void on_accepted(UniqueFd socket);
   void start_round(ProcessName peer);
