@@ -20,7 +20,8 @@
 #   3. flat vs tree spawn at K = --tree-size with an agent that sleeps
 #      --delay seconds per call (like an ssh handshake)
 #   4. peak RSS of each daemon (VmHWM sampled from /proc during a `sleep`
-#      job) and of each launcher (GNU time's maximum resident set)
+#      job: on 4 plm/local simulated nodes, then at K = the largest size)
+#      and of each launcher (GNU time's maximum resident set)
 #   5. start-up phases: orcarun --timing (median over section 2's runs),
 #      and, with strace, each orcad's own phases from time-stamped system
 #      calls (a one-off traced run: strace slows the traced calls a little)
@@ -353,10 +354,39 @@ rss_sampler() {
     done
     for p in "${!hwm[@]}"; do echo "$p ${hwm[$p]} ${rss[$p]:-0} ${anon[$p]:-0}"; done >"$out"
 }
+# local_rss N: the peak VmHWM and RssAnon (kB) of each orcad of a plm/local
+# job of N simulated nodes running `sleep $rss_seconds`, sampled every 50
+# ms (the daemons are that orcarun's children); "pid hwm anon" per daemon.
+local_rss() {
+    local n=$1 p k v runner
+    declare -A hwm=() anon=()
+    "${orca_env[@]}" "$orcarun" --mca plm_base_daemon "$orcad" --mca plm_local_num_nodes "$n" \
+        sleep "$rss_seconds" >/dev/null 2>&1 </dev/null &
+    runner=$!
+    while kill -0 "$runner" 2>/dev/null; do
+        for p in $(pgrep -x -P "$runner" orcad 2>/dev/null || true); do
+            while read -r k v _; do
+                case $k in
+                    VmHWM:) [ "$v" -gt "${hwm[$p]:-0}" ] && hwm[$p]=$v ;;
+                    RssAnon:) [ "$v" -gt "${anon[$p]:-0}" ] && anon[$p]=$v ;;
+                esac
+            done 2>/dev/null <"/proc/$p/status" || true
+        done
+        sleep 0.05
+    done
+    wait "$runner" || true
+    for p in "${!hwm[@]}"; do echo "$p ${hwm[$p]} ${anon[$p]:-0}"; done
+}
 if want rss; then
     k=${sizes##* }
-    banner "4. peak RSS, K=$k, command 'sleep $rss_seconds' (daemons: VmHWM sampled from /proc every 50 ms; launcher: GNU time %M)"
+    banner "4. peak RSS, 4 simulated nodes (plm/local) and K=$k, command 'sleep $rss_seconds' (daemons: VmHWM sampled from /proc every 50 ms; launcher: GNU time %M)"
     echo "  (HWM: peak resident set, shared library pages included; anon: peak RssAnon, the daemon's private memory)"
+    local_rss 4 >"$work/rss.local4"
+    mib() { awk '{ printf "%.1f\n", $1 / 1024 }'; }
+    echo "  plm/local, 4 simulated nodes: $(wc -l <"$work/rss.local4")/4 orcads seen, VmHWM max $(awk '{ print $2 }' "$work/rss.local4" | maxof | mib) MiB, median $(awk '{ print $2 }' "$work/rss.local4" | median | mib) MiB, RssAnon median $(awk '{ print $3 }' "$work/rss.local4" | median | mib) MiB"
+    figure rss_orcad_local4_max_hwm "$(awk '{ print $2 }' "$work/rss.local4" | maxof | mib)" MiB
+    figure rss_orcad_local4_median_hwm "$(awk '{ print $2 }' "$work/rss.local4" | median | mib)" MiB
+    figure rss_orcad_local4_median_anon "$(awk '{ print $3 }' "$work/rss.local4" | median | mib)" MiB
     printf '%-8s %-16s %8s %12s %12s %13s %14s\n' launcher daemon seen "max HWM MiB" "med HWM MiB" "med anon MiB" "launcher MiB"
     for l in "${launchers[@]}"; do
         case $l in orca) comm=orcad ;; hydra) comm=hydra_pmi_proxy ;; ompi) comm=orted ;; esac
@@ -370,7 +400,6 @@ if want rss; then
         touch "$work/rss.stop"
         wait "$sampler" || true
         seen=$(wc -l <"$work/rss.$l")
-        mib() { awk '{ printf "%.1f\n", $1 / 1024 }'; }
         hmax=$(awk '{ print $2 }' "$work/rss.$l" | maxof | mib)
         hmed=$(awk '{ print $2 }' "$work/rss.$l" | median | mib)
         amed=$(awk '{ print $4 }' "$work/rss.$l" | median | mib)
