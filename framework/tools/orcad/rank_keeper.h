@@ -40,6 +40,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -123,6 +124,12 @@ class KeeperMemory {
   void* base_ = nullptr;
   std::size_t size_ = 0;
 };
+
+/* Whether process `pid` (a child of ours, not reaped: it is not reaped
+ * here) has exited or exits within `limit`; true also when it is no
+ * child of ours any more. Waits without polling where the kernel has
+ * pidfds (a 1 ms sleep loop cost every daemon's end a millisecond). */
+bool exits_within(pid_t pid, std::chrono::milliseconds limit);
 
 /* The keeper process, from orcad's side. */
 class RankKeeper {
