@@ -43,7 +43,8 @@
 #   the_job_directory_is_the_pmix_servers
 #                      with the PMIx server (orcarun_pmix_server always)
 #                      each daemon's ranks find the job's directory, and
-#                      it is gone after the job.
+#                      it is gone after the job; so are those of daemons
+#                      that got no rank (their server started anyway).
 # Every case prints its figures on a FIGURE line.
 #
 # By hand: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC bash orcarun_scale_test.sh [CASE...]
@@ -319,6 +320,15 @@ $(cat "$T/out" "$T/err")"
     [ "$(sort -u "$T/out" | wc -l)" -eq 2 ] || fail "the two daemons share one directory: $(cat "$T/out")"
     local left; left=$(ls -A "$T/tmp")
     [ -z "$left" ] || fail "the job's directories outlived it: $left"
+    # Every daemon starts its server before it knows whether it gets ranks
+    # (warm_up): those that get none end it, and its directory, too.
+    rc=0
+    TMPDIR=$T/tmp ORCA_TEST_MARKER=$M run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 3 -n 1 \
+        --mca orcarun_pmix_server always hostname || rc=$?
+    [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/out")" -eq 1 ] || fail "a job of 1 rank on 3 daemons ended with $rc:
+$(cat "$T/out" "$T/err")"
+    left=$(ls -A "$T/tmp")
+    [ -z "$left" ] || fail "the directories of daemons without ranks outlived the job: $left"
     expect_nothing_left "$M" 20
 }
 

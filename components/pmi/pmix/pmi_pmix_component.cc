@@ -37,9 +37,18 @@ struct State {
   int priority_value = 0;
   bool open_mpi_4 = true;
   std::unique_ptr<orca::pmi::PmixServer> server;
+  // Started by warm_up, before the job: libpmix's server, waiting for the
+  // job's namespace.
+  std::unique_ptr<orca::pmi::PmixServer> warmed;
   orca_pmi_module module{};
+  void warm_up(const orca_pmi_host& host, const orca_pmi_job& job) {
+    warmed = std::make_unique<orca::pmi::PmixServer>(host, job, open_mpi_4);
+  }
+  void end_warm_up() { warmed.reset(); }
   std::unique_ptr<orca::pmi::PmixServer> make_server(const orca_pmi_host& host, const orca_pmi_job& job) {
-    return std::make_unique<orca::pmi::PmixServer>(host, job, open_mpi_4);
+    auto s = warmed ? std::move(warmed) : std::make_unique<orca::pmi::PmixServer>(host, job, open_mpi_4);
+    s->start_job(job);
+    return s;
   }
   void* handle() noexcept { return &module; }
   int priority() const noexcept { return priority_value; }

@@ -131,31 +131,29 @@ pmix_status_t cb_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size
 
 }  // namespace
 
-namespace {
 // hwloc loads its plugins (GL, OpenCL, PCI: with libX11, libOpenCL and
 // libpciaccess) when a process's first topology is made, 2-3 ms of CPU in
 // every daemon, for I/O devices this topology leaves out anyway. They are
-// blacklisted for that moment only (orcad is single-threaded until
-// libpmix starts, and the ranks' environment is made afterwards), and
-// not at all when the user set HWLOC_PLUGINS_BLACKLIST.
-class ScopedPluginBlacklist {
+// blacklisted while it is made only: set on the loop's thread before the
+// thread that makes it starts, removed there once that thread has ended
+// (the ranks' environment is made afterwards), and not at all when the
+// user set HWLOC_PLUGINS_BLACKLIST.
+class PmixServer::PluginBlacklist {
  public:
-  ScopedPluginBlacklist() : set_(::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr) {
+  PluginBlacklist() : set_(::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr) {
     if (set_) ::setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml", 0);
   }
-  ~ScopedPluginBlacklist() {
+  ~PluginBlacklist() {
     if (set_) ::unsetenv("HWLOC_PLUGINS_BLACKLIST");
   }
-  ScopedPluginBlacklist(const ScopedPluginBlacklist&) = delete;
-  ScopedPluginBlacklist& operator=(const ScopedPluginBlacklist&) = delete;
+  PluginBlacklist(const PluginBlacklist&) = delete;
+  PluginBlacklist& operator=(const PluginBlacklist&) = delete;
 
  private:
   bool set_;
 };
-}  // namespace
 
 PmixServer::Topology::Topology() {
-  const ScopedPluginBlacklist no_io_plugins;
   if (hwloc_topology_init(&topology) != 0) throw std::runtime_error("hwloc_topology_init failed");
   hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
   if (hwloc_topology_load(topology) != 0) {
@@ -177,9 +175,7 @@ std::string PmixServer::job_directory(const orca_pmi_host& host) {
 }
 
 PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool open_mpi_4)
-    : host_(host), loop_(host.base), handoff_(loop_), nspace_(job.name), layout_(job_layout(job)),
-      rank_node_(job.rank_node, job.rank_node + job.size), node_(job.node),
-      tmpdir_(job_directory(host)) {
+    : host_(host), loop_(host.base), handoff_(loop_), nspace_(job.name), node_(job.node), tmpdir_(job_directory(host)) {
   // Port 1 on loopback: nothing listens there, and no rank connects.
   if (open_mpi_4) {
     placeholder_daemon_ = std::to_string(job.job & 0x7fffffffu) + "." + std::to_string(job.node + 1) + ";tcp://127.0.0.1:1";
@@ -188,42 +184,62 @@ PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool 
   PmixServer* expected = nullptr;
   if (!g_live.compare_exchange_strong(expected, this)) throw std::runtime_error("a PMIx server already runs in this daemon");
 
+  // The topology and libpmix's start take some 4 ms of CPU: on a thread
+  // of their own, so that the daemon's loop goes on (answering the
+  // data-plane directory, taking the job's command) meanwhile; start_job
+  // waits for it. Nothing else touches libpmix or hwloc until then, and
+  // the environment hwloc reads is set here, on the loop's thread, and
+  // put back there (ready()).
+  try {
+    no_io_plugins_ = std::make_unique<PluginBlacklist>();
+    library_ = std::async(std::launch::async, [this] { start_library(); });
+  } catch (...) {  // no thread (a task limit): no server
+    no_io_plugins_.reset();
+    g_live.store(nullptr);
+    throw;
+  }
+}
+
+// On the starting thread.
+void PmixServer::start_library() {
+  topology_ = std::make_unique<Topology>();
   pmix_server_module_t module{};  // libpmix keeps a copy
   module.client_connected = &cb_client_connected;
   module.client_finalized = &cb_client_finalized;
   module.abort = &cb_abort;
   module.fence_nb = &cb_fence;
   module.direct_modex = &cb_direct_modex;
-
-  try {
-    InfoList init;
-    // The rendezvous lives in the job's directory only: no system-wide
-    // server, no tools, nothing from other hosts.
-    init.text(PMIX_SERVER_TMPDIR, tmpdir_.c_str());
-    init.text(PMIX_SYSTEM_TMPDIR, tmpdir_.c_str());
-    init.flag(PMIX_SERVER_TOOL_SUPPORT, false);
-    init.flag(PMIX_SERVER_SYSTEM_SUPPORT, false);
-    init.flag(PMIX_SERVER_REMOTE_CONNECTIONS, false);
-    init.text(PMIX_SERVER_NSPACE, nspace_ + "-daemons");
-    init.rank(PMIX_SERVER_RANK, job.node);
-    pmix_topology_t topology{.source = const_cast<char*>("hwloc"), .topology = topology_.topology};
-    init.add(PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
-    InfoArray info(init);
-    if (pmix_status_t st = PMIx_server_init(&module, info.info(), info.size()); st != PMIX_SUCCESS) {
-      throw std::runtime_error("PMIx_server_init failed: " + status_text(st));
-    }
-    initialized_ = true;
-    register_namespace(job);
-  } catch (...) {
-    if (initialized_) PMIx_server_finalize();
-    g_live.store(nullptr);
-    throw;
+  InfoList init;
+  // The rendezvous lives in the job's directory only: no system-wide
+  // server, no tools, nothing from other hosts.
+  init.text(PMIX_SERVER_TMPDIR, tmpdir_.c_str());
+  init.text(PMIX_SYSTEM_TMPDIR, tmpdir_.c_str());
+  init.flag(PMIX_SERVER_TOOL_SUPPORT, false);
+  init.flag(PMIX_SERVER_SYSTEM_SUPPORT, false);
+  init.flag(PMIX_SERVER_REMOTE_CONNECTIONS, false);
+  init.text(PMIX_SERVER_NSPACE, nspace_ + "-daemons");
+  init.rank(PMIX_SERVER_RANK, node_);
+  pmix_topology_t topology{.source = const_cast<char*>("hwloc"), .topology = topology_->topology};
+  init.add(PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
+  InfoArray info(init);
+  if (pmix_status_t st = PMIx_server_init(&module, info.info(), info.size()); st != PMIX_SUCCESS) {
+    throw std::runtime_error("PMIx_server_init failed: " + status_text(st));
   }
+  initialized_ = true;
+}
+
+void PmixServer::ready() {
+  if (!library_.valid()) return;
+  // After get() the thread has ended: its writes are seen here.
+  const std::unique_ptr<PluginBlacklist> put_back = std::move(no_io_plugins_);
+  library_.get();  // rethrows why the start failed
 }
 
 PmixServer::~PmixServer() {
+  if (library_.valid()) library_.wait();
+  no_io_plugins_.reset();
   if (initialized_) {
-    PMIx_server_deregister_nspace(nspace_.c_str(), &ignore_result, nullptr);
+    if (registered_) PMIx_server_deregister_nspace(nspace_.c_str(), &ignore_result, nullptr);
     PMIx_server_finalize();
   }
   g_live.store(nullptr);
@@ -231,6 +247,18 @@ PmixServer::~PmixServer() {
 
 void PmixServer::log(int level, const std::string& text) {
   if (host_.log != nullptr) host_.log(host_.host, level, ("pmi/pmix: " + text).c_str());
+}
+
+void PmixServer::start_job(const orca_pmi_job& job) {
+  ready();
+  if (job.name == nullptr || nspace_ != job.name || job.node != node_) {
+    throw std::runtime_error("the job is not the one this PMIx server was started for");
+  }
+  if (registered_) throw std::runtime_error("this PMIx server already serves a job");
+  layout_ = job_layout(job);
+  rank_node_.assign(job.rank_node, job.rank_node + job.size);
+  register_namespace(job);
+  registered_ = true;
 }
 
 void PmixServer::register_namespace(const orca_pmi_job& job) {

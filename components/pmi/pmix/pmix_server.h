@@ -34,6 +34,7 @@
 #include <pmix_server.h>
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -42,11 +43,16 @@ namespace orca::pmi {
 
 class PmixServer {
  public:
-  /* Throws std::runtime_error (the reason, with libpmix's status) when
-   * the server cannot start or the namespace cannot be registered.
-   * open_mpi_4: add to each rank's environment what Open MPI 4 needs to
-   * read PMIx (pmi_pmix_open_mpi_4). */
+  /* Starts libpmix's server for `job` on this node: what needs only the
+   * job's name and this node (job.size may be 0: the ranks are not known
+   * yet). Throws std::runtime_error (the reason, with libpmix's status)
+   * when the server cannot start. open_mpi_4: add to each rank's
+   * environment what Open MPI 4 needs to read PMIx (pmi_pmix_open_mpi_4). */
   PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool open_mpi_4);
+  /* Registers the job's namespace (its layout: every rank's node), once,
+   * before any rank is prepared. Throws when libpmix refuses it, or when
+   * `job` is not the job the server was started for. */
+  void start_job(const orca_pmi_job& job);
   ~PmixServer();
   PmixServer(const PmixServer&) = delete;
   PmixServer& operator=(const PmixServer&) = delete;
@@ -88,8 +94,14 @@ class PmixServer {
     Topology& operator=(const Topology&) = delete;
   };
 
+  class PluginBlacklist;
+  /* Waits for the thread that starts libpmix (see the constructor), and
+   * rethrows why it failed. */
+  void ready();
+  void start_library();  // on the starting thread: the topology, PMIx_server_init
+
   orca_pmi_host host_;
-  Topology topology_;
+  std::unique_ptr<Topology> topology_;  // made on the starting thread
   EventLoop loop_;
   LoopHandoff handoff_;
   std::string nspace_;
@@ -99,7 +111,10 @@ class PmixServer {
   std::string tmpdir_;
   /* OMPI_MCA_orte_local_daemon_uri for Open MPI 4; empty: not set. */
   std::string placeholder_daemon_;
-  bool initialized_ = false;
+  bool initialized_ = false;  // written by the starting thread: read after ready()
+  bool registered_ = false;
+  std::unique_ptr<PluginBlacklist> no_io_plugins_;
+  std::future<void> library_;  // the starting thread; last, so that it ends before the rest goes
   std::uint64_t next_epoch_ = 0;
   std::map<std::uint64_t, Pending> fences_;
   std::uint64_t next_request_ = 0;

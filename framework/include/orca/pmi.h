@@ -55,7 +55,8 @@ extern "C" {
 
 /* 2: orca_pmi_job's max_keys / max_bytes, orca_pmi_host's over_bound.
  * 3: orca_pmi_host's job_directory, made when a module asks, instead of
- *    orca_pmi_job's tmpdir, which every daemon made for every job. */
+ *    orca_pmi_job's tmpdir, which every daemon made for every job; and
+ *    orca_pmi_module's warm_up, before the job's command. */
 #define ORCA_PMI_INTERFACE_VERSION 3u
 
 struct event_base;
@@ -146,8 +147,17 @@ typedef struct orca_pmi_module {
     void (*release)(void *self, uint64_t epoch, const orca_pmi_entry *entries, size_t count);
     /* Bytes a module on `node` sent (host->send). */
     void (*deliver)(void *self, uint32_t node, const uint8_t *bytes, size_t length);
-    /* The job ends here: drop every connection. */
+    /* The job ends here: drop every connection. Also after a warm_up that
+     * succeeded when job_start never came (a daemon without ranks). */
     void (*job_end)(void *self);
+    /* May be NULL. Once, before job_start, as soon as the daemon is up
+     * and while it waits for the job's command: what the module can set
+     * up without the ranks' layout (libpmix's server) it sets up here, off
+     * the launch's critical path. The host is the one job_start gets;
+     * `job` holds the job, name, node, node_count, node_host and bounds
+     * only (size 0, rank_node and local_rank NULL). FAILED with a reason:
+     * the daemon logs it, and job_start does everything. */
+    orca_mca_rc (*warm_up)(void *self, const orca_pmi_host *host, const orca_pmi_job *job, orca_mca_reason *why);
 } orca_pmi_module;
 
 #ifdef __cplusplus

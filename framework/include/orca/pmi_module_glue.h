@@ -7,6 +7,12 @@
  *   std::unique_ptr<Server> make_server(const orca_pmi_host&, const orca_pmi_job&);
  *       the job's server (throws with the reason when it cannot be made)
  *   std::unique_ptr<Server> server;   // the job's, once job_start made it
+ * and may provide
+ *   void warm_up(const orca_pmi_host&, const orca_pmi_job&);
+ *       what needs no ranks, before the job (orca_pmi_module's warm_up;
+ *       throws with the reason), and then
+ *   void end_warm_up();
+ *       drops what warm_up made and job_start did not take (job_end)
  * Server must provide
  *   Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
  *   void started(std::uint32_t rank, bool ok);
@@ -39,11 +45,13 @@ class PmiModuleGlue {
                            .rank_ended = &rank_ended,
                            .release = &release,
                            .deliver = &deliver,
-                           .job_end = &job_end};
+                           .job_end = &job_end,
+                           .warm_up = kWarms ? &warm_up : nullptr};
   }
 
  private:
   static State& of(void* self) { return *static_cast<State*>(self); }
+  static constexpr bool kWarms = requires(State& s, const orca_pmi_host& h, const orca_pmi_job& j) { s.warm_up(h, j); };
 
   // For the notifications: nothing to report an error to.
   template <typename F>
@@ -59,6 +67,16 @@ class PmiModuleGlue {
       of(self).server = of(self).make_server(*host, *job);
       return ORCA_MCA_OK;
     });
+  }
+  static orca_mca_rc warm_up(void* self, const orca_pmi_host* host, const orca_pmi_job* job, orca_mca_reason* why) {
+    if constexpr (kWarms) {
+      return mca::guarded(why, [&] {
+        of(self).warm_up(*host, *job);
+        return ORCA_MCA_OK;
+      });
+    } else {
+      return ORCA_MCA_OK;
+    }
   }
   static orca_mca_rc rank_prepare(void* self, uint32_t rank, const orca_pmi_environment* env, int* inherit,
                                   orca_mca_reason* why) {
@@ -97,7 +115,10 @@ class PmiModuleGlue {
     });
   }
   static void job_end(void* self) {
-    quietly([&] { of(self).server.reset(); });
+    quietly([&] {
+      of(self).server.reset();
+      if constexpr (kWarms) of(self).end_warm_up();
+    });
   }
 };
 

@@ -100,6 +100,10 @@ Status DaemonSession::start() {
     plm_ = chosen.value();
   }
 
+  // What the PMI modules can set up without the job's ranks (libpmix's
+  // server, on a thread of its own) starts now, beside the wire-up.
+  make_pmi();
+  pmi_->warm_up();
   frameworks_opened_ = StartupClock::Clock::now();
   auto oob = process_.open_oob(name(bootstrap_.vpid), bootstrap_.secret);
   if (!oob) return oob.error();
@@ -311,7 +315,7 @@ void DaemonSession::on_directory(std::span<const std::uint8_t> bytes) {
     return;
   }
   const auto* directory = std::get_if<launch::HostDirectory>(&m.value());
-  if (directory == nullptr || pmi_) return;  // a directory after the command is no news
+  if (directory == nullptr || ranks_launched_) return;  // a directory after the command is no news
   DirectoryAnswer chosen =
       answer_directory(*oob_, process_.runtime().registry(), *directory, who_we_are().host_identity, bootstrap_.vpid);
   launch::DataPlaneAnswer& answer = chosen.wire;
@@ -373,15 +377,8 @@ void DaemonSession::on_control(std::span<const std::uint8_t> bytes) {
   }
 }
 
-void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
-  std::vector<const launch::RankPlacement*> mine;
-  for (const auto& p : command.placements) {
-    if (p.daemon == bootstrap_.vpid) mine.push_back(&p);
-  }
-  if (pmi_) return;  // one job per daemon: a repeated command is ignored
-  // The check is over: its listener and dials give their ports back.
-  mesh_listener_.reset();
-  mesh_probe_.reset();
+void DaemonSession::make_pmi() {
+  if (pmi_) return;
   PmiService::Hooks pmi_hooks;
   pmi_hooks.up = [this](const launch::FenceData& part) { post(tree_->parent(bootstrap_.vpid), launch::kTagFence, part); };
   pmi_hooks.abort = [this](const launch::RankAbort& abort) { up(launch::kTagStatus, abort); };
@@ -393,6 +390,19 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     up(launch::kTagStatus, failure);
   };
   pmi_ = std::make_unique<PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
+}
+
+void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
+  std::vector<const launch::RankPlacement*> mine;
+  for (const auto& p : command.placements) {
+    if (p.daemon == bootstrap_.vpid) mine.push_back(&p);
+  }
+  if (ranks_launched_) return;  // one job per daemon: a repeated command is ignored
+  ranks_launched_ = true;
+  // The check is over: its listener and dials give their ports back.
+  mesh_listener_.reset();
+  mesh_probe_.reset();
+  make_pmi();
   if (Status st = pmi_->start(command); !st) {
     // No rank starts: without its PMI server an MPI rank would wait forever.
     report_failure(bootstrap_.vpid, "cannot serve the job's ranks PMI: " + st.error().summary());

@@ -70,6 +70,7 @@ class DaemonSession {
    * output window to orcarun is open. */
   bool output_may_flow() const;
   void resume_output();
+  void make_pmi();
   void launch_ranks(const launch::LaunchCommand& command);
   void spawn_children();
   void child_agent_ended(std::uint32_t vpid, int wait_status, const std::string& tail);
@@ -92,7 +93,8 @@ class DaemonSession {
   StartupClock::Clock::time_point frameworks_opened_, oob_opened_;
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
-  std::unique_ptr<PmiService> pmi_;  // from the launch command on
+  std::unique_ptr<PmiService> pmi_;  // from the report up (warm_up) on
+  bool ranks_launched_ = false;
   // This host's chosen data-plane address, then its interface's others
   // (where the mesh check listens and leaves from), when this daemon
   // answered for the host; empty otherwise.

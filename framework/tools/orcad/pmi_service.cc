@@ -18,6 +18,7 @@ struct PmiService::Served {
   std::string component;
   const orca_pmi_module* module = nullptr;
   orca_pmi_host host{};
+  bool warmed = false;  // warm_up succeeded: job_end is owed even without a job
   bool started = false;
 };
 
@@ -56,19 +57,12 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   subtree_ranks_ = ranks_below(self);
   contributors_ = static_cast<std::uint32_t>(children_with_ranks_.size()) + (ranks_at[self] > 0 ? 1 : 0);
 
-  // Declared on every daemon: the job's bound holds for what a daemon
-  // without ranks relays too. Opened only where ranks run.
-  Runtime& rt = process_.runtime();
-  auto fw = rt.add_framework(pmi::kFramework);
-  if (!fw) return fw.error();
-  auto bound = pmi::job_data_bound(rt.registry());
-  if (!bound) return bound.error();
-  bound_ = bound.value();
+  if (Status st = declare(); !st) return st;
   started_ = true;
   if (ranks_at[self] == 0) return {};
-  if (Status st = fw.value()->open(); !st) return st;
+  if (Status st = open_modules(); !st) return st;
 
-  const std::string job_name = "orca-" + std::to_string(bootstrap_.job);
+  const std::string job_name = job_name_of(bootstrap_.job);
   std::vector<const char*> hosts;
   for (const auto& h : bootstrap_.hosts) hosts.push_back(h.c_str());
   const orca_pmi_job job{.job = bootstrap_.job,
@@ -82,12 +76,44 @@ Status PmiService::start(const launch::LaunchCommand& command) {
                          .max_keys = bound_.keys,
                          .max_bytes = bound_.bytes};
   // orcarun decided it for every daemon of the job (collectives agree).
+  Runtime& rt = process_.runtime();
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
     for (const mca::LeftOutComponent* l : rt.components().left_out_of("pmi")) {
       rt.log("pmi", "pmi/" + l->name + " does not serve this job (orcarun_pmix_server): it is not loaded");
     }
   }
-  for (const mca::Framework::Entry* e : fw.value()->selected()) {
+  for (const auto& served : served_) {
+    orca_mca_reason why{};
+    if (served->module->job_start(served->module->self, &served->host, &job, &why) != ORCA_MCA_OK) {
+      if (directory_error_) return *directory_error_;
+      return Message("pmi", "job-start-failed", {{"component", served->component}, {"why", printable(why.text)}});
+    }
+    served->started = true;
+  }
+  return {};
+}
+
+std::string PmiService::job_name_of(std::uint32_t job) { return "orca-" + std::to_string(job); }
+
+Status PmiService::declare() {
+  if (declared_) return {};
+  // Declared on every daemon: the job's bound holds for what a daemon
+  // without ranks relays too. Opened only where ranks run, or warmed up.
+  auto fw = process_.runtime().add_framework(pmi::kFramework);
+  if (!fw) return fw.error();
+  auto bound = pmi::job_data_bound(process_.runtime().registry());
+  if (!bound) return bound.error();
+  framework_ = fw.value();
+  bound_ = bound.value();
+  declared_ = true;
+  return {};
+}
+
+Status PmiService::open_modules() {
+  if (opened_) return {};
+  if (Status st = framework_->open(); !st) return st;
+  opened_ = true;
+  for (const mca::Framework::Entry* e : framework_->selected()) {
     auto served = std::make_unique<Served>();
     served->service = this;
     served->component = e->component->name();
@@ -100,15 +126,43 @@ Status PmiService::start(const launch::LaunchCommand& command) {
                                  .log = &host_log,
                                  .over_bound = &host_over_bound,
                                  .job_directory = &host_job_directory};
-    orca_mca_reason why{};
-    if (served->module->job_start(served->module->self, &served->host, &job, &why) != ORCA_MCA_OK) {
-      if (directory_error_) return *directory_error_;
-      return Message("pmi", "job-start-failed", {{"component", served->component}, {"why", printable(why.text)}});
-    }
-    served->started = true;
     served_.push_back(std::move(served));
   }
   return {};
+}
+
+void PmiService::warm_up() {
+  if (started_ || opened_) return;
+  Status st = declare();
+  if (st) st = open_modules();
+  if (!st) {
+    process_.runtime().log("pmi", "not warmed up before the job (the job's start will try again): " + st.error().summary());
+    return;
+  }
+  // What needs no ranks: the job, this node, the hosts, the bounds.
+  const std::string job_name = job_name_of(bootstrap_.job);
+  std::vector<const char*> hosts;
+  for (const auto& h : bootstrap_.hosts) hosts.push_back(h.c_str());
+  const orca_pmi_job job{.job = bootstrap_.job,
+                         .name = job_name.c_str(),
+                         .size = 0,
+                         .node = bootstrap_.vpid - 1,
+                         .node_count = bootstrap_.daemons,
+                         .rank_node = nullptr,
+                         .local_rank = nullptr,
+                         .node_host = hosts.data(),
+                         .max_keys = bound_.keys,
+                         .max_bytes = bound_.bytes};
+  for (const auto& served : served_) {
+    if (served->module->warm_up == nullptr) continue;
+    orca_mca_reason why{};
+    if (served->module->warm_up(served->module->self, &served->host, &job, &why) == ORCA_MCA_OK) {
+      served->warmed = true;
+    } else {
+      process_.runtime().log("pmi", "pmi/" + served->component + " not warmed up before the job (the job's start will "
+                                                                   "try again): " + printable(why.text));
+    }
+  }
 }
 
 namespace {
@@ -252,8 +306,9 @@ void PmiService::on_direct(const launch::PmiDirect& direct) {
 
 void PmiService::end() {
   for (const auto& s : served_) {
-    if (s->started) s->module->job_end(s->module->self);
+    if (s->started || s->warmed) s->module->job_end(s->module->self);
     s->started = false;
+    s->warmed = false;
   }
 }
 
