@@ -1,9 +1,11 @@
 // PmixServer: pmi/pmix's side of one job on one daemon, through the PMIx
 // reference library (libpmix): the server is initialised with the job's
-// directory for its rendezvous, the job's namespace registered with what
+// directory for its rendezvous (on a thread of its own, started before the
+// job's command: pmi warm_up), the job's namespace registered with what
 // Open MPI reads at MPI_Init (sizes, node and process maps, each rank's
-// local and node rank), and each local rank registered and given its
-// environment by PMIx_server_setup_fork before it starts.
+// local and node rank) once the command gives the ranks (start_job), and
+// each local rank registered and given its environment by
+// PMIx_server_setup_fork before it starts.
 //
 // libpmix calls back from its own progress thread: fence, direct modex,
 // abort, connect and finalize only post to the event loop (LoopHandoff)
