@@ -144,7 +144,7 @@ echo "  machine:  $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 if want local; then
     banner "1. simulated nodes: orcarun --mca plm_local_num_nodes N -n N hostname (plm/local, routed/radix default), median of $local_repeat"
     echo "  (cpu: user+system time of orcarun and everything it waited for, i.e. all orcads and ranks, per daemon)"
-    printf '%6s %10s %12s %10s %10s %14s\n' N "wall ms" "per daemon" "agents ms" "all up ms" "cpu/daemon ms"
+    printf '%6s %10s %12s %10s %10s %14s %12s\n' N "wall ms" "per daemon" "agents ms" "all up ms" "cpu/daemon ms" "slowest ms"
     for n in $local_sizes; do
         cmd=("${orca_env[@]}" "$orcarun" --timing --mca plm_base_daemon "$orcad" --mca plm_local_num_nodes "$n"
             -n "$n" hostname)
@@ -162,8 +162,10 @@ if want local; then
         m=$(median <"$work/local.ms")
         per=$(awk -v m="$m" -v n="$n" 'BEGIN { if (m + 0 > 0) printf "%.2f", m / n; else print "-" }')
         cpu=$(median <"$work/local.cpu")
-        printf '%6s %10s %12s %10s %10s %14s\n' "$n" "$m" "$per" "$(median <"$work/local.agents")" "$(median <"$work/local.up")" "$cpu"
+        slowest=$(maxof <"$work/local.ms")
+        printf '%6s %10s %12s %10s %10s %14s %12s\n' "$n" "$m" "$per" "$(median <"$work/local.agents")" "$(median <"$work/local.up")" "$cpu" "$slowest"
         figure "local_n${n}_orcarun" "$m" ms
+        figure "local_n${n}_slowest" "$slowest" ms
         figure "local_n${n}_per_daemon" "$per" ms
         figure "local_n${n}_cpu_per_daemon" "$cpu" ms
     done
