@@ -334,8 +334,21 @@ declare -A ours=()
 for ((i = 1; i <= kmax + 1; i++)); do
     ino=$(stat -L -c %i "/run/netns/$prefix-h$i" 2>/dev/null) && ours["net:[$ino]"]=1
 done
+# peak_update PID: raises hwm[PID], rss[PID] and anon[PID] (kB, the
+# caller's associative arrays) to what /proc/PID/status says now; builtins
+# only: a sampler must not fork for every process at every tick.
+peak_update() {
+    local k v _
+    while read -r k v _; do
+        case $k in
+            VmHWM:) [ "$v" -gt "${hwm[$1]:-0}" ] && hwm[$1]=$v ;;
+            VmRSS:) [ "$v" -gt "${rss[$1]:-0}" ] && rss[$1]=$v ;;
+            RssAnon:) [ "$v" -gt "${anon[$1]:-0}" ] && anon[$1]=$v ;;
+        esac
+    done 2>/dev/null <"/proc/$1/status" || true
+}
 rss_sampler() {
-    local out=$1 comm=$2 p k v n
+    local out=$1 comm=$2 p n
     declare -A hwm=() rss=() anon=() known=()
     while [ ! -e "$work/rss.stop" ] && kill -0 $$ 2>/dev/null; do
         for p in $(pgrep -x "$comm" 2>/dev/null || true); do
@@ -344,13 +357,7 @@ rss_sampler() {
                 if [ -n "${ours[$n]:-}" ]; then known[$p]=1; else known[$p]=0; fi
             fi
             [ "${known[$p]}" = 1 ] || continue
-            while read -r k v _; do
-                case $k in
-                    VmHWM:) [ "$v" -gt "${hwm[$p]:-0}" ] && hwm[$p]=$v ;;
-                    VmRSS:) [ "$v" -gt "${rss[$p]:-0}" ] && rss[$p]=$v ;;
-                    RssAnon:) [ "$v" -gt "${anon[$p]:-0}" ] && anon[$p]=$v ;;
-                esac
-            done 2>/dev/null <"/proc/$p/status" || true
+            peak_update "$p"
         done
         sleep 0.05
     done
@@ -360,19 +367,14 @@ rss_sampler() {
 # job of N simulated nodes running `sleep $rss_seconds`, sampled every 50
 # ms (the daemons are that orcarun's children); "pid hwm anon" per daemon.
 local_rss() {
-    local n=$1 p k v runner
-    declare -A hwm=() anon=()
+    local n=$1 p runner
+    declare -A hwm=() rss=() anon=()
     "${orca_env[@]}" "$orcarun" --mca plm_base_daemon "$orcad" --mca plm_local_num_nodes "$n" \
         sleep "$rss_seconds" >/dev/null 2>&1 </dev/null &
     runner=$!
     while kill -0 "$runner" 2>/dev/null; do
         for p in $(pgrep -x -P "$runner" orcad 2>/dev/null || true); do
-            while read -r k v _; do
-                case $k in
-                    VmHWM:) [ "$v" -gt "${hwm[$p]:-0}" ] && hwm[$p]=$v ;;
-                    RssAnon:) [ "$v" -gt "${anon[$p]:-0}" ] && anon[$p]=$v ;;
-                esac
-            done 2>/dev/null <"/proc/$p/status" || true
+            peak_update "$p"
         done
         sleep 0.05
     done

@@ -50,6 +50,18 @@ struct PlainState {
   }
 };
 
+// The table of a WarmingState, and what its calls are given.
+struct WarmingModule {
+  WarmingState state;
+  orca_pmi_module m = PmiModuleGlue<WarmingState>::table(&state);
+  orca_pmi_host host{};
+  orca_pmi_job job{};
+  orca_mca_reason why{};
+  orca_mca_rc warm_up() { return m.warm_up(m.self, &host, &job, &why); }
+  orca_mca_rc job_start() { return m.job_start(m.self, &host, &job, &why); }
+  void job_end() { m.job_end(m.self); }
+};
+
 TEST(PmiModuleGlue, OnlyAStateThatWarmsUpHasWarmUp) {
   WarmingState warming;
   PlainState plain;
@@ -58,45 +70,33 @@ TEST(PmiModuleGlue, OnlyAStateThatWarmsUpHasWarmUp) {
 }
 
 TEST(PmiModuleGlue, JobStartTakesTheWarmedServer) {
-  WarmingState s;
-  const orca_pmi_module m = PmiModuleGlue<WarmingState>::table(&s);
-  const orca_pmi_host host{};
-  const orca_pmi_job job{};
-  orca_mca_reason why{};
-  ASSERT_EQ(ORCA_MCA_OK, m.warm_up(m.self, &host, &job, &why));
-  const Server* warmed = s.warmed.get();
-  ASSERT_EQ(ORCA_MCA_OK, m.job_start(m.self, &host, &job, &why));
-  EXPECT_EQ(warmed, s.server.get());
-  m.job_end(m.self);
-  EXPECT_EQ(1, s.servers_ended);
+  WarmingModule w;
+  ASSERT_EQ(ORCA_MCA_OK, w.warm_up());
+  const Server* warmed = w.state.warmed.get();
+  ASSERT_EQ(ORCA_MCA_OK, w.job_start());
+  EXPECT_EQ(warmed, w.state.server.get());
+  w.job_end();
+  EXPECT_EQ(1, w.state.servers_ended);
 }
 
 // A daemon that gets no ranks: job_end ends what warm_up started.
 TEST(PmiModuleGlue, JobEndEndsAWarmUpNoJobTook) {
-  WarmingState s;
-  const orca_pmi_module m = PmiModuleGlue<WarmingState>::table(&s);
-  const orca_pmi_host host{};
-  const orca_pmi_job job{};
-  orca_mca_reason why{};
-  ASSERT_EQ(ORCA_MCA_OK, m.warm_up(m.self, &host, &job, &why));
-  m.job_end(m.self);
-  EXPECT_EQ(nullptr, s.warmed);
-  EXPECT_EQ(1, s.servers_ended);
+  WarmingModule w;
+  ASSERT_EQ(ORCA_MCA_OK, w.warm_up());
+  w.job_end();
+  EXPECT_EQ(nullptr, w.state.warmed);
+  EXPECT_EQ(1, w.state.servers_ended);
 }
 
 TEST(PmiModuleGlue, AFailedWarmUpSaysWhyAndTheJobStillStarts) {
-  WarmingState s;
-  s.fail_warm_up = true;
-  const orca_pmi_module m = PmiModuleGlue<WarmingState>::table(&s);
-  const orca_pmi_host host{};
-  const orca_pmi_job job{};
-  orca_mca_reason why{};
-  EXPECT_EQ(ORCA_MCA_FAILED, m.warm_up(m.self, &host, &job, &why));
-  EXPECT_NE(std::string(why.text).find("no library here"), std::string::npos) << why.text;
-  orca_mca_reason why_start{};
-  EXPECT_EQ(ORCA_MCA_OK, m.job_start(m.self, &host, &job, &why_start));
-  EXPECT_NE(nullptr, s.server);
-  m.job_end(m.self);
+  WarmingModule w;
+  w.state.fail_warm_up = true;
+  EXPECT_EQ(ORCA_MCA_FAILED, w.warm_up());
+  EXPECT_NE(std::string(w.why.text).find("no library here"), std::string::npos) << w.why.text;
+  w.why = {};
+  EXPECT_EQ(ORCA_MCA_OK, w.job_start());
+  EXPECT_NE(nullptr, w.state.server);
+  w.job_end();
 }
 
 }  // namespace
