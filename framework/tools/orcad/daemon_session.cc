@@ -334,7 +334,7 @@ void DaemonSession::on_directory(std::span<const std::uint8_t> bytes) {
 }
 
 void DaemonSession::start_mesh_check(const launch::MeshCheck& check) {
-  if (mesh_probe_ || pmi_) return;
+  if (mesh_probe_ || ranks_launched_) return;  // a check after the command is no news
   const std::string mine = who_we_are().host_identity;
   std::vector<MeshProbe::Target> targets;
   for (const auto& t : check.targets) {
