@@ -7,7 +7,8 @@
 # MPI_Barrier and prints "rank R/N allreduce=S ring=L barrier=ok host=H".
 #   local.*   simulated nodes (plm/local, plm_local_num_nodes), no root:
 #             1, 2 and 4 nodes, 1 to 4 ranks, a 2-level radix tree, and
-#             the collectives in --report-routes / --timing;
+#             the collectives in --report-routes / --timing; Open MPI
+#             reading the node's topology from pmi/pmix;
 #   netns.*   simulated hosts (network namespaces of contrib/netcluster,
 #             orcarun in h1, plm/rsh through `netcluster exec`): 2 x 1,
 #             3 x 2 and 2 x 4 ranks; hosts that all have the same virbr0
@@ -369,6 +370,24 @@ $(orun_output job)"
     lclean job
 }
 
+# Open MPI reads the node's topology from pmi/pmix (hwloc XML) instead of
+# discovering it again in every rank; with pmi_pmix_share_topology false
+# it discovers it (the case can fail both ways).
+local_k1_shared_topology() {
+    [ "$F" = openmpi ] || skip "the $F flavour does not read a topology from its PMI"
+    lsetup
+    lrun job --mca plm_local_num_nodes 1 -n 1 -x OMPI_MCA_hwloc_base_verbose=1 "$(prog)"
+    expect_ok job $rc
+    expect_err job "hwloc:base loading topology from XML"
+    ! grep -q "hwloc:base discovering topology" "$RUN_DIR/job.err" || fail "the rank discovered the topology itself:
+$(orun_output job)"
+    lclean job
+    lrun own --mca plm_local_num_nodes 1 -n 1 --mca pmi_pmix_share_topology false -x OMPI_MCA_hwloc_base_verbose=1 "$(prog)"
+    expect_ok own $rc
+    expect_err own "hwloc:base discovering topology"
+    lclean own
+}
+
 # --- failures on simulated nodes ---------------------------------------------------------------------
 
 # Rank 1 (on node 2 of 2) calls MPI_Abort(3): orcarun exits 3 naming it.
@@ -614,7 +633,7 @@ $(orun_output job)"
 # --- the suite --------------------------------------------------------------------------------------
 
 LOCAL_CASES=(local_k1_n1 local_k1_n2 local_k1_n4 local_k2_n2 local_k2_n4 local_k4_n4 local_k4_radix2 local_k4_timing
-             local_k3_direct_modex local_k2_unwrapped fail_abort fail_unfinished fail_killed)
+             local_k3_direct_modex local_k2_unwrapped local_k1_shared_topology fail_abort fail_unfinished fail_killed)
 NETNS_CASES=(netns_2x1 netns_3x2 netns_2x4
              netns_shared_bridges netns_dropped_first_link netns_ipv6_only
              netns_shared_bridges_tcp netns_dropped_first_link_tcp netns_ipv6_only_tcp

@@ -48,9 +48,15 @@ class PmixServer {
   /* Starts libpmix's server for `job` on this node: what needs only the
    * job's name and this node (job.size may be 0: the ranks are not known
    * yet). Throws std::runtime_error (the reason, with libpmix's status)
-   * when the server cannot start. open_mpi_4: add to each rank's
-   * environment what Open MPI 4 needs to read PMIx (pmi_pmix_open_mpi_4). */
-  PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, bool open_mpi_4);
+   * when the server cannot start. */
+  struct Options {
+    /* Add to each rank's environment what Open MPI 4 needs to read PMIx
+     * (pmi_pmix_open_mpi_4). */
+    bool open_mpi_4 = true;
+    /* Give the ranks this daemon's topology (pmi_pmix_share_topology). */
+    bool share_topology = true;
+  };
+  PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, Options options);
   /* Registers the job's namespace (its layout: every rank's node), once,
    * before any rank is prepared. Throws when libpmix refuses it, or when
    * `job` is not the job the server was started for. */
@@ -113,6 +119,7 @@ class PmixServer {
   std::string tmpdir_;
   /* OMPI_MCA_orte_local_daemon_uri for Open MPI 4; empty: not set. */
   std::string placeholder_daemon_;
+  bool share_topology_ = true;
   bool initialized_ = false;  // written by the starting thread: read after ready()
   bool registered_ = false;
   std::unique_ptr<PluginBlacklist> no_io_plugins_;
