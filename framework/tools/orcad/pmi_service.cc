@@ -62,19 +62,8 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   if (ranks_at[self] == 0) return {};
   if (Status st = open_modules(); !st) return st;
 
-  const std::string job_name = job_name_of(bootstrap_.job);
-  std::vector<const char*> hosts;
-  for (const auto& h : bootstrap_.hosts) hosts.push_back(h.c_str());
-  const orca_pmi_job job{.job = bootstrap_.job,
-                         .name = job_name.c_str(),
-                         .size = command.size,
-                         .node = self - 1,
-                         .node_count = bootstrap_.daemons,
-                         .rank_node = rank_node.data(),
-                         .local_rank = local_rank.data(),
-                         .node_host = hosts.data(),
-                         .max_keys = bound_.keys,
-                         .max_bytes = bound_.bytes};
+  JobView view;
+  describe_job(view, command.size, rank_node.data(), local_rank.data());
   // orcarun decided it for every daemon of the job (collectives agree).
   Runtime& rt = process_.runtime();
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
@@ -84,7 +73,7 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   }
   for (const auto& served : served_) {
     orca_mca_reason why{};
-    if (served->module->job_start(served->module->self, &served->host, &job, &why) != ORCA_MCA_OK) {
+    if (served->module->job_start(served->module->self, &served->host, &view.job, &why) != ORCA_MCA_OK) {
       if (directory_error_) return *directory_error_;
       return Message("pmi", "job-start-failed", {{"component", served->component}, {"why", printable(why.text)}});
     }
@@ -93,7 +82,22 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   return {};
 }
 
-std::string PmiService::job_name_of(std::uint32_t job) { return "orca-" + std::to_string(job); }
+void PmiService::describe_job(JobView& view, std::uint32_t size, const std::uint32_t* rank_node,
+                              const std::uint32_t* local_rank) const {
+  view.name = "orca-" + std::to_string(bootstrap_.job);
+  view.hosts.clear();
+  for (const auto& h : bootstrap_.hosts) view.hosts.push_back(h.c_str());
+  view.job = orca_pmi_job{.job = bootstrap_.job,
+                          .name = view.name.c_str(),
+                          .size = size,
+                          .node = bootstrap_.vpid - 1,
+                          .node_count = bootstrap_.daemons,
+                          .rank_node = rank_node,
+                          .local_rank = local_rank,
+                          .node_host = view.hosts.data(),
+                          .max_keys = bound_.keys,
+                          .max_bytes = bound_.bytes};
+}
 
 Status PmiService::declare() {
   if (declared_) return {};
@@ -140,23 +144,12 @@ void PmiService::warm_up() {
     return;
   }
   // What needs no ranks: the job, this node, the hosts, the bounds.
-  const std::string job_name = job_name_of(bootstrap_.job);
-  std::vector<const char*> hosts;
-  for (const auto& h : bootstrap_.hosts) hosts.push_back(h.c_str());
-  const orca_pmi_job job{.job = bootstrap_.job,
-                         .name = job_name.c_str(),
-                         .size = 0,
-                         .node = bootstrap_.vpid - 1,
-                         .node_count = bootstrap_.daemons,
-                         .rank_node = nullptr,
-                         .local_rank = nullptr,
-                         .node_host = hosts.data(),
-                         .max_keys = bound_.keys,
-                         .max_bytes = bound_.bytes};
+  JobView view;
+  describe_job(view, 0, nullptr, nullptr);
   for (const auto& served : served_) {
     if (served->module->warm_up == nullptr) continue;
     orca_mca_reason why{};
-    if (served->module->warm_up(served->module->self, &served->host, &job, &why) == ORCA_MCA_OK) {
+    if (served->module->warm_up(served->module->self, &served->host, &view.job, &why) == ORCA_MCA_OK) {
       served->warmed = true;
     } else {
       process_.runtime().log("pmi", "pmi/" + served->component + " not warmed up before the job (the job's start will "

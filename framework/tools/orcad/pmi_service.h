@@ -85,7 +85,19 @@ class PmiService {
   void contribute(const std::string& component, std::uint32_t contributor, std::uint64_t epoch, pmi::Kvs entries);
   pmi::FenceCollective& collective(const std::string& component);
   void fail(const Message& why);
-  static std::string job_name_of(std::uint32_t job);
+  /* The job as the modules see it (orca_pmi_job), and what it points into. */
+  struct JobView {
+    JobView() = default;
+    JobView(const JobView&) = delete;  // job points into it
+    JobView& operator=(const JobView&) = delete;
+    std::string name;
+    std::vector<const char*> hosts;
+    orca_pmi_job job{};
+  };
+  /* Fills `view` in place (job points into it): size 0 and no rank arrays
+   * before the command (warm_up). */
+  void describe_job(JobView& view, std::uint32_t size, const std::uint32_t* rank_node,
+                    const std::uint32_t* local_rank) const;
   Status declare();       // the framework and the job's bound, once
   Status open_modules();  // the framework opened and served_ made, once
   std::string host_of(std::uint32_t vpid) const;
