@@ -275,7 +275,7 @@ void Engine::pump(PeerState& p) {
 }
 
 void Engine::on_data(Connection* c, ProcessName from, std::uint32_t tag, std::uint64_t seq,
-                     std::vector<std::uint8_t>& bytes) {
+                     std::span<const std::uint8_t> bytes) {
   PeerState& p = peer(from);
   switch (p.channel.on_data(seq, bytes.size())) {
     case PeerChannel::Arrival::Duplicate:

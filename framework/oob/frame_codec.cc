@@ -80,7 +80,7 @@ constexpr size_t kMinGrowStep = 64u << 10;
 
 std::span<std::uint8_t> FrameReader::payload_space() {
   if (!in_payload_) return {};
-  std::vector<std::uint8_t>& p = current_.payload;
+  PayloadBytes& p = current_.payload;
   const size_t length = current_.header.length;
   if (filled_ == p.size() && p.size() < length) {
     // A payload of up to kWholeAtOnce gets its buffer at once: growing it

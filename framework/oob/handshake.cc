@@ -35,7 +35,7 @@ Frame control(FrameType type, std::vector<std::uint8_t> payload) {
   Frame f;
   f.header.type = type;
   f.header.length = static_cast<std::uint32_t>(payload.size());
-  f.payload = std::move(payload);
+  f.payload.assign(payload.begin(), payload.end());
   return f;
 }
 
@@ -145,7 +145,7 @@ HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
                                         "(one side has the wrong key, or the peer is not of this job)");
     }
     peer_delivered_ = get_u64(delivered);
-    challenge_payload_ = frame.payload;
+    challenge_payload_.assign(frame.payload.begin(), frame.payload.end());
     const auto mac = hmac_sha256(identity_.secret, {bytes_of(kClientLabel), hello_payload_, challenge_payload_});
     if (!mac) return fail(mac.error().arg("why"));
     step.send.push_back(control(FrameType::Response, std::vector<std::uint8_t>(mac->begin(), mac->end())));
@@ -205,7 +205,7 @@ HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
                                               std::to_string(identity_.self.job) + ")");
     }
     peer_delivered_ = get_u64(p.data() + 22 + kNonce);
-    hello_payload_ = p;
+    hello_payload_.assign(p.begin(), p.end());
     std::vector<std::uint8_t> name;
     put_name(name, identity_.self);
     const auto n = nonce();

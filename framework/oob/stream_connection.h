@@ -84,6 +84,9 @@ class Connection {
   FrameReader reader_;
   std::vector<Frame> frames_;      // scratch for the reader
   std::vector<std::uint8_t> inbuf_;
+  // The last payload was read straight into place: read the next header
+  // alone, so that a stream of large messages is never copied out of inbuf_.
+  bool reading_large_ = false;
   std::deque<Pending> out_;
   IoWatch read_watch_;
   IoWatch write_watch_;

@@ -212,7 +212,7 @@ class ORCA_EXPORT Engine {
   PeerState& peer(ProcessName name);
   void on_established(Connection* c, ProcessName peer, std::uint64_t peer_delivered);
   void on_closed(Connection* c, const std::string& why);
-  void on_data(Connection* c, ProcessName from, std::uint32_t tag, std::uint64_t seq, std::vector<std::uint8_t>& bytes);
+  void on_data(Connection* c, ProcessName from, std::uint32_t tag, std::uint64_t seq, std::span<const std::uint8_t> bytes);
   void on_ack(ProcessName from, std::uint64_t ack);
   void stamp_ack(ProcessName peer, FrameHeader& header);
   void send_ack(PeerState& p);

@@ -564,6 +564,33 @@ TEST_F(EngineTest, FramesSplitAtEveryByteBoundaryArriveIntactAndInOrder) {
   }
 }
 
+TEST_F(EngineTest, LargeMessagesReadIntoPlaceInterleaveWithSmallOnesIntact) {
+  // A receiver reads a large payload straight into its buffer and then the
+  // next header alone; small frames send it back to reading in bulk. Reads
+  // that end inside a header, at a header's end, inside a large payload or
+  // just before its last byte must all leave the stream intact.
+  const std::vector<std::vector<size_t>> patterns = {
+      {64 * 1024}, {28, 65536, 1, 27, 65535, 100000, 29, 3}, {65536 + 28 + 28 + 5, 13, 4096}};
+  const std::vector<size_t> sizes = {70 * 1024, 0,         100,       64 * 1024,   64 * 1024, (1u << 20) + 5,
+                                     3,         64 * 1024 - 1, 64 * 1024, 200 * 1024, 0,         0,
+                                     64 * 1024, 28,        64 * 1024 + 1, 5};
+  for (const auto& pattern : patterns) {
+    SCOPED_TRACE("pieces of " + std::to_string(pattern.front()) + (pattern.size() > 1 ? " and others" : ""));
+    Side a(loop_, kA), b(loop_, kB);
+    Relay relay(loop_);
+    relay.up().pieces(pattern);
+    std::vector<std::unique_ptr<Engine::Attempt>> attempts;
+    ASSERT_TRUE(establish(loop_, a, b, relay.client_end(), relay.server_end(), attempts));
+    for (std::uint32_t i = 0; i < sizes.size(); ++i) ASSERT_TRUE(a.engine->send(kB, 100 + i, Payload(numbered(i, sizes[i]))).ok());
+    ASSERT_TRUE(loop_.run_until([&] { return b.messages.size() == sizes.size() && a.engine->unacknowledged(kB) == 0; }, 60s))
+        << b.messages.size() << " of " << sizes.size() << " arrived";
+    for (std::uint32_t i = 0; i < sizes.size(); ++i) {
+      EXPECT_EQ(b.tags[i], 100 + i);
+      EXPECT_TRUE(b.messages[i] == numbered(i, sizes[i])) << "message " << i << " of " << sizes[i] << " bytes";
+    }
+  }
+}
+
 TEST_F(EngineTest, AfterACutUnacknowledgedMessagesGoAgainOnceEach) {
   Side a(loop_, kA, quiet()), b(loop_, kB, quiet());
   std::vector<std::unique_ptr<Engine::Attempt>> attempts;

@@ -411,6 +411,30 @@ TEST(FrameReader, PayloadSpaceIsEmptyBetweenFramesAndAfterAnEmptyPayload) {
   EXPECT_TRUE(reader.payload_space().empty());
 }
 
+TEST(FrameReader, SaysWhatIsMissingOfTheHeaderAndHowLongThePayloadIs) {
+  // What a reader asks before choosing where its next recv goes.
+  const Bytes f = wire(header(FrameType::Data, 1, 1, 0, 0), pattern(70000, 2));
+  FrameReader reader(1u << 20, kLimitVariable);
+  std::vector<Frame> out;
+  EXPECT_EQ(reader.header_missing(), kHeaderSize);
+  EXPECT_EQ(reader.payload_length(), 0u);
+  const std::span<const std::uint8_t> all(f);
+  ASSERT_TRUE(Succeeded(reader.feed(all.first(10), out)));
+  EXPECT_EQ(reader.header_missing(), kHeaderSize - 10);
+  EXPECT_EQ(reader.payload_length(), 0u);
+  ASSERT_TRUE(Succeeded(reader.feed(all.subspan(10, kHeaderSize - 10 + 5), out)));
+  EXPECT_EQ(reader.header_missing(), 0u);
+  EXPECT_EQ(reader.payload_length(), 70000u);  // the whole length, not what is left
+  ASSERT_TRUE(Succeeded(reader.feed(all.subspan(kHeaderSize + 5), out)));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(reader.header_missing(), kHeaderSize);
+  EXPECT_EQ(reader.payload_length(), 0u);
+  // A frame without payload is done with its header.
+  ASSERT_TRUE(Succeeded(reader.feed(wire(header(FrameType::Ack, 0, 0, 3, 0), {}), out)));
+  EXPECT_EQ(reader.header_missing(), kHeaderSize);
+  EXPECT_EQ(reader.payload_length(), 0u);
+}
+
 TEST(FrameReader, ManyFramesInOneBuffer) {
   Bytes stream;
   constexpr size_t kFrames = 1000;

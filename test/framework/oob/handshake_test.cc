@@ -49,6 +49,7 @@ constexpr size_t kChallengeDelivered = 72;
 constexpr size_t kChallengeSize = 80;
 
 Bytes bytes(std::string_view s) { return Bytes(s.begin(), s.end()); }
+Bytes bytes(const PayloadBytes& p) { return Bytes(p.begin(), p.end()); }
 
 HandshakeIdentity identity(ProcessName self, std::string_view secret = "the job secret") {
   return HandshakeIdentity{self, bytes(secret)};
@@ -58,7 +59,7 @@ Frame control(FrameType type, Bytes payload) {
   Frame f;
   f.header.type = type;
   f.header.length = static_cast<std::uint32_t>(payload.size());
-  f.payload = std::move(payload);
+  f.payload.assign(payload.begin(), payload.end());
   return f;
 }
 
@@ -272,7 +273,7 @@ TEST(Handshake, AnUncommittedConnectionIsNeverDone) {
 TEST(Handshake, HelloLayout) {
   const HandshakeIdentity client_id = identity({0x01020304u, 0x05060708u});
   ClientHandshake client(client_id, {0x01020304u, 0x0A0B0C0Du}, 0x1122334455667788ull);
-  const Bytes p = client.hello().payload;
+  const Bytes p = bytes(client.hello().payload);
   ASSERT_EQ(p.size(), kHelloSize);
   EXPECT_EQ(std::string(p.begin(), p.begin() + 4), "ORCA");
   EXPECT_EQ(get_u16(p.data() + kHelloVersion), kProtocolVersion);
@@ -417,13 +418,13 @@ TEST(HandshakeRefusal, ChallengeNamingAnotherProcessFailsEvenWithAValidMac) {
 
   ClientHandshake control_client(client_id, x, 0);
   const HandshakeStep ok =
-      control_client.on_frame(forge_challenge(client_id.secret, control_client.hello().payload, x, 4));
+      control_client.on_frame(forge_challenge(client_id.secret, bytes(control_client.hello().payload), x, 4));
   ASSERT_FALSE(ok.error) << why(ok.error) << " (the forged challenge itself is wrong)";
   ASSERT_EQ(ok.send.size(), 1u);
   EXPECT_EQ(control_client.peer_delivered(), 4u);
 
   ClientHandshake client(client_id, x, 0);
-  const HandshakeStep step = client.on_frame(forge_challenge(client_id.secret, client.hello().payload, y, 4));
+  const HandshakeStep step = client.on_frame(forge_challenge(client_id.secret, bytes(client.hello().payload), y, 4));
   ASSERT_EQ(step.send.size(), 1u);
   EXPECT_EQ(step.send[0].payload.at(0), static_cast<std::uint8_t>(RefuseCode::WrongPeer));
   EXPECT_TRUE(Contains(why(step.error), "reached 1.6, not 1.5"));
@@ -839,7 +840,7 @@ TEST(HandshakeNonce, TwoHellosDifferOnlyInTheirNonces) {
   const HandshakeIdentity client_id = identity(kClient);
   ClientHandshake a(client_id, kServer, 3);
   ClientHandshake b(client_id, kServer, 3);
-  const Bytes pa = a.hello().payload, pb = b.hello().payload;
+  const Bytes pa = bytes(a.hello().payload), pb = bytes(b.hello().payload);
   ASSERT_EQ(pa.size(), kHelloSize);
   ASSERT_EQ(pb.size(), kHelloSize);
   EXPECT_NE(pa, pb);
@@ -856,8 +857,8 @@ TEST(HandshakeNonce, TwoChallengesHaveDifferentNonces) {
   ClientHandshake client(client_id, kServer, 0);
   ServerHandshake s1(server_id, [](ProcessName) { return std::uint64_t{0}; });
   ServerHandshake s2(server_id, [](ProcessName) { return std::uint64_t{0}; });
-  const Bytes c1 = s1.on_frame(client.hello()).send.at(0).payload;
-  const Bytes c2 = s2.on_frame(client.hello()).send.at(0).payload;
+  const Bytes c1 = bytes(s1.on_frame(client.hello()).send.at(0).payload);
+  const Bytes c2 = bytes(s2.on_frame(client.hello()).send.at(0).payload);
   ASSERT_EQ(c1.size(), kChallengeSize);
   EXPECT_FALSE(std::equal(c1.begin() + kChallengeNonce, c1.begin() + kChallengeMac, c2.begin() + kChallengeNonce));
   EXPECT_FALSE(std::equal(c1.begin() + kChallengeMac, c1.begin() + kChallengeDelivered, c2.begin() + kChallengeMac));
