@@ -56,7 +56,8 @@ Status declare_launcher_variables(mca::Registry& registry) {
        .level = 3,
        .description = "Whether the job's daemons start libpmix's server (pmi/pmix, which Open MPI ranks need; about "
                       "10 ms of CPU and several MiB per daemon): auto (unless orcarun reads that the program links "
-                      "no PMIx client library and imports no way to run or load another program, as hostname), "
+                      "no PMIx client library and imports no way to run or load another program, as hostname or an "
+                      "MPICH program), "
                       "always, or never",
        .enum_words = {"auto", "always", "never"}},
   };

@@ -28,9 +28,11 @@ PmixServerChoice choose_pmix_server(PmixServerMode mode, const ProgramLinkage& p
     return {true, "a PMIx server: " + program.path + " may run or load another program (" + program.launcher + ")" +
                       tail};
   }
-  return {false, "no PMIx server: " + program.path +
-                     " links no PMIx client library and cannot run or load another program" + tail +
-                     "; set orcarun_pmix_server=always if its ranks still look for one"};
+  const std::string mpi = program.pmi_mpi_library.empty()
+                              ? std::string()
+                              : " but through " + program.pmi_mpi_library + ", an MPI that speaks PMI-1/2";
+  return {false, "no PMIx server: " + program.path + " links no PMIx client library and cannot run or load another program" +
+                     mpi + tail + "; set orcarun_pmix_server=always if its ranks still look for one"};
 }
 
 }  // namespace orca::launch

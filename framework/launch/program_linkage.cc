@@ -15,8 +15,8 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <optional>
-#include <set>
 #include <vector>
 
 namespace orca::launch {
@@ -27,6 +27,10 @@ constexpr size_t kMaxObjects = 1024;
 
 constexpr std::array<std::string_view, 6> kPmixLibraryPrefixes = {
     "libmpi.so", "libmpi_", "libopen-pal.so", "libopen-rte.so", "libpmix.so", "libprrte.so"};
+
+// MPI libraries that speak PMI-1/2, not PMIx (an MPICH built with PMIx
+// links libpmix, found above).
+constexpr std::array<std::string_view, 1> kPmiMpiLibraryPrefixes = {"libmpich.so"};
 
 constexpr std::array<std::string_view, 15> kLauncherSymbols = {
     "execve", "execv",   "execvp",      "execvpe", "execl", "execlp", "execle", "fexecve",
@@ -275,61 +279,101 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
   for (const char* d : {"/lib", "/usr/lib", "/lib64", "/usr/lib64"}) system_dirs.emplace_back(d);
   const std::vector<std::string> library_path = split(environment.ld_library_path, ':');
 
-  struct Pending {
+  // The closure as a graph: one node a DT_NEEDED name (ld.so resolves each
+  // name once), edges to what it needs.
+  struct Node {
     std::string path;
     ElfObject object;
+    std::vector<size_t> needs;
   };
-  std::deque<Pending> queue;
-  std::set<std::string> seen_names;  // DT_NEEDED names resolved once, as ld.so does
+  std::vector<Node> nodes;
+  std::map<std::string, size_t, std::less<>> index_of;
+  std::deque<size_t> queue;
   const unsigned char elf_class = main_object->elf_class;
-  queue.push_back({out.path, std::move(*main_object)});
-  size_t objects = 0;
+  nodes.push_back({out.path, std::move(*main_object), {}});
+  queue.push_back(0);
   while (!queue.empty()) {
-    Pending current = std::move(queue.front());
+    const size_t at = queue.front();
     queue.pop_front();
-    if (++objects > kMaxObjects) return unknown(out.path + " links more than " + std::to_string(kMaxObjects) + " objects");
-    const std::string_view name = basename_of(current.path);
-    if (out.pmix_library.empty()) {
-      for (std::string_view prefix : kPmixLibraryPrefixes) {
-        if (name.starts_with(prefix)) out.pmix_library = std::string(name);
+    const std::string_view name = basename_of(nodes[at].path);
+    for (std::string_view prefix : kPmixLibraryPrefixes) {
+      if (name.starts_with(prefix)) {
+        out.pmix_library = std::string(name);  // decides for the server: the rest is not needed
+        out.kind = ProgramLinkage::Kind::Read;
+        return out;
       }
     }
-    if (out.launcher.empty() && !current.object.launcher_symbol.empty()) {
-      out.launcher = std::string(name) + " imports " + current.object.launcher_symbol;
-    }
-    // Either fact already decides for the server: the rest is not needed.
-    if (!out.pmix_library.empty() || !out.launcher.empty()) break;
-
-    const std::string origin = directory_of(current.path);
+    // The program itself running other code decides too.
+    if (at == 0 && !nodes[0].object.launcher_symbol.empty()) break;
+    const std::string origin = directory_of(nodes[at].path);
     std::vector<std::string> dirs;
-    if (current.object.runpath.empty()) dirs = current.object.rpath;
+    if (nodes[at].object.runpath.empty()) dirs = nodes[at].object.rpath;
     dirs.insert(dirs.end(), library_path.begin(), library_path.end());
-    dirs.insert(dirs.end(), current.object.runpath.begin(), current.object.runpath.end());
+    dirs.insert(dirs.end(), nodes[at].object.runpath.begin(), nodes[at].object.runpath.end());
     dirs.insert(dirs.end(), system_dirs.begin(), system_dirs.end());
-    for (const auto& needed : current.object.needed) {
-      if (!seen_names.insert(needed).second) continue;
-      std::optional<Pending> found;
+    const std::vector<std::string> needed = nodes[at].object.needed;
+    for (const auto& need : needed) {
+      if (auto it = index_of.find(need); it != index_of.end()) {
+        nodes[at].needs.push_back(it->second);
+        continue;
+      }
+      std::optional<Node> found;
       std::string last_why;
-      if (needed.find('/') != std::string::npos) {
-        if (auto o = read_object(needed, last_why); o && o->elf_class == elf_class) found = Pending{needed, std::move(*o)};
+      if (need.find('/') != std::string::npos) {
+        if (auto o = read_object(need, last_why); o && o->elf_class == elf_class) found = Node{need, std::move(*o), {}};
       } else {
         for (const auto& raw : dirs) {
           const auto dir = expand_origin(raw, origin);
           if (!dir) continue;
-          const std::string candidate = *dir + "/" + needed;
+          const std::string candidate = *dir + "/" + need;
           if (::access(candidate.c_str(), F_OK) != 0) continue;
           // ld.so passes over a library of the other class.
           if (auto o = read_object(candidate, last_why); o && o->elf_class == elf_class) {
-            found = Pending{candidate, std::move(*o)};
+            found = Node{candidate, std::move(*o), {}};
             break;
           }
         }
       }
       if (!found) {
-        return unknown(std::string(name) + " needs " + needed + ", which is not found here" +
+        return unknown(std::string(name) + " needs " + need + ", which is not found here" +
                        (last_why.empty() ? std::string() : " (" + last_why + ")"));
       }
-      queue.push_back(std::move(*found));
+      if (nodes.size() >= kMaxObjects) return unknown(out.path + " links more than " + std::to_string(kMaxObjects) + " objects");
+      index_of.emplace(need, nodes.size());
+      nodes[at].needs.push_back(nodes.size());
+      queue.push_back(nodes.size());
+      nodes.push_back(std::move(*found));
+    }
+  }
+  // What can run or load code, breadth first from the program, not looking
+  // into an MPI library that speaks PMI-1/2: a process holding one is an
+  // MPICH-family rank and never becomes a PMIx client through what that
+  // library and the libraries only it needs import (libmpich's execvp
+  // starts a process manager for a singleton; ucx and hwloc load their own
+  // plugins). A library also needed from elsewhere still counts.
+  std::vector<bool> visited(nodes.size(), false);
+  std::deque<size_t> walk{0};
+  visited[0] = true;
+  while (!walk.empty()) {
+    const size_t at = walk.front();
+    walk.pop_front();
+    const Node& n = nodes[at];
+    const std::string_view name = basename_of(n.path);
+    const bool pmi_mpi = std::any_of(kPmiMpiLibraryPrefixes.begin(), kPmiMpiLibraryPrefixes.end(),
+                                     [&](std::string_view prefix) { return name.starts_with(prefix); });
+    if (pmi_mpi) {
+      if (out.pmi_mpi_library.empty()) out.pmi_mpi_library = std::string(name);
+      continue;
+    }
+    if (!n.object.launcher_symbol.empty()) {
+      out.launcher = std::string(name) + " imports " + n.object.launcher_symbol;
+      break;
+    }
+    for (size_t next : n.needs) {
+      if (!visited[next]) {
+        visited[next] = true;
+        walk.push_back(next);
+      }
     }
   }
   out.kind = ProgramLinkage::Kind::Read;

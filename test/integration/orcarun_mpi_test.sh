@@ -352,8 +352,11 @@ $(orun_output job)"
 }
 
 # The program run as itself, not through WHERE_LOCAL's sh: orcarun must
-# read from its ELF alone that its ranks may speak PMIx (Open MPI's
-# libmpi), and every daemon must then serve them (orcarun_pmix_server=auto).
+# read from its ELF alone whether its ranks may speak PMIx
+# (orcarun_pmix_server=auto). Open MPI's libmpi: every daemon serves them.
+# MPICH's libmpich, which speaks PMI-1/2: no daemon starts the PMIx
+# server, whatever libmpich and the ucx libraries under it import (execvp,
+# dlopen), and the ranks still wire up over pmi/simple.
 local_k2_unwrapped() {
     lsetup
     over 2 2
@@ -362,9 +365,14 @@ local_k2_unwrapped() {
     expect_mpi_lines job 2
     if [ "$F" = openmpi ]; then
         expect_err job "pmi: a PMIx server: .*/mpi_exchange links libmpi\.so"
-    fi
-    if grep -q "pmi/pmix does not serve this job" "$RUN_DIR/job.err"; then
-        fail "a daemon left pmi/pmix out for an MPI program:
+        if grep -q "pmi/pmix does not serve this job" "$RUN_DIR/job.err"; then
+            fail "a daemon left pmi/pmix out for an Open MPI program:
+$(orun_output job)"
+        fi
+    else
+        expect_err job "pmi: no PMIx server: .*/mpi_exchange .* through libmpich\.so[.0-9]*, an MPI that speaks PMI-1/2"
+        local n; n=$(grep -c "pmi/pmix does not serve this job (orcarun_pmix_server)" "$RUN_DIR/job.err" || true)
+        [ "$n" -eq 2 ] || fail "$n daemons of 2 left pmi/pmix out for an MPICH program:
 $(orun_output job)"
     fi
     lclean job

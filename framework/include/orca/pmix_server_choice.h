@@ -7,9 +7,10 @@
  *   never   do not: an Open MPI rank then runs as a singleton
  *   auto    start it unless the program was read whole (ProgramLinkage
  *           Kind::Read) and neither links a PMIx client library nor can
- *           run or load other code: `hostname` gets no server, an Open MPI
- *           program, `sh -c`, `python3`, a script or a program not found
- *           here get one
+ *           run or load other code (libmpich's own imports aside:
+ *           ProgramLinkage): `hostname` and an MPICH program get no
+ *           server, an Open MPI program, `sh -c`, `python3`, a script or
+ *           a program not found here get one
  */
 #ifndef ORCA_PMIX_SERVER_CHOICE_H
 #define ORCA_PMIX_SERVER_CHOICE_H

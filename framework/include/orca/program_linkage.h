@@ -12,7 +12,11 @@
  *     libopen-rte, libpmix itself, PRRTE);
  *   - an object of the closure that imports a way to run or load other
  *     code (exec*, posix_spawn*, system, popen, dlopen): a shell, env,
- *     numactl, python, valgrind... which may become an MPI program.
+ *     numactl, python, valgrind... which may become an MPI program. Not
+ *     counted: what an MPI library speaking PMI-1/2 (MPICH's libmpich)
+ *     and the libraries needed only through it import; such a process is
+ *     an MPICH rank whatever they run (libmpich's execvp starts a process
+ *     manager for a singleton, ucx and hwloc load their own plugins).
  * Anything it cannot read (a script, a static or foreign ELF, a library not
  * found, LD_PRELOAD / LD_AUDIT set, a program not found here) is Unknown,
  * never "no": the cautious answer is to start the server.
@@ -44,6 +48,7 @@ struct ProgramLinkage {
   std::string path;          // the file it resolved to ("" : not found)
   std::string pmix_library;  // the first PMIx client library of the closure ("" : none)
   std::string launcher;      // "<object> imports <symbol>" for the first object that can run or load code ("" : none)
+  std::string pmi_mpi_library;  // the PMI-1/2 MPI library whose imports were not counted ("" : none)
   std::string unknown_why;   // Kind::Unknown: why
 };
 

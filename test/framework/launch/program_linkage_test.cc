@@ -60,6 +60,76 @@ TEST(ProgramLinkage, AProgramLinkingLibpmixIsAPmixClient) {
   EXPECT_NE(c.why.find("links libpmix.so"), std::string::npos) << c.why;
 }
 
+/* Runs a compiler command line; false (with its output) when it fails. */
+::testing::AssertionResult compiled(const std::string& command) {
+  const std::string line = command + " 2>&1";
+  if (std::system(line.c_str()) == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "failed: " << command;
+}
+
+bool have(const char* tool) {
+  const std::string probe = std::string("command -v ") + tool + " >/dev/null 2>&1";
+  return std::system(probe.c_str()) == 0;
+}
+
+TEST(ProgramLinkage, AnMpichProgramGetsNoServerForWhatLibmpichImports) {
+  // Debian's libmpich imports execvp and the ucx libraries under it dlopen:
+  // MPICH's own, which never make the rank a PMIx client. The program's own
+  // execvp still counts.
+  if (!have("mpicc.mpich")) GTEST_SKIP() << "mpicc.mpich is not installed (Debian libmpich-dev)";
+  const test::TempDir dir;
+  const std::string plain = dir.write("plain.c", "#include <mpi.h>\nint main(int c, char** v) { MPI_Init(&c, &v); MPI_Finalize(); }\n");
+  const std::string runs = dir.write(
+      "runs.c", "#include <mpi.h>\n#include <unistd.h>\nint main(int c, char** v) { MPI_Init(&c, &v); MPI_Finalize(); execvp(v[1], v + 1); }\n");
+  const std::string d = dir.path().string();
+  ASSERT_TRUE(compiled("mpicc.mpich -o " + d + "/plain " + plain));
+  ASSERT_TRUE(compiled("mpicc.mpich -o " + d + "/runs " + runs));
+  const ProgramLinkage p = inspect_program(d + "/plain", system_environment());
+  ASSERT_EQ(p.kind, ProgramLinkage::Kind::Read) << p.unknown_why;
+  EXPECT_TRUE(p.pmi_mpi_library.starts_with("libmpich.so")) << p.pmi_mpi_library;
+  EXPECT_EQ(p.launcher, "");
+  const PmixServerChoice c = choose_pmix_server(PmixServerMode::Auto, p);
+  EXPECT_FALSE(c.start) << c.why;
+  EXPECT_NE(c.why.find("an MPI that speaks PMI-1/2"), std::string::npos) << c.why;
+  const ProgramLinkage r = inspect_program(d + "/runs", system_environment());
+  EXPECT_EQ(r.launcher, "runs imports execvp");
+  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, r).start);
+}
+
+TEST(ProgramLinkage, ALibraryAlsoNeededOutsideThePmiMpiLibraryStillCounts) {
+  // libspawn imports popen. Needed only by a library named like MPICH's it
+  // does not count; needed by the program, or by another library of it
+  // (found through the MPI library first, breadth first), it does.
+  if (!have("cc")) GTEST_SKIP() << "no C compiler";
+  const test::TempDir dir;
+  const std::string d = dir.path().string();
+  const std::string spawn = dir.write("spawn.c", "#include <stdio.h>\nvoid spawn(void) { pclose(popen(\"true\", \"r\")); }\n");
+  const std::string mpich = dir.write("mpich.c", "void spawn(void);\nvoid mpi_init(void) { spawn(); }\n");
+  const std::string other = dir.write("other.c", "void spawn(void);\nvoid other(void) { spawn(); }\n");
+  const std::string main1 = dir.write("only_mpi.c", "void mpi_init(void);\nint main(void) { mpi_init(); }\n");
+  const std::string main2 = dir.write("also.c", "void mpi_init(void); void spawn(void);\nint main(void) { mpi_init(); spawn(); }\n");
+  const std::string main3 = dir.write("through.c", "void mpi_init(void); void other(void);\nint main(void) { mpi_init(); other(); }\n");
+  const std::string rpath = " -Wl,--no-as-needed -Wl,-rpath,'$ORIGIN' -L" + d;
+  ASSERT_TRUE(compiled("cc -shared -fPIC -o " + d + "/libspawn.so " + spawn));
+  ASSERT_TRUE(compiled("cc -shared -fPIC -Wl,-soname,libmpich.so.77 -o " + d + "/libmpich.so.77 " + mpich + rpath + " -lspawn"));
+  ASSERT_TRUE(compiled("cc -shared -fPIC -o " + d + "/libother.so " + other + rpath + " -lspawn"));
+  ASSERT_TRUE(compiled("cc -o " + d + "/only_mpi " + main1 + rpath + " " + d + "/libmpich.so.77"));
+  ASSERT_TRUE(compiled("cc -o " + d + "/also " + main2 + rpath + " " + d + "/libmpich.so.77 -lspawn"));
+  ASSERT_TRUE(compiled("cc -o " + d + "/through " + main3 + rpath + " " + d + "/libmpich.so.77 -lother"));
+
+  const ProgramLinkage only = inspect_program(d + "/only_mpi", system_environment());
+  ASSERT_EQ(only.kind, ProgramLinkage::Kind::Read) << only.unknown_why;
+  EXPECT_EQ(only.pmi_mpi_library, "libmpich.so.77");
+  EXPECT_EQ(only.launcher, "");
+  EXPECT_FALSE(choose_pmix_server(PmixServerMode::Auto, only).start);
+  for (const char* program : {"also", "through"}) {
+    const ProgramLinkage p = inspect_program(d + "/" + program, system_environment());
+    ASSERT_EQ(p.kind, ProgramLinkage::Kind::Read) << p.unknown_why;
+    EXPECT_EQ(p.launcher, "libspawn.so imports popen") << program;
+    EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, p).start) << program;
+  }
+}
+
 TEST(ProgramLinkage, LibrariesAreFoundAsLdSoFindsThem) {
   // Without ld.so.conf, glibc's multiarch directory is known only through
   // LD_LIBRARY_PATH.
