@@ -57,8 +57,16 @@ Status declare_launcher_variables(mca::Registry& registry) {
        .description = "Whether the job's daemons start libpmix's server (pmi/pmix, which Open MPI ranks need; about "
                       "10 ms of CPU and several MiB per daemon): auto (unless orcarun reads that the program links "
                       "no PMIx client library and imports no way to run or load another program, as hostname or an "
-                      "MPICH program), "
-                      "always, or never",
+                      "MPICH program), always, or never",
+       .enum_words = {"auto", "always", "never"}},
+      {.framework = "orcarun",
+       .name = "pmi_simple_server",
+       .type = mca::VarType::Enum,
+       .default_text = "auto",
+       .level = 3,
+       .description = "Whether the job's daemons serve PMI-1 and PMI-2 (pmi/simple, which MPICH ranks need): auto "
+                      "(unless orcarun reads that the program reaches no PMI client library and imports no way to "
+                      "run or load another program, as hostname), always, or never",
        .enum_words = {"auto", "always", "never"}},
   };
   for (const auto& spec : specs) {
@@ -78,6 +86,7 @@ LauncherSettings launcher_settings(const mca::Registry& registry) {
   if (const auto* v = registry.find("orcarun_mesh_check")) s.mesh_check = v->as_bool();
   if (const auto* v = registry.find("orcarun_mesh_check_timeout")) s.mesh_check_timeout = ms(v->as_double());
   if (const auto* v = registry.find("orcarun_pmix_server")) s.pmix_server = v->as_string();
+  if (const auto* v = registry.find("orcarun_pmi_simple_server")) s.pmi_simple_server = v->as_string();
   return s;
 }
 

@@ -28,9 +28,9 @@ constexpr size_t kMaxObjects = 1024;
 constexpr std::array<std::string_view, 6> kPmixLibraryPrefixes = {
     "libmpi.so", "libmpi_", "libopen-pal.so", "libopen-rte.so", "libpmix.so", "libprrte.so"};
 
-// MPI libraries that speak PMI-1/2, not PMIx (an MPICH built with PMIx
-// links libpmix, found above).
-constexpr std::array<std::string_view, 1> kPmiMpiLibraryPrefixes = {"libmpich.so"};
+// PMI-1/2 client libraries: MPICH's MPI and the PMI libraries themselves
+// (an MPICH built with PMIx links libpmix, found above).
+constexpr std::array<std::string_view, 3> kPmiLibraryPrefixes = {"libmpich.so", "libpmi.so", "libpmi2.so"};
 
 constexpr std::array<std::string_view, 15> kLauncherSymbols = {
     "execve", "execv",   "execvp",      "execvpe", "execl", "execlp", "execle", "fexecve",
@@ -346,11 +346,11 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
     }
   }
   // What can run or load code, breadth first from the program, not looking
-  // into an MPI library that speaks PMI-1/2: a process holding one is an
-  // MPICH-family rank and never becomes a PMIx client through what that
-  // library and the libraries only it needs import (libmpich's execvp
-  // starts a process manager for a singleton; ucx and hwloc load their own
-  // plugins). A library also needed from elsewhere still counts.
+  // into a PMI-1/2 client library: a process holding one is an MPICH-family
+  // rank and never becomes a PMIx client through what that library and the
+  // libraries only it needs import (libmpich's execvp starts a process
+  // manager for a singleton; ucx and hwloc load their own plugins). A
+  // library also needed from elsewhere still counts.
   std::vector<bool> visited(nodes.size(), false);
   std::deque<size_t> walk{0};
   visited[0] = true;
@@ -359,10 +359,10 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
     walk.pop_front();
     const Node& n = nodes[at];
     const std::string_view name = basename_of(n.path);
-    const bool pmi_mpi = std::any_of(kPmiMpiLibraryPrefixes.begin(), kPmiMpiLibraryPrefixes.end(),
+    const bool pmi_client = std::any_of(kPmiLibraryPrefixes.begin(), kPmiLibraryPrefixes.end(),
                                      [&](std::string_view prefix) { return name.starts_with(prefix); });
-    if (pmi_mpi) {
-      if (out.pmi_mpi_library.empty()) out.pmi_mpi_library = std::string(name);
+    if (pmi_client) {
+      if (out.pmi_library.empty()) out.pmi_library = std::string(name);
       continue;
     }
     if (!n.object.launcher_symbol.empty()) {

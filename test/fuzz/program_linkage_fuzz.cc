@@ -30,14 +30,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size) {
   LinkEnvironment env;
   env.ld_so_conf = "/nonexistent/ld.so.conf";  // only the input's own bytes are read
   const ProgramLinkage p = inspect_program(path, env);
-  const PmixServerChoice c = choose_pmix_server(PmixServerMode::Auto, p);
+  const PmiServerChoice c = choose_pmix_server(PmiServerMode::Auto, p);
+  const PmiServerChoice simple = choose_pmi_simple_server(PmiServerMode::Auto, p);
   if (p.kind == ProgramLinkage::Kind::Unknown) {
     orca::fuzz::fuzz_require(!p.unknown_why.empty(), "unknown without a reason");
-    orca::fuzz::fuzz_require(c.start, "an unreadable program went without the server");
+    orca::fuzz::fuzz_require(c.start && simple.start, "an unreadable program went without a server");
   } else {
     orca::fuzz::fuzz_require(p.path == path, "a program read whole under another path");
     orca::fuzz::fuzz_require(c.start == (!p.pmix_library.empty() || !p.launcher.empty()),
                              "the server's choice disagrees with what was read");
+    orca::fuzz::fuzz_require(simple.start == (c.start || !p.pmi_library.empty()),
+                             "the PMI-1/2 server's choice disagrees with what was read");
   }
   return 0;
 }

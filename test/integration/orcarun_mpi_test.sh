@@ -17,7 +17,7 @@
 #             onto TCP over the link that works (*_tcp, see FLAVOUR);
 #   fail.*    MPI_Abort, an exit without MPI_Finalize, a rank SIGKILLed
 #             while the others wait in a collective (also across hosts);
-#   nompi.*   programs that know no PMI still run with pmi/simple serving.
+#   nompi.*   programs that know no PMI: served where they may start one.
 # Every case checks each rank's line (exactly once, with the right sum
 # and left neighbour, no MISMATCH), where each rank ran, orcarun's exit
 # status and message, and afterwards: no process of the job (orcarun,
@@ -370,7 +370,7 @@ local_k2_unwrapped() {
 $(orun_output job)"
         fi
     else
-        expect_err job "pmi: no PMIx server: .*/mpi_exchange .* through libmpich\.so[.0-9]*, an MPI that speaks PMI-1/2"
+        expect_err job "pmi: no PMIx server: .*/mpi_exchange .* through libmpich\.so[.0-9]*, a PMI-1/2 client"
         local n; n=$(grep -c "pmi/pmix does not serve this job (orcarun_pmix_server)" "$RUN_DIR/job.err" || true)
         [ "$n" -eq 2 ] || fail "$n daemons of 2 left pmi/pmix out for an MPICH program:
 $(orun_output job)"
@@ -465,9 +465,10 @@ nompi_pmi_rank() {
     lclean job
 }
 
-# hostname links no PMIx library and runs nothing else: no daemon starts
-# libpmix's server for it (each says so at pmi_base_verbose 1), and no
-# rank gets a PMIx variable. A shell may run an MPI program: it gets one.
+# hostname links no PMI or PMIx library and runs nothing else: no daemon
+# starts libpmix's server or serves PMI-1/2 for it (each says so at
+# pmi_base_verbose 1), and no rank gets a PMIx or PMI variable. A shell
+# may run an MPI program: it gets both.
 nompi_hostname() {
     local_case_setup mpi-nompi
     RUN_DIR=$T; mkdir "$RUN_DIR/tmp"
@@ -480,12 +481,16 @@ $HOST"
     local n; n=$(grep -c "pmi/pmix does not serve this job (orcarun_pmix_server)" "$RUN_DIR/job.err" || true)
     [ "$n" -eq 2 ] || fail "$n daemons of 2 said they leave pmi/pmix out:
 $(orun_output job)"
+    expect_err job "pmi: no PMI-1/2 server: .*/hostname links no PMI client library and cannot run or load another program"
+    n=$(grep -c "pmi/simple does not serve this job (orcarun_pmi_simple_server)" "$RUN_DIR/job.err" || true)
+    [ "$n" -eq 2 ] || fail "$n daemons of 2 said they leave pmi/simple out:
+$(orun_output job)"
     lclean job
     lrun env --mca plm_local_num_nodes 2 -n 2 "${OVER[@]}" --map-by node printenv
     expect_ok env $rc
-    if grep -q '^PMIX_' "$RUN_DIR/env.out"; then
-        fail "a rank of a job without a PMIx server got PMIx variables:
-$(grep '^PMIX_' "$RUN_DIR/env.out")"
+    if grep -qE '^PMIX?_' "$RUN_DIR/env.out"; then
+        fail "a rank of a job without a PMI or PMIx server got their variables:
+$(grep -E '^PMIX?_' "$RUN_DIR/env.out")"
     fi
     lclean env
     lrun shell --mca plm_local_num_nodes 2 -n 2 "${OVER[@]}" --map-by node --mca pmi_base_verbose 1 \
@@ -494,6 +499,7 @@ $(grep '^PMIX_' "$RUN_DIR/env.out")"
     expect_stdout shell "1
 1"
     expect_err shell "pmi: a PMIx server: .*/sh may run or load another program \\(sh imports exec"
+    expect_err shell "pmi: a PMI-1/2 server: .*/sh may run or load another program \\(sh imports exec"
     lclean shell
 }
 

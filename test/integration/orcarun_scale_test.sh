@@ -35,8 +35,9 @@
 #                      an orcad of a `sleep` job (no PMIx server) maps
 #                      the oob's components and none of libcrypto, hwloc,
 #                      libudev, the ras components, the routed and plm
-#                      components orcarun did not choose, or pmi/pmix:
-#                      each was start-up CPU of every daemon; and it
+#                      components orcarun did not choose, or pmi/pmix
+#                      and pmi/simple (sleep speaks no PMI): each was
+#                      start-up CPU of every daemon; and it
 #                      makes no job directory in TMPDIR (mkdir and rmdir
 #                      of every daemon in one directory contend for its
 #                      lock).
@@ -294,7 +295,7 @@ $(output)"
         grep -q "/$want\.so" <<<"$maps" || fail "the orcad did not map $want:
 $maps"
     done
-    for unwanted in libcrypto libhwloc libudev mca_ras_ mca_routed_direct mca_plm_rsh mca_plm_slurm mca_pmi_pmix; do
+    for unwanted in libcrypto libhwloc libudev mca_ras_ mca_routed_direct mca_plm_rsh mca_plm_slurm mca_pmi_pmix mca_pmi_simple; do
         ! grep -q "/$unwanted" <<<"$maps" || fail "the orcad mapped $unwanted, which it does not use:
 $(grep "/$unwanted" <<<"$maps")"
     done

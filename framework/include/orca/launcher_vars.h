@@ -11,6 +11,7 @@
  *                            host's data-plane address before ranks start
  *   orcarun_mesh_check_timeout  seconds each such connection may take
  *   orcarun_pmix_server      auto, always or never (pmix_server_choice.h)
+ *   orcarun_pmi_simple_server  the same for the PMI-1/2 server (pmi/simple)
  */
 #ifndef ORCA_LAUNCHER_VARS_H
 #define ORCA_LAUNCHER_VARS_H
@@ -31,6 +32,7 @@ struct LauncherSettings {
   bool mesh_check = false;
   std::chrono::milliseconds mesh_check_timeout{3000};
   std::string pmix_server = "auto";
+  std::string pmi_simple_server = "auto";
 };
 
 /* Declares them (idempotent: a second call changes nothing). Errors: a

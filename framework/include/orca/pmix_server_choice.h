@@ -1,7 +1,8 @@
 /*
- * Whether a job's daemons start libpmix's server (pmi/pmix): decided once,
- * by orcarun, for every daemon of the job (their collectives must agree),
- * from orcarun_pmix_server and what ProgramLinkage read of the program.
+ * Whether a job's daemons start libpmix's server (pmi/pmix) and the
+ * PMI-1/2 server (pmi/simple): decided once, by orcarun, for every daemon
+ * of the job (their collectives must agree), from orcarun_pmix_server and
+ * orcarun_pmi_simple_server and what ProgramLinkage read of the program.
  *
  *   always  start it
  *   never   do not: an Open MPI rank then runs as a singleton
@@ -24,17 +25,23 @@
 
 namespace orca::launch {
 
-enum class PmixServerMode { Auto, Always, Never };
+enum class PmiServerMode { Auto, Always, Never };
 
-/* "auto", "always", "never" (orcarun_pmix_server's words). Errors: another word. */
-ORCA_EXPORT Result<PmixServerMode> parse_pmix_server_mode(std::string_view word);
+/* "auto", "always", "never" (the words of orcarun_pmix_server and
+ * orcarun_pmi_simple_server). Errors: another word. */
+ORCA_EXPORT Result<PmiServerMode> parse_pmi_server_mode(std::string_view variable, std::string_view word);
 
-struct PmixServerChoice {
+struct PmiServerChoice {
   bool start = true;
   std::string why;  // one line for the user: what was found and what to set
 };
 
-ORCA_EXPORT PmixServerChoice choose_pmix_server(PmixServerMode mode, const ProgramLinkage& program);
+ORCA_EXPORT PmiServerChoice choose_pmix_server(PmiServerMode mode, const ProgramLinkage& program);
+/* pmi/simple, with the same words: auto starts it unless the program was
+ * read whole and reaches no PMI-1/2 client library (libmpich, libpmi,
+ * libpmi2), links no PMIx one (an MPI library: not read further) and cannot
+ * run or load other code: `hostname` and `sleep` get none. */
+ORCA_EXPORT PmiServerChoice choose_pmi_simple_server(PmiServerMode mode, const ProgramLinkage& program);
 
 }  // namespace orca::launch
 

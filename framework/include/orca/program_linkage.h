@@ -10,11 +10,13 @@
  * the default directories, as ld.so searches. Two facts come out:
  *   - a PMIx client library in the closure (Open MPI's libmpi, libopen-pal,
  *     libopen-rte, libpmix itself, PRRTE);
+ *   - a PMI-1/2 client library the program reaches (MPICH's libmpich,
+ *     libpmi, libpmi2), which pmi/simple serves;
  *   - an object of the closure that imports a way to run or load other
  *     code (exec*, posix_spawn*, system, popen, dlopen): a shell, env,
  *     numactl, python, valgrind... which may become an MPI program. Not
- *     counted: what an MPI library speaking PMI-1/2 (MPICH's libmpich)
- *     and the libraries needed only through it import; such a process is
+ *     counted: what a PMI-1/2 client library and the libraries needed
+ *     only through it import; such a process is
  *     an MPICH rank whatever they run (libmpich's execvp starts a process
  *     manager for a singleton, ucx and hwloc load their own plugins).
  * Anything it cannot read (a script, a static or foreign ELF, a library not
@@ -48,7 +50,7 @@ struct ProgramLinkage {
   std::string path;          // the file it resolved to ("" : not found)
   std::string pmix_library;  // the first PMIx client library of the closure ("" : none)
   std::string launcher;      // "<object> imports <symbol>" for the first object that can run or load code ("" : none)
-  std::string pmi_mpi_library;  // the PMI-1/2 MPI library whose imports were not counted ("" : none)
+  std::string pmi_library;   // the first PMI-1/2 client library (libmpich, libpmi, libpmi2; its imports not counted) ("" : none)
   std::string unknown_why;   // Kind::Unknown: why
 };
 

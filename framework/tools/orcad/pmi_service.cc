@@ -68,7 +68,8 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   Runtime& rt = process_.runtime();
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
     for (const mca::LeftOutComponent* l : rt.components().left_out_of("pmi")) {
-      rt.log("pmi", "pmi/" + l->name + " does not serve this job (orcarun_pmix_server): it is not loaded");
+      const std::string variable = l->name == "pmix" ? "orcarun_pmix_server" : "orcarun_pmi_" + l->name + "_server";
+      rt.log("pmi", "pmi/" + l->name + " does not serve this job (" + variable + "): it is not loaded");
     }
   }
   for (const auto& served : served_) {

@@ -13,7 +13,7 @@ std::vector<std::string> daemon_unused_components(const std::vector<FoundCompone
     if (c.framework == "ras") unused = true;
     else if (c.framework == "routed") unused = c.name != choice.routed;
     else if (c.framework == "plm") unused = c.name != choice.plm;
-    else if (c.framework == "pmi") unused = c.name == "pmix" && !choice.pmix_server;
+    else if (c.framework == "pmi") unused = (c.name == "pmix" && !choice.pmix_server) || (c.name == "simple" && !choice.simple_server);
     const std::string entry = c.framework + "/" + c.name;
     if (unused && std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
   }

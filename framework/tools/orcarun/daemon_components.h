@@ -11,9 +11,10 @@
 //  - every plm component but orcarun's: a daemon starts its children
 //    (tree spawn) or finds its own place (one srun step) the way orcarun
 //    started it;
-//  - pmi/pmix where no rank can use its server (orcarun_pmix_server).
-// oob, reachable, iof and pmi/simple are kept: what a daemon selects
-// among them depends on its own host.
+//  - pmi/pmix where no rank can use its server (orcarun_pmix_server),
+//    pmi/simple where none speaks PMI-1/2 (orcarun_pmi_simple_server).
+// oob, reachable and iof are kept: what a daemon selects among them
+// depends on its own host.
 #ifndef ORCA_TOOLS_ORCARUN_DAEMON_COMPONENTS_H
 #define ORCA_TOOLS_ORCARUN_DAEMON_COMPONENTS_H
 
@@ -31,6 +32,7 @@ struct DaemonComponentChoice {
   std::string routed;        // the routed component orcarun chose
   std::string plm;           // the plm component orcarun chose
   bool pmix_server = true;   // whether the daemons start libpmix's server
+  bool simple_server = true; // whether they serve PMI-1/2 (pmi/simple)
 };
 
 /* "framework/component" for each component in `found` (orcarun's own

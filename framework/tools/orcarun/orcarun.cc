@@ -149,20 +149,28 @@ static int orcarun_main(int argc, char** argv) {
   if (plan.mesh_check && plan.data_plane_families.empty()) {
     return p.fail(orca::Message("orcarun", "mesh-check-without-data-plane", {}));
   }
-  // libpmix's server costs each daemon more than the rest of its launch:
-  // started only where a rank may use it, decided once for every daemon.
-  auto pmix_mode = orca::launch::parse_pmix_server_mode(launcher.pmix_server);
+  // libpmix's server costs each daemon more than the rest of its launch,
+  // pmi/simple a component to load: each started only where a rank may use
+  // it, decided once for every daemon.
+  auto pmix_mode = orca::launch::parse_pmi_server_mode("orcarun_pmix_server", launcher.pmix_server);
   if (!pmix_mode) return p.fail(pmix_mode.error());
-  const auto pmix = orca::launch::choose_pmix_server(
-      pmix_mode.value(), orca::launch::inspect_program(options->command.front(), link_environment(plan.environment)));
+  auto simple_mode = orca::launch::parse_pmi_server_mode("orcarun_pmi_simple_server", launcher.pmi_simple_server);
+  if (!simple_mode) return p.fail(simple_mode.error());
+  const auto program = orca::launch::inspect_program(options->command.front(), link_environment(plan.environment));
+  const auto pmix = orca::launch::choose_pmix_server(pmix_mode.value(), program);
+  const auto simple = orca::launch::choose_pmi_simple_server(simple_mode.value(), program);
   // What the daemons will not use, they do not even load (orcarun itself
   // loads every component it finds).
   std::vector<orca::orcarun::FoundComponent> found;
   for (const auto& c : rt.components().loaded()) found.push_back({std::string(c.framework()), std::string(c.name())});
   plan.unused_components = orca::orcarun::daemon_unused_components(
-      found, {.routed = plan.routed_component, .plm = plan.plm.component, .pmix_server = pmix.start});
+      found, {.routed = plan.routed_component,
+              .plm = plan.plm.component,
+              .pmix_server = pmix.start,
+              .simple_server = simple.start});
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
     rt.log("pmi", pmix.why);
+    rt.log("pmi", simple.why);
   }
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);

@@ -30,22 +30,27 @@ TEST(ProgramLinkage, HostnameLinksNoPmixAndRunsNothingElse) {
   EXPECT_TRUE(p.path.ends_with("/hostname")) << p.path;
   EXPECT_EQ(p.pmix_library, "");
   EXPECT_EQ(p.launcher, "");
-  const PmixServerChoice c = choose_pmix_server(PmixServerMode::Auto, p);
+  const PmiServerChoice c = choose_pmix_server(PmiServerMode::Auto, p);
   EXPECT_FALSE(c.start);
   EXPECT_NE(c.why.find("links no PMIx client library"), std::string::npos) << c.why;
   EXPECT_NE(c.why.find("orcarun_pmix_server=always"), std::string::npos) << c.why;
+  const PmiServerChoice simple = choose_pmi_simple_server(PmiServerMode::Auto, p);
+  EXPECT_FALSE(simple.start);
+  EXPECT_NE(simple.why.find("links no PMI client library"), std::string::npos) << simple.why;
+  EXPECT_NE(simple.why.find("orcarun_pmi_simple_server=always"), std::string::npos) << simple.why;
 }
 
 TEST(ProgramLinkage, AShellAndPythonMayRunAnMpiProgram) {
   const ProgramLinkage sh = inspect_program("/bin/sh", system_environment());
   ASSERT_EQ(sh.kind, ProgramLinkage::Kind::Read) << sh.unknown_why;
   EXPECT_TRUE(sh.launcher.find(" imports exec") != std::string::npos) << sh.launcher;
-  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, sh).start);
+  EXPECT_TRUE(choose_pmix_server(PmiServerMode::Auto, sh).start);
+  EXPECT_TRUE(choose_pmi_simple_server(PmiServerMode::Auto, sh).start);
   const ProgramLinkage py = inspect_program("/usr/bin/python3", system_environment());
   if (py.kind == ProgramLinkage::Kind::Read) {
     EXPECT_NE(py.launcher, "");
   }
-  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, py).start) << py.unknown_why;
+  EXPECT_TRUE(choose_pmix_server(PmiServerMode::Auto, py).start) << py.unknown_why;
 }
 
 TEST(ProgramLinkage, AProgramLinkingLibpmixIsAPmixClient) {
@@ -55,9 +60,11 @@ TEST(ProgramLinkage, AProgramLinkingLibpmixIsAPmixClient) {
   const ProgramLinkage p = inspect_program(program, system_environment());
   ASSERT_EQ(p.kind, ProgramLinkage::Kind::Read) << p.unknown_why;
   EXPECT_TRUE(p.pmix_library.starts_with("libpmix.so")) << p.pmix_library;
-  const PmixServerChoice c = choose_pmix_server(PmixServerMode::Auto, p);
+  const PmiServerChoice c = choose_pmix_server(PmiServerMode::Auto, p);
   EXPECT_TRUE(c.start);
   EXPECT_NE(c.why.find("links libpmix.so"), std::string::npos) << c.why;
+  // Read no further than its PMIx library: PMI-1/2 served too.
+  EXPECT_TRUE(choose_pmi_simple_server(PmiServerMode::Auto, p).start);
 }
 
 /* Runs a compiler command line; false (with its output) when it fails. */
@@ -86,14 +93,17 @@ TEST(ProgramLinkage, AnMpichProgramGetsNoServerForWhatLibmpichImports) {
   ASSERT_TRUE(compiled("mpicc.mpich -o " + d + "/runs " + runs));
   const ProgramLinkage p = inspect_program(d + "/plain", system_environment());
   ASSERT_EQ(p.kind, ProgramLinkage::Kind::Read) << p.unknown_why;
-  EXPECT_TRUE(p.pmi_mpi_library.starts_with("libmpich.so")) << p.pmi_mpi_library;
+  EXPECT_TRUE(p.pmi_library.starts_with("libmpich.so")) << p.pmi_library;
   EXPECT_EQ(p.launcher, "");
-  const PmixServerChoice c = choose_pmix_server(PmixServerMode::Auto, p);
+  const PmiServerChoice c = choose_pmix_server(PmiServerMode::Auto, p);
   EXPECT_FALSE(c.start) << c.why;
-  EXPECT_NE(c.why.find("an MPI that speaks PMI-1/2"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("a PMI-1/2 client"), std::string::npos) << c.why;
+  const PmiServerChoice simple = choose_pmi_simple_server(PmiServerMode::Auto, p);
+  EXPECT_TRUE(simple.start);
+  EXPECT_NE(simple.why.find("links libmpich.so"), std::string::npos) << simple.why;
   const ProgramLinkage r = inspect_program(d + "/runs", system_environment());
   EXPECT_EQ(r.launcher, "runs imports execvp");
-  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, r).start);
+  EXPECT_TRUE(choose_pmix_server(PmiServerMode::Auto, r).start);
 }
 
 TEST(ProgramLinkage, ALibraryAlsoNeededOutsideThePmiMpiLibraryStillCounts) {
@@ -119,14 +129,15 @@ TEST(ProgramLinkage, ALibraryAlsoNeededOutsideThePmiMpiLibraryStillCounts) {
 
   const ProgramLinkage only = inspect_program(d + "/only_mpi", system_environment());
   ASSERT_EQ(only.kind, ProgramLinkage::Kind::Read) << only.unknown_why;
-  EXPECT_EQ(only.pmi_mpi_library, "libmpich.so.77");
+  EXPECT_EQ(only.pmi_library, "libmpich.so.77");
   EXPECT_EQ(only.launcher, "");
-  EXPECT_FALSE(choose_pmix_server(PmixServerMode::Auto, only).start);
+  EXPECT_FALSE(choose_pmix_server(PmiServerMode::Auto, only).start);
+  EXPECT_TRUE(choose_pmi_simple_server(PmiServerMode::Auto, only).start);
   for (const char* program : {"also", "through"}) {
     const ProgramLinkage p = inspect_program(d + "/" + program, system_environment());
     ASSERT_EQ(p.kind, ProgramLinkage::Kind::Read) << p.unknown_why;
     EXPECT_EQ(p.launcher, "libspawn.so imports popen") << program;
-    EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, p).start) << program;
+    EXPECT_TRUE(choose_pmix_server(PmiServerMode::Auto, p).start) << program;
   }
 }
 
@@ -138,7 +149,7 @@ TEST(ProgramLinkage, LibrariesAreFoundAsLdSoFindsThem) {
   const ProgramLinkage lost = inspect_program("hostname", env);
   ASSERT_EQ(lost.kind, ProgramLinkage::Kind::Unknown);
   EXPECT_NE(lost.unknown_why.find("needs libc.so.6, which is not found here"), std::string::npos) << lost.unknown_why;
-  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, lost).start);
+  EXPECT_TRUE(choose_pmix_server(PmiServerMode::Auto, lost).start);
   env.ld_library_path = "/nonexistent:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu";
   const ProgramLinkage found = inspect_program("hostname", env);
   if (found.kind == ProgramLinkage::Kind::Unknown && !std::filesystem::exists("/lib/x86_64-linux-gnu/libc.so.6")) {
@@ -167,7 +178,8 @@ TEST(ProgramLinkage, WhatCannotBeReadWholeIsUnknownAndGetsTheServer) {
     const ProgramLinkage p = inspect_program(c.program, system_environment());
     EXPECT_EQ(p.kind, ProgramLinkage::Kind::Unknown) << c.program;
     EXPECT_NE(p.unknown_why.find(c.why), std::string::npos) << c.program << ": " << p.unknown_why;
-    EXPECT_TRUE(choose_pmix_server(PmixServerMode::Auto, p).start) << c.program;
+    EXPECT_TRUE(choose_pmix_server(PmiServerMode::Auto, p).start) << c.program;
+    EXPECT_TRUE(choose_pmi_simple_server(PmiServerMode::Auto, p).start) << c.program;
   }
   LinkEnvironment preload = system_environment();
   preload.ld_preload = "/usr/lib/libsomething.so";
@@ -176,16 +188,20 @@ TEST(ProgramLinkage, WhatCannotBeReadWholeIsUnknownAndGetsTheServer) {
   EXPECT_NE(p.unknown_why.find("LD_PRELOAD"), std::string::npos) << p.unknown_why;
 }
 
-TEST(PmixServerChoice, AlwaysAndNeverOverrideWhatWasRead) {
+TEST(PmiServerChoice, AlwaysAndNeverOverrideWhatWasRead) {
   const ProgramLinkage hostname = inspect_program("hostname", system_environment());
-  EXPECT_TRUE(choose_pmix_server(PmixServerMode::Always, hostname).start);
+  EXPECT_TRUE(choose_pmix_server(PmiServerMode::Always, hostname).start);
+  EXPECT_TRUE(choose_pmi_simple_server(PmiServerMode::Always, hostname).start);
   const ProgramLinkage sh = inspect_program("sh", system_environment());
-  const PmixServerChoice never = choose_pmix_server(PmixServerMode::Never, sh);
+  const PmiServerChoice never = choose_pmix_server(PmiServerMode::Never, sh);
   EXPECT_FALSE(never.start);
   EXPECT_NE(never.why.find("singleton"), std::string::npos) << never.why;
-  EXPECT_EQ(parse_pmix_server_mode("auto").value(), PmixServerMode::Auto);
-  EXPECT_EQ(parse_pmix_server_mode("never").value(), PmixServerMode::Never);
-  EXPECT_FALSE(parse_pmix_server_mode("sometimes").ok());
+  EXPECT_FALSE(choose_pmi_simple_server(PmiServerMode::Never, sh).start);
+  EXPECT_EQ(parse_pmi_server_mode("orcarun_pmix_server", "auto").value(), PmiServerMode::Auto);
+  EXPECT_EQ(parse_pmi_server_mode("orcarun_pmi_simple_server", "never").value(), PmiServerMode::Never);
+  const auto bad = parse_pmi_server_mode("orcarun_pmi_simple_server", "sometimes");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().arg("variable"), "orcarun_pmi_simple_server");
 }
 
 }  // namespace

@@ -28,10 +28,17 @@ TEST(DaemonComponents, ASlurmJobWithAPmixServer) {
             (Names{"plm/local", "plm/rsh", "ras/hostfile", "ras/slurm", "routed/radix"}));
 }
 
-TEST(DaemonComponents, OobReachableIofAndPmiSimpleAreNeverLeftOut) {
+TEST(DaemonComponents, AJobWhoseRanksSpeakNoPmiLeavesBothPmiComponentsOut) {
+  EXPECT_EQ(daemon_unused_components(kFound, {.routed = "radix", .plm = "local", .pmix_server = false, .simple_server = false}),
+            (Names{"plm/rsh", "plm/slurm", "pmi/pmix", "pmi/simple", "ras/hostfile", "ras/slurm", "routed/direct"}));
+}
+
+TEST(DaemonComponents, OobReachableAndIofAreNeverLeftOut) {
   const std::vector<FoundComponent> found = {{"oob", "tcp"},          {"reachable", "netlink"}, {"iof", "base"},
                                              {"pmi", "simple"},       {"oob", "usock"},         {"reachable", "weighted"}};
   EXPECT_TRUE(daemon_unused_components(found, {.routed = "radix", .plm = "local", .pmix_server = false}).empty());
+  EXPECT_EQ(daemon_unused_components(found, {.routed = "radix", .plm = "local", .simple_server = false}),
+            (Names{"pmi/simple"}));
 }
 
 TEST(DaemonComponents, AComponentFoundTwiceIsNamedOnce) {
