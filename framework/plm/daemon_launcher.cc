@@ -36,12 +36,11 @@ namespace {
 
 // Reaps `pid` if it has ended by `deadline`; false if it still runs.
 bool reaped_by(pid_t pid, std::chrono::steady_clock::time_point deadline) {
-  for (;;) {
-    const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR)) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    ::usleep(5000);
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  if (!exits_within(pid, std::max(left, std::chrono::milliseconds(0)))) return false;
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
+  return true;
 }
 
 }  // namespace

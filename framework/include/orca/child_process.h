@@ -20,6 +20,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,12 @@ ORCA_EXPORT std::string spawn_failure_text(const Message& error);
 /* How a process ended, for messages: "exited with status 3", "was killed
  * by signal 9 (Killed)". `wait_status` as waitpid gave it. */
 ORCA_EXPORT std::string describe_wait_status(int wait_status);
+
+/* Whether process `pid` (a child of ours, not reaped: it is not reaped
+ * here) has exited or exits within `limit`; true also when it is no
+ * child of ours any more. Waits without polling where the kernel has
+ * pidfds (a 1 ms sleep loop cost every daemon's end a millisecond). */
+ORCA_EXPORT bool exits_within(pid_t pid, std::chrono::milliseconds limit);
 
 /* This process's environment as NAME=VALUE strings. */
 ORCA_EXPORT std::vector<std::string> current_environment();

@@ -93,7 +93,7 @@ class DaemonSession {
   StartupClock::Clock::time_point frameworks_opened_, oob_opened_;
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
-  std::unique_ptr<PmiService> pmi_;  // from the report up (warm_up) on
+  std::unique_ptr<PmiService> pmi_;  // from start() on: warm_up before the oob opens
   bool ranks_launched_ = false;
   // This host's chosen data-plane address, then its interface's others
   // (where the mesh check listens and leaves from), when this daemon

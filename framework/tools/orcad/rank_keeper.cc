@@ -9,7 +9,6 @@
 #include <linux/close_range.h>
 #include <signal.h>
 #include <sched.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -112,35 +111,6 @@ pid_t start_keeper(const KeeperMemory& memory, KeeperStart* start) {
 }
 
 }  // namespace
-
-bool exits_within(pid_t pid, std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  auto left = [&] {
-    return std::max<long long>(
-        0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
-  };
-  // A pidfd turns readable when the process exits: no sleep between looks.
-  const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  if (pidfd.valid()) {
-    for (;;) {
-      pollfd p{.fd = pidfd.get(), .events = POLLIN, .revents = 0};
-      const int r = ::poll(&p, 1, static_cast<int>(left()));
-      if (r > 0) return true;
-      if (r == 0) return false;
-      if (errno != EINTR) break;
-    }
-  } else if (errno == ESRCH) {
-    return true;  // gone, and reaped already
-  }
-  // No pidfd here (a kernel before 5.3): a look every millisecond.
-  for (;;) {
-    siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == ECHILD;
-    if (info.si_pid == pid) return true;
-    if (left() == 0) return false;
-    ::usleep(1000);
-  }
-}
 
 std::array<std::uint8_t, kKeeperWordSize> encode_word(const KeeperWord& word) {
   const auto p = static_cast<std::uint32_t>(word.pgid);
@@ -303,7 +273,7 @@ void RankKeeper::end() {
   const bool said = unsent_.empty();
   pipe_.reset();
   if (!said) ::kill(pid_, SIGKILL);
-  if (!exits_within(pid_, kExitLimit)) ::kill(pid_, SIGKILL);
+  if (!plm::exits_within(pid_, kExitLimit)) ::kill(pid_, SIGKILL);
   while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;

@@ -125,12 +125,6 @@ class KeeperMemory {
   std::size_t size_ = 0;
 };
 
-/* Whether process `pid` (a child of ours, not reaped: it is not reaped
- * here) has exited or exits within `limit`; true also when it is no
- * child of ours any more. Waits without polling where the kernel has
- * pidfds (a 1 ms sleep loop cost every daemon's end a millisecond). */
-bool exits_within(pid_t pid, std::chrono::milliseconds limit);
-
 /* The keeper process, from orcad's side. */
 class RankKeeper {
  public:

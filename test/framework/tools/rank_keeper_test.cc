@@ -152,31 +152,6 @@ TEST(KeeperLedger, TheKeepersRoomHoldsEveryPidOfThisMachine) {
   EXPECT_LE(pid_max, kMaxKeeperGroups);
 }
 
-// exits_within: the process is looked at, never reaped.
-TEST(ExitsWithin, AnExitedChildIsSeenAndLeftToReap) {
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(7);
-  ASSERT_GT(child, 0);
-  EXPECT_TRUE(exits_within(child, std::chrono::milliseconds(10000)));
-  int status = 0;
-  ASSERT_EQ(child, ::waitpid(child, &status, 0)) << "exits_within must not reap it";
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 7);
-  EXPECT_TRUE(exits_within(child, std::chrono::milliseconds(10))) << "reaped: no child of ours any more";
-}
-
-TEST(ExitsWithin, AChildStillRunningAfterTheLimitIsNot) {
-  const pid_t child = ::fork();
-  if (child == 0) {
-    ::pause();
-    ::_exit(0);
-  }
-  ASSERT_GT(child, 0);
-  EXPECT_FALSE(exits_within(child, std::chrono::milliseconds(20)));
-  ::kill(child, SIGKILL);
-  EXPECT_TRUE(exits_within(child, std::chrono::milliseconds(10000)));
-  EXPECT_EQ(child, ::waitpid(child, nullptr, 0));
-}
-
 // --- the keeper process -------------------------------------------------------
 
 // A stand-in for orcad: it starts its keeper, a "rank" that sleeps in a
