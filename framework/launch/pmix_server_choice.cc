@@ -1,5 +1,8 @@
-// choose_pmix_server: orcarun_pmix_server against what the program links.
+// choose_pmix_server, choose_pmi_simple_server: orcarun_pmix_server and
+// orcarun_pmi_simple_server against what the program links.
 #include <orca/pmix_server_choice.h>
+
+#include <optional>
 
 namespace orca::launch {
 
@@ -10,55 +13,60 @@ Result<PmiServerMode> parse_pmi_server_mode(std::string_view variable, std::stri
   return Message("launch", "bad-pmi-server-mode", {{"variable", std::string(variable)}, {"value", std::string(word)}});
 }
 
+namespace {
+
+/* One server's words; the rules both servers share. */
+struct Server {
+  std::string name;        // "PMIx server"
+  std::string variable;    // "orcarun_pmix_server"
+  std::string singleton;   // who runs alone without it: "an Open MPI rank"
+  std::string libraries;   // what a program that needs it links: "PMIx client library"
+
+  std::string tail() const { return " (" + variable + "=auto)"; }
+  std::string what() const { return "a " + name; }
+  PmiServerChoice start(const std::string& why) const { return {true, what() + ": " + why + tail()}; }
+
+  /* always, never, and a program not read whole. */
+  std::optional<PmiServerChoice> by_mode(PmiServerMode mode, const ProgramLinkage& program) const {
+    switch (mode) {
+      case PmiServerMode::Always: return PmiServerChoice{true, what() + " for every rank (" + variable + "=always)"};
+      case PmiServerMode::Never:
+        return PmiServerChoice{false, "no " + name + " (" + variable + "=never): " + singleton + " runs as a singleton"};
+      case PmiServerMode::Auto: break;
+    }
+    if (program.kind == ProgramLinkage::Kind::Unknown) {
+      return PmiServerChoice{true, what() + ", since it cannot be told whether the program uses one: " + program.unknown_why + tail()};
+    }
+    return std::nullopt;
+  }
+
+  /* After the libraries: a program that may run or load another gets it, the rest not. */
+  PmiServerChoice by_launcher(const ProgramLinkage& program, const std::string& aside = {}) const {
+    if (!program.launcher.empty()) return start(program.path + " may run or load another program (" + program.launcher + ")");
+    return {false, "no " + name + ": " + program.path + " links no " + libraries +
+                       " and cannot run or load another program" + aside + tail() + "; set " + variable +
+                       "=always if its ranks still look for one"};
+  }
+};
+
+}  // namespace
+
 PmiServerChoice choose_pmix_server(PmiServerMode mode, const ProgramLinkage& program) {
-  switch (mode) {
-    case PmiServerMode::Always: return {true, "a PMIx server for every rank (orcarun_pmix_server=always)"};
-    case PmiServerMode::Never:
-      return {false, "no PMIx server (orcarun_pmix_server=never): an Open MPI rank runs as a singleton"};
-    case PmiServerMode::Auto: break;
-  }
-  const std::string tail = " (orcarun_pmix_server=auto)";
-  if (program.kind == ProgramLinkage::Kind::Unknown) {
-    return {true, "a PMIx server, since it cannot be told whether the program uses one: " + program.unknown_why + tail};
-  }
-  if (!program.pmix_library.empty()) {
-    return {true, "a PMIx server: " + program.path + " links " + program.pmix_library + tail};
-  }
-  if (!program.launcher.empty()) {
-    return {true, "a PMIx server: " + program.path + " may run or load another program (" + program.launcher + ")" +
-                      tail};
-  }
-  const std::string mpi = program.pmi_library.empty()
-                              ? std::string()
-                              : " but through " + program.pmi_library + ", a PMI-1/2 client";
-  return {false, "no PMIx server: " + program.path + " links no PMIx client library and cannot run or load another program" +
-                     mpi + tail + "; set orcarun_pmix_server=always if its ranks still look for one"};
+  const Server server{"PMIx server", "orcarun_pmix_server", "an Open MPI rank", "PMIx client library"};
+  if (auto decided = server.by_mode(mode, program)) return *decided;
+  if (!program.pmix_library.empty()) return server.start(program.path + " links " + program.pmix_library);
+  return server.by_launcher(program, program.pmi_library.empty()
+                                         ? std::string()
+                                         : " but through " + program.pmi_library + ", a PMI-1/2 client");
 }
 
 PmiServerChoice choose_pmi_simple_server(PmiServerMode mode, const ProgramLinkage& program) {
-  switch (mode) {
-    case PmiServerMode::Always: return {true, "a PMI-1/2 server for every rank (orcarun_pmi_simple_server=always)"};
-    case PmiServerMode::Never:
-      return {false, "no PMI-1/2 server (orcarun_pmi_simple_server=never): an MPICH rank runs as a singleton"};
-    case PmiServerMode::Auto: break;
-  }
-  const std::string tail = " (orcarun_pmi_simple_server=auto)";
-  if (program.kind == ProgramLinkage::Kind::Unknown) {
-    return {true, "a PMI-1/2 server, since it cannot be told whether the program uses one: " + program.unknown_why + tail};
-  }
-  if (!program.pmi_library.empty()) {
-    return {true, "a PMI-1/2 server: " + program.path + " links " + program.pmi_library + tail};
-  }
-  if (!program.pmix_library.empty()) {
-    // Not read further than the PMIx library: whatever else it links is unknown.
-    return {true, "a PMI-1/2 server: " + program.path + " links " + program.pmix_library + ", an MPI library" + tail};
-  }
-  if (!program.launcher.empty()) {
-    return {true, "a PMI-1/2 server: " + program.path + " may run or load another program (" + program.launcher + ")" +
-                      tail};
-  }
-  return {false, "no PMI-1/2 server: " + program.path + " links no PMI client library and cannot run or load another program" +
-                     tail + "; set orcarun_pmi_simple_server=always if its ranks still look for one"};
+  const Server server{"PMI-1/2 server", "orcarun_pmi_simple_server", "an MPICH rank", "PMI client library"};
+  if (auto decided = server.by_mode(mode, program)) return *decided;
+  if (!program.pmi_library.empty()) return server.start(program.path + " links " + program.pmi_library);
+  // Not read further than a PMIx library: whatever else it links is unknown.
+  if (!program.pmix_library.empty()) return server.start(program.path + " links " + program.pmix_library + ", an MPI library");
+  return server.by_launcher(program);
 }
 
 }  // namespace orca::launch
