@@ -45,7 +45,9 @@
 #                      with the PMIx server (orcarun_pmix_server always)
 #                      each daemon's ranks find the job's directory, and
 #                      it is gone after the job; so are those of daemons
-#                      that got no rank (their server started anyway).
+#                      that got no rank (their server started anyway),
+#                      and that of a daemon SIGKILLed mid-job (its
+#                      keeper removes it).
 # Every case prints its figures on a FIGURE line.
 #
 # By hand: ORCA_TEST_BUILDDIR=BUILD ORCA_TEST_SRCDIR=SRC bash orcarun_scale_test.sh [CASE...]
@@ -330,6 +332,26 @@ $(cat "$T/out" "$T/err")"
 $(cat "$T/out" "$T/err")"
     left=$(ls -A "$T/tmp")
     [ -z "$left" ] || fail "the directories of daemons without ranks outlived the job: $left"
+    # A daemon SIGKILLed mid-job cannot remove its directory (libpmix's
+    # files in it): its keeper does, as it ends the daemon's ranks.
+    TMPDIR=$T/tmp ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 2 -n 2 \
+        --mca orcarun_pmix_server always sh -c 'echo up; sleep 30'
+    local i pid=
+    for ((i = 0; i < 200; i++)); do
+        pid=$(pgrep -x -P "$ORCARUN_PID" orcad | head -n 1 || true)
+        [ -n "$pid" ] && [ "$(grep -c '^up' "$T/out")" -eq 2 ] && compgen -G "$T/tmp/orca-*/pmix*" >/dev/null && break
+        pid=
+        kill -0 "$ORCARUN_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    [ -n "$pid" ] || fail "no orcad with running ranks and a PMIx directory was seen:
+$(cat "$T/out" "$T/err"; ls -R "$T/tmp")"
+    kill -KILL "$pid"
+    rc=0
+    orcarun_wait 30 || rc=$?
+    [ "$rc" -ne 0 ] || fail "orcarun reported success for a job whose daemon was killed"
+    left=$(ls -A "$T/tmp")
+    [ -z "$left" ] || fail "a killed daemon's directory outlived it: $(ls -R "$T/tmp")"
     expect_nothing_left "$M" 20
 }
 

@@ -389,6 +389,7 @@ void DaemonSession::make_pmi() {
     for (const auto& [key, value] : why.args()) failure.args.push_back({key, value});
     up(launch::kTagStatus, failure);
   };
+  pmi_hooks.made_directory = [this](const std::string& path) { keeper_.directory(path); };
   pmi_ = std::make_unique<PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
 }
 

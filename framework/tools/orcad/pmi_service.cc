@@ -366,6 +366,7 @@ const char* PmiService::host_job_directory(void* host, orca_mca_reason* why) {
       return nullptr;
     }
     self.tmpdir_ = std::move(pattern);
+    if (self.hooks_.made_directory) self.hooks_.made_directory(self.tmpdir_);
   }
   return self.tmpdir_.c_str();
 }

@@ -50,6 +50,9 @@ class PmiService {
     /* The collective cannot go on (a repeated part, data past the
      * bound): end the job. Called once. */
     std::function<void(const Message& why)> failed;
+    /* The job's directory was made (`path`): whoever outlives a killed
+     * daemon removes it. Optional. */
+    std::function<void(const std::string& path)> made_directory;
   };
 
   PmiService(Process& process, const launch::Bootstrap& bootstrap, const routed::RoutingTree& tree, Hooks hooks);

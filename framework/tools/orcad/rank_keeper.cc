@@ -4,6 +4,7 @@
 #include <orca/address_sanitizer.h>
 #include <orca/child_process.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -28,7 +29,8 @@ constexpr std::uint8_t kCheck0 = 'O', kCheck1 = 'K';
 
 bool known_kind(std::uint8_t k) {
   return k == static_cast<std::uint8_t>(KeeperWord::Kind::Watch) ||
-         k == static_cast<std::uint8_t>(KeeperWord::Kind::Forget) || k == static_cast<std::uint8_t>(KeeperWord::Kind::End);
+         k == static_cast<std::uint8_t>(KeeperWord::Kind::Forget) || k == static_cast<std::uint8_t>(KeeperWord::Kind::End) ||
+         k == static_cast<std::uint8_t>(KeeperWord::Kind::Directory);
 }
 
 // How long orcad waits for its keeper to exit after the end word.
@@ -40,7 +42,43 @@ struct KeeperStart {
   int fd = -1;
   sigset_t mask{};
   std::span<pid_t> storage;
+  std::span<char> directory;
 };
+
+// Removes `name` (in directory `parent`) and what it holds, without
+// following a symbolic link, at most `depth` directories down; no
+// allocation (the keeper's stack only: 2 KiB a level). Entries are read
+// again from the start until a pass removes nothing: removing while
+// reading may skip some.
+void remove_tree_at(int parent, const char* name, int depth) {
+  if (::unlinkat(parent, name, 0) == 0 || errno != EISDIR) return;  // a file, a link, or gone
+  if (depth > 0) {
+    const int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      alignas(8) char buf[2048];
+      for (bool removed = true; removed;) {
+        removed = false;
+        ::lseek(fd, 0, SEEK_SET);
+        for (;;) {
+          const ssize_t n = ::getdents64(fd, buf, sizeof buf);
+          if (n <= 0) break;
+          for (ssize_t off = 0; off < n;) {
+            const auto* d = reinterpret_cast<const dirent64*>(buf + off);
+            off += d->d_reclen;
+            if (std::strcmp(d->d_name, ".") == 0 || std::strcmp(d->d_name, "..") == 0) continue;
+            remove_tree_at(fd, d->d_name, depth - 1);
+            removed = true;
+          }
+        }
+      }
+      ::close(fd);
+    }
+  }
+  ::unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+// libpmix's rendezvous and shared-memory files sit two levels down.
+constexpr int kRemoveDepth = 8;
 
 // The keeper itself, on its own stack: no thread but this one, no
 // libevent, no allocation (it shares orcad's memory, and orcad's heap and
@@ -67,7 +105,7 @@ int keeper_main(void* arg) {
   if (fd > 0) ::syscall(SYS_close_range, 0u, static_cast<unsigned>(fd - 1), 0u);
   ::syscall(SYS_close_range, static_cast<unsigned>(fd + 1), ~0u, 0u);
   (void)!::chdir("/");
-  KeeperLedger ledger(start.storage);
+  KeeperLedger ledger(start.storage, start.directory);
   std::uint8_t buf[512];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -79,6 +117,8 @@ int keeper_main(void* arg) {
     break;  // the end (or an error: orcad can no longer tell us anything)
   }
   for (pid_t pgid : ledger.groups_to_kill()) ::kill(-pgid, SIGKILL);
+  // After the ranks: nothing of the job writes there any more.
+  if (!ledger.ended_cleanly() && ledger.directory()[0] == '/') remove_tree_at(AT_FDCWD, ledger.directory(), kRemoveDepth);
   ::_exit(0);
 }
 
@@ -88,6 +128,8 @@ int keeper_main(void* arg) {
 constexpr std::size_t kGuard = 4096;
 constexpr std::size_t kStack = 64 * 1024;
 constexpr std::size_t kStartArea = 4096;
+constexpr std::size_t kDirectoryArea = 4096;
+static_assert(kMaxKeeperPath < kDirectoryArea);
 
 // Starts keeper_main in a process of its own: sharing this process's
 // memory, or a fork of it in sanitized builds. Every signal is blocked
@@ -127,6 +169,15 @@ std::array<std::uint8_t, kKeeperWordSize> encode_word(const KeeperWord& word) {
 void KeeperLedger::feed(std::span<const std::uint8_t> bytes) noexcept {
   for (std::uint8_t b : bytes) {
     if (spoiled_) return;
+    if (path_left_ > 0) {  // a Directory word's path
+      if (b == 0) {
+        spoiled_ = true;
+        return;
+      }
+      directory_[directory_length_++] = static_cast<char>(b);
+      if (--path_left_ == 0) directory_[directory_length_] = '\0';
+      continue;
+    }
     partial_[have_++] = b;
     if (have_ < kKeeperWordSize) continue;
     have_ = 0;
@@ -138,6 +189,15 @@ void KeeperLedger::feed(std::span<const std::uint8_t> bytes) noexcept {
       return;
     }
     const auto kind = static_cast<KeeperWord::Kind>(w[2]);
+    if (kind == KeeperWord::Kind::Directory) {
+      if (p == 0 || p > kMaxKeeperPath || p >= directory_.size()) {
+        spoiled_ = true;
+        return;
+      }
+      directory_length_ = 0;
+      path_left_ = p;
+      continue;
+    }
     if (kind != KeeperWord::Kind::End && pgid <= 1) {
       spoiled_ = true;
       return;
@@ -163,6 +223,8 @@ void KeeperLedger::apply(const KeeperWord& word) noexcept {
     case KeeperWord::Kind::End:
       ended_ = true;
       break;
+    case KeeperWord::Kind::Directory:
+      break;  // taken in feed(): its path follows the word
   }
 }
 
@@ -173,7 +235,7 @@ std::span<const pid_t> KeeperLedger::groups_to_kill() const noexcept {
 
 Result<KeeperMemory> KeeperMemory::map() {
   KeeperMemory m;
-  m.size_ = kGuard + kStack + kStartArea + kMaxKeeperGroups * sizeof(pid_t);
+  m.size_ = kGuard + kStack + kStartArea + kDirectoryArea + kMaxKeeperGroups * sizeof(pid_t);
   // Reserved, not committed: only the pages the keeper touches count.
   void* base = ::mmap(nullptr, m.size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) {
@@ -205,8 +267,12 @@ void* KeeperMemory::stack_top() const noexcept { return static_cast<char*>(base_
 
 void* KeeperMemory::start_area() const noexcept { return stack_top(); }
 
+std::span<char> KeeperMemory::directory_storage() const noexcept {
+  return {static_cast<char*>(base_) + kGuard + kStack + kStartArea, kDirectoryArea};
+}
+
 std::span<pid_t> KeeperMemory::ledger_storage() const noexcept {
-  return {reinterpret_cast<pid_t*>(static_cast<char*>(base_) + kGuard + kStack + kStartArea), kMaxKeeperGroups};
+  return {reinterpret_cast<pid_t*>(static_cast<char*>(base_) + kGuard + kStack + kStartArea + kDirectoryArea), kMaxKeeperGroups};
 }
 
 Result<RankKeeper> RankKeeper::start() {
@@ -221,7 +287,10 @@ Result<RankKeeper> RankKeeper::start() {
   if (!memory) return memory.error();
   static_assert(sizeof(KeeperStart) <= kStartArea);
   KeeperStart* start = std::construct_at(static_cast<KeeperStart*>(memory.value().start_area()),
-                                        KeeperStart{.fd = read_end.get(), .mask = {}, .storage = memory.value().ledger_storage()});
+                                        KeeperStart{.fd = read_end.get(),
+                                                    .mask = {},
+                                                    .storage = memory.value().ledger_storage(),
+                                                    .directory = memory.value().directory_storage()});
   const pid_t pid = start_keeper(memory.value(), start);
   const int start_errno = errno;
   if (pid < 0) {
@@ -243,11 +312,17 @@ RankKeeper::RankKeeper(RankKeeper&& other) noexcept
 
 RankKeeper::~RankKeeper() { end(); }
 
-void RankKeeper::tell(const KeeperWord& word) {
+void RankKeeper::tell(const KeeperWord& word, std::string_view after) {
   if (!pipe_.valid()) return;
   const auto bytes = encode_word(word);
   unsent_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  unsent_.append(after);
   flush();
+}
+
+void RankKeeper::directory(std::string_view path) {
+  if (path.empty() || path.size() > kMaxKeeperPath || path.find('\0') != std::string_view::npos) return;
+  tell({KeeperWord::Kind::Directory, static_cast<pid_t>(path.size())}, path);
 }
 
 bool RankKeeper::flush() {

@@ -26,8 +26,10 @@
 // pipe the process group of each rank it starts, and a group to forget
 // once it is empty (its number may be taken again). When the pipe reaches
 // its end without orcad's "clean end" word first (orcad died: SIGKILL, a
-// crash), the keeper SIGKILLs every group it was told of, then exits; on
-// the clean end word it just exits, and orcad reaps it.
+// crash), the keeper SIGKILLs every group it was told of, removes the
+// job's directory in TMPDIR if orcad made one (what libpmix keeps there
+// would be left behind in every user's TMPDIR), then exits; on the clean
+// end word it just exits (orcad removed the directory), and orcad reaps it.
 //
 // The words on the pipe (KeeperWord, encode_word, KeeperLedger) are pure
 // and unit tested; RankKeeper is the process around them.
@@ -44,6 +46,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orca::orcad {
@@ -54,15 +57,20 @@ struct KeeperWord {
     Watch = 'W',   // a rank's process group: SIGKILL it should orcad die
     Forget = 'F',  // that group ended: its number may be reused
     End = 'E',     // orcad ends cleanly: kill nothing (pgid unused)
+    Directory = 'D',  // the job's directory: its path's length in pgid, the path's bytes follow
   };
   Kind kind = Kind::End;
   pid_t pgid = 0;
 };
 
 /* Eight bytes: "OK" (a check), the kind, a zero byte, the pgid as four
- * bytes little-endian. Fixed size and below PIPE_BUF: each write is whole. */
+ * bytes little-endian. Fixed size and below PIPE_BUF: each write is whole
+ * (a Directory word and its path are written at once too). */
 inline constexpr std::size_t kKeeperWordSize = 8;
 std::array<std::uint8_t, kKeeperWordSize> encode_word(const KeeperWord& word);
+/* The longest directory path the keeper takes (its storage holds it and a
+ * terminating zero). */
+inline constexpr std::size_t kMaxKeeperPath = 1023;
 
 /* What the keeper knows: the groups to kill, and whether orcad ended
  * cleanly. Fed the bytes from the pipe as they come, in any pieces. It
@@ -71,23 +79,32 @@ std::array<std::uint8_t, kKeeperWordSize> encode_word(const KeeperWord& word);
  * so that distinct live groups always fit. */
 class KeeperLedger {
  public:
-  explicit KeeperLedger(std::span<pid_t> storage) noexcept : storage_(storage) {}
+  /* `directory` holds the job directory's path (kMaxKeeperPath + 1 bytes). */
+  KeeperLedger(std::span<pid_t> storage, std::span<char> directory) noexcept : storage_(storage), directory_(directory) {}
   /* Takes bytes off the pipe. A malformed word (a bad check or kind, or a
    * group id of 1 or less, which kill(-pgid) would make every process or
    * our own group) spoils the ledger: later words are ignored, and the
    * end will not count as clean. So does a group beyond the storage
-   * (kept: the groups before it). */
+   * (kept: the groups before it), and a Directory word whose length is 0,
+   * longer than kMaxKeeperPath or than the storage, or whose path holds a
+   * zero byte. A later Directory word replaces an earlier one. */
   void feed(std::span<const std::uint8_t> bytes) noexcept;
   /* The pipe's end: SIGKILL these groups (none after a clean end). */
   std::span<const pid_t> groups_to_kill() const noexcept;
   bool ended_cleanly() const noexcept { return ended_ && !spoiled_; }
   bool spoiled() const noexcept { return spoiled_; }
   std::span<const pid_t> groups() const noexcept { return storage_.first(count_); }
+  /* The job's directory, zero-terminated; "" when orcad made none (or its
+   * path has not arrived whole). */
+  const char* directory() const noexcept { return directory_length_ > 0 && path_left_ == 0 ? directory_.data() : ""; }
 
  private:
   void apply(const KeeperWord& word) noexcept;
 
   std::span<pid_t> storage_;
+  std::span<char> directory_;
+  std::size_t directory_length_ = 0;
+  std::size_t path_left_ = 0;  // bytes of a Directory word's path still to come
   std::size_t count_ = 0;
   std::array<std::uint8_t, kKeeperWordSize> partial_{};
   std::size_t have_ = 0;
@@ -119,6 +136,7 @@ class KeeperMemory {
   void* stack_top() const noexcept;
   void* start_area() const noexcept;
   std::span<pid_t> ledger_storage() const noexcept;
+  std::span<char> directory_storage() const noexcept;
 
  private:
   void* base_ = nullptr;
@@ -144,6 +162,9 @@ class RankKeeper {
   void watch(pid_t pgid) { tell({KeeperWord::Kind::Watch, pgid}); }
   /* A group that has no member left (kill(-pgid, 0) says ESRCH). */
   void forget(pid_t pgid) { tell({KeeperWord::Kind::Forget, pgid}); }
+  /* The job's directory orcad made: removed with what it holds should
+   * orcad die. A path longer than kMaxKeeperPath is not told. */
+  void directory(std::string_view path);
   /* Every rank's group was ended by orcad: the keeper exits without
    * killing anything, and is reaped here (SIGKILLed if it has not exited
    * within a moment, stopped say: it has nothing left to do). */
@@ -152,7 +173,7 @@ class RankKeeper {
  private:
   RankKeeper(pid_t pid, UniqueFd pipe, KeeperMemory memory)
       : pid_(pid), pipe_(std::move(pipe)), memory_(std::move(memory)) {}
-  void tell(const KeeperWord& word);
+  void tell(const KeeperWord& word, std::string_view after = {});
   bool flush();  // false: bytes are still waiting (the pipe is full)
 
   pid_t pid_ = -1;

@@ -3,6 +3,7 @@
 // kills, ends cleanly or signals.
 #include "orcad/rank_keeper.h"
 #include "framework/plm/process_probe.h"
+#include "lib/temp_dir.h"
 
 #include <orca/address_sanitizer.h>
 
@@ -19,6 +20,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -32,7 +34,7 @@ using Kind = KeeperWord::Kind;
 
 // A ledger with room for a few groups, as the keeper's has for every pid.
 struct Ledger {
-  explicit Ledger(std::size_t room = 16) : storage(room), ledger(storage) {}
+  explicit Ledger(std::size_t room = 16) : storage(room), directory(kMaxKeeperPath + 1), ledger(storage, directory) {}
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;
   void feed(std::span<const std::uint8_t> bytes) { ledger.feed(bytes); }
@@ -42,7 +44,9 @@ struct Ledger {
   }
   bool ended_cleanly() const { return ledger.ended_cleanly(); }
   bool spoiled() const { return ledger.spoiled(); }
+  std::string dir() const { return ledger.directory(); }
   std::vector<pid_t> storage;
+  std::vector<char> directory;
   KeeperLedger ledger;
 };
 
@@ -53,6 +57,16 @@ std::vector<std::uint8_t> words(std::initializer_list<KeeperWord> ws) {
     out.insert(out.end(), b.begin(), b.end());
   }
   return out;
+}
+
+// A Directory word and its path, as RankKeeper::directory writes them.
+std::vector<std::uint8_t> directory_word(const std::string& path, std::uint32_t length) {
+  auto out = words({{Kind::Directory, static_cast<pid_t>(length)}});
+  out.insert(out.end(), path.begin(), path.end());
+  return out;
+}
+std::vector<std::uint8_t> directory_word(const std::string& path) {
+  return directory_word(path, static_cast<std::uint32_t>(path.size()));
 }
 
 TEST(KeeperWords, EncodeIsFixedAndLittleEndian) {
@@ -144,6 +158,49 @@ TEST(KeeperLedger, AGroupBeyondItsRoomSpoilsItAndForgottenRoomIsReused) {
   EXPECT_EQ((std::vector<pid_t>{200, 300}), l.groups_to_kill());
 }
 
+TEST(KeeperLedger, TheJobDirectoryArrivesWholeInAnyPiecesAmongTheWords) {
+  auto all = words({{Kind::Watch, 100}});
+  const auto dir = directory_word("/tmp/orca-7-1-AbCdEf");
+  all.insert(all.end(), dir.begin(), dir.end());
+  const auto tail = words({{Kind::Watch, 200}, {Kind::Forget, 100}});
+  all.insert(all.end(), tail.begin(), tail.end());
+  for (size_t cut = 0; cut <= all.size(); ++cut) {
+    Ledger l;
+    l.feed(std::span(all).first(cut));
+    if (cut < 8 + 8 + 20) {
+      EXPECT_EQ("", l.dir()) << "a path not yet whole, cut at " << cut;
+    }
+    l.feed(std::span(all).subspan(cut));
+    EXPECT_FALSE(l.spoiled()) << "cut at " << cut;
+    EXPECT_EQ("/tmp/orca-7-1-AbCdEf", l.dir()) << "cut at " << cut;
+    EXPECT_EQ((std::vector<pid_t>{200}), l.groups_to_kill()) << "cut at " << cut;
+  }
+  // A later one replaces it; the clean end still knows it (orcad removed it).
+  Ledger l;
+  l.feed(directory_word("/tmp/a-long-first-path"));
+  l.feed(directory_word("/tmp/b"));
+  l.feed(words({{Kind::End, 0}}));
+  EXPECT_EQ("/tmp/b", l.dir());
+  EXPECT_TRUE(l.ended_cleanly());
+}
+
+TEST(KeeperLedger, ADirectoryOfNoLengthTooLongOrWithAZeroByteSpoilsIt) {
+  const std::string longest(kMaxKeeperPath, 'x');
+  Ledger fits;
+  fits.feed(directory_word(longest));
+  EXPECT_FALSE(fits.spoiled());
+  EXPECT_EQ(longest, fits.dir());
+  for (const auto& bytes : {directory_word("", 0), directory_word(longest + "x"), directory_word(std::string("/tmp/a\0b", 8))}) {
+    Ledger l;
+    l.feed(words({{Kind::Watch, 100}}));
+    l.feed(bytes);
+    l.feed(words({{Kind::End, 0}}));
+    EXPECT_TRUE(l.spoiled());
+    EXPECT_FALSE(l.ended_cleanly());
+    EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill());
+  }
+}
+
 // The keeper's room is for every process id this kernel may hand out.
 TEST(KeeperLedger, TheKeepersRoomHoldsEveryPidOfThisMachine) {
   std::ifstream in("/proc/sys/kernel/pid_max");
@@ -163,7 +220,7 @@ TEST(KeeperLedger, TheKeepersRoomHoldsEveryPidOfThisMachine) {
 struct FakeDaemon {
   pid_t daemon = -1, keeper = -1, rank = -1;
 
-  explicit FakeDaemon(bool end_cleanly) {
+  explicit FakeDaemon(bool end_cleanly, const std::string& directory = {}) {
     int p[2];
     EXPECT_EQ(0, ::pipe(p));
     daemon = ::fork();
@@ -180,6 +237,7 @@ struct FakeDaemon {
       }
       ::setpgid(r, r);
       k.value().watch(r);
+      if (!directory.empty()) k.value().directory(directory);
       const pid_t both[2] = {k.value().pid(), r};
       if (::write(p[1], both, sizeof both) != sizeof both) ::_exit(3);
       if (end_cleanly) {
@@ -259,6 +317,47 @@ TEST_F(RankKeeperProcess, AfterTheCleanEndTheKeeperKillsNothing) {
   // The rank still sleeps (the fake daemon left it, unlike orcad).
   int status = 0;
   EXPECT_EQ(0, ::waitpid(fake_->rank, &status, WNOHANG));
+  ASSERT_EQ(0, ::kill(fake_->rank, SIGKILL));
+  EXPECT_TRUE(test::reap(fake_->rank));
+  fake_->rank = -1;
+}
+
+// The job's directory as libpmix leaves it: files two levels down, and a
+// symbolic link to a file outside, which must survive (not followed).
+struct JobDirectory {
+  test::TempDir root;
+  std::string path = (root.path() / "orca-7-1-XyZ").string();
+  std::string outside = root.write("outside/keep", "not the job's");
+  JobDirectory() {
+    root.write("orca-7-1-XyZ/pmix_dstor_ds12_1/initial-pmix_shared-segment-0", "segment");
+    root.write("orca-7-1-XyZ/pmix_dstor_ds21_1/smlockseg", "lock");
+    root.write("orca-7-1-XyZ/rendezvous", "");
+    std::filesystem::create_directories(path + "/empty/deeper");
+    std::filesystem::create_symlink(root.path() / "outside", path + "/link-to-outside");
+  }
+};
+
+TEST_F(RankKeeperProcess, ADaemonKilledHasItsJobDirectoryRemoved) {
+  JobDirectory job;
+  fake_.emplace(false, job.path);
+  ASSERT_EQ(0, ::kill(fake_->daemon, SIGKILL));
+  ASSERT_TRUE(test::reap(fake_->daemon));
+  fake_->daemon = -1;
+  EXPECT_TRUE(test::reap(fake_->rank));
+  fake_->rank = -1;
+  ASSERT_TRUE(test::reap(fake_->keeper)) << "the keeper did not exit";
+  fake_->keeper = -1;
+  EXPECT_FALSE(std::filesystem::exists(job.path)) << "the keeper left the job's directory";
+  EXPECT_TRUE(std::filesystem::exists(job.outside)) << "the keeper followed a link out of the job's directory";
+}
+
+TEST_F(RankKeeperProcess, AfterTheCleanEndTheJobDirectoryIsTheDaemons) {
+  JobDirectory job;
+  fake_.emplace(true, job.path);
+  ASSERT_TRUE(test::reap(fake_->daemon));
+  fake_->daemon = -1;
+  fake_->keeper = -1;  // reaped by the daemon's end()
+  EXPECT_TRUE(std::filesystem::exists(job.path + "/pmix_dstor_ds12_1/initial-pmix_shared-segment-0"));
   ASSERT_EQ(0, ::kill(fake_->rank, SIGKILL));
   EXPECT_TRUE(test::reap(fake_->rank));
   fake_->rank = -1;
