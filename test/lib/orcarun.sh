@@ -381,6 +381,10 @@ $(orun_output "$name")"
 # SIGKILLed by pid (local_case_cleanup).
 local_case_setup() {
     T=$(mktemp -d) || fail "mktemp -d failed"
+    # The case's jobs keep what they leave in TMPDIR (a job directory of a
+    # daemon killed with its keeper) under $T, which the cleanup removes.
+    mkdir "$T/case-tmpdir" || fail "mkdir $T/case-tmpdir failed"
+    export TMPDIR="$T/case-tmpdir"
     M="$1-$$-$BASHPID-$RANDOM"
     ORCARUN_PID=
     local v
