@@ -47,11 +47,13 @@ struct KeeperStart {
 
 // Removes `name` (in directory `parent`) and what it holds, without
 // following a symbolic link, at most `depth` directories down; no
-// allocation (the keeper's stack only: 2 KiB a level). Entries are read
-// again from the start until a pass removes nothing: removing while
-// reading may skip some.
-void remove_tree_at(int parent, const char* name, int depth) {
-  if (::unlinkat(parent, name, 0) == 0 || errno != EISDIR) return;  // a file, a link, or gone
+// allocation (the keeper's stack only: 2 KiB a level). True when it is
+// gone. Entries are read again from the start while a pass removes one
+// (removing while reading may skip some); a pass that removes none ends
+// it, so what cannot go (too deep, not ours) is left, not retried forever.
+bool remove_tree_at(int parent, const char* name, int depth) {
+  if (::unlinkat(parent, name, 0) == 0) return true;
+  if (errno != EISDIR) return errno == ENOENT;  // a file or link that stays, or gone already
   if (depth > 0) {
     const int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
@@ -66,15 +68,14 @@ void remove_tree_at(int parent, const char* name, int depth) {
             const auto* d = reinterpret_cast<const dirent64*>(buf + off);
             off += d->d_reclen;
             if (std::strcmp(d->d_name, ".") == 0 || std::strcmp(d->d_name, "..") == 0) continue;
-            remove_tree_at(fd, d->d_name, depth - 1);
-            removed = true;
+            if (remove_tree_at(fd, d->d_name, depth - 1)) removed = true;
           }
         }
       }
       ::close(fd);
     }
   }
-  ::unlinkat(parent, name, AT_REMOVEDIR);
+  return ::unlinkat(parent, name, AT_REMOVEDIR) == 0;
 }
 
 // libpmix's rendezvous and shared-memory files sit two levels down.
@@ -118,7 +119,7 @@ int keeper_main(void* arg) {
   }
   for (pid_t pgid : ledger.groups_to_kill()) ::kill(-pgid, SIGKILL);
   // After the ranks: nothing of the job writes there any more.
-  if (!ledger.ended_cleanly() && ledger.directory()[0] == '/') remove_tree_at(AT_FDCWD, ledger.directory(), kRemoveDepth);
+  if (!ledger.ended_cleanly() && ledger.directory()[0] == '/') (void)remove_tree_at(AT_FDCWD, ledger.directory(), kRemoveDepth);
   ::_exit(0);
 }
 

@@ -351,6 +351,26 @@ TEST_F(RankKeeperProcess, ADaemonKilledHasItsJobDirectoryRemoved) {
   EXPECT_TRUE(std::filesystem::exists(job.outside)) << "the keeper followed a link out of the job's directory";
 }
 
+// What the keeper cannot remove (here: deeper than the 8 levels it goes)
+// is left, and the keeper still ends: it does not retry it forever.
+TEST_F(RankKeeperProcess, WhatTheKeeperCannotRemoveIsLeftAndItStillEnds) {
+  JobDirectory job;
+  std::string deep = job.path;
+  for (int level = 0; level < 12; ++level) deep += "/d" + std::to_string(level);
+  std::filesystem::create_directories(deep);
+  job.root.write(std::filesystem::relative(deep + "/bottom", job.root.path()).string(), "too deep");
+  fake_.emplace(false, job.path);
+  ASSERT_EQ(0, ::kill(fake_->daemon, SIGKILL));
+  ASSERT_TRUE(test::reap(fake_->daemon));
+  fake_->daemon = -1;
+  EXPECT_TRUE(test::reap(fake_->rank));
+  fake_->rank = -1;
+  ASSERT_TRUE(test::reap(fake_->keeper)) << "the keeper did not end with a tree it cannot remove";
+  fake_->keeper = -1;
+  EXPECT_FALSE(std::filesystem::exists(job.path + "/rendezvous")) << "what it could remove is still there";
+  EXPECT_TRUE(std::filesystem::exists(deep + "/bottom"));
+}
+
 TEST_F(RankKeeperProcess, AfterTheCleanEndTheJobDirectoryIsTheDaemons) {
   JobDirectory job;
   fake_.emplace(true, job.path);
