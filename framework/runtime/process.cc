@@ -8,7 +8,8 @@ namespace orca {
 
 Result<std::unique_ptr<Process>> Process::create(std::string program, orca_process_role role, int argc,
                                                  const char* const* argv, const char* const* envp,
-                                                 std::vector<mca::Setting> inherited, mca::LeaveOut leave_out) {
+                                                 std::vector<mca::Setting> inherited, mca::LeaveOut leave_out,
+                                                 mca::BuiltinComponents builtins) {
   auto options = mca::parse_tool_options(argc, argv);
   if (!options) {
     // The message still needs a help catalog: a bare Runtime has one.
@@ -18,6 +19,7 @@ Result<std::unique_ptr<Process>> Process::create(std::string program, orca_proce
   }
   options->inherited = std::move(inherited);
   options->leave_out = std::move(leave_out);
+  options->builtin_components = builtins;
   return create(std::move(program), role, std::move(options.value()), envp);
 }
 

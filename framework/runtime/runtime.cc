@@ -155,7 +155,7 @@ Status Runtime::load(const mca::ToolOptions& options) {
   mca::ComponentRepository::Log log;
   if (verbosity() > 0) log = [this](const std::string& text) { this->log("mca", text); };
   repository_ = mca::ComponentRepository::scan(path_list(registry_.find("mca_base_component_path")->as_string()), log,
-                                               options.leave_out);
+                                               options.leave_out, options.builtin_components);
   return {};
 }
 

@@ -42,10 +42,15 @@ bench_programs() {
     agent="$srcdir/test/bench/netns-rsh-agent"
     [ -x "$netcluster" ] || die "no $netcluster"
     [ -x "$agent" ] || die "no $agent"
+    # A static orcad (configure's default) is the real program itself:
+    # libtool makes no wrapper for a program that links no shared library
+    # of the build.
+    local real_orcad="$builddir/framework/tools/orcad/.libs/orcad"
+    [ -x "$real_orcad" ] || real_orcad="$builddir/framework/tools/orcad/orcad"
     if [ "$wrappers" = 0 ] && [ -x "$builddir/framework/tools/orcarun/.libs/orcarun" ] &&
-        [ -x "$builddir/framework/tools/orcad/.libs/orcad" ]; then
+        [ -x "$real_orcad" ] && [ "$(head -c 4 "$real_orcad" | tail -c 3)" = ELF ]; then
         orcarun="$builddir/framework/tools/orcarun/.libs/orcarun"
-        orcad="$builddir/framework/tools/orcad/.libs/orcad"
+        orcad="$real_orcad"
         programs="the real programs in .libs (LD_LIBRARY_PATH=$builddir/framework/.libs)"
     else
         orcarun="$builddir/framework/tools/orcarun/orcarun"

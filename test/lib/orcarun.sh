@@ -13,6 +13,13 @@ ORCAD="$ORCA_TEST_BUILDDIR/framework/tools/orcad/orcad"
 ORCA_ALL_COMPONENTS=$(find "$ORCA_TEST_BUILDDIR/components" -type d -name .libs | sort | tr '\n' ':')
 ORCA_ALL_COMPONENTS=${ORCA_ALL_COMPONENTS%:}
 
+# orcad_is_static: true when orcad was built with its components linked in
+# (configure --enable-static-orcad, the default): it then maps no
+# component file of the tree but pmi/pmix's.
+orcad_is_static() {
+    grep -q '^#define ORCA_STATIC_ORCAD 1' "$ORCA_TEST_BUILDDIR/config.h"
+}
+
 # orcarun_env CMD...: CMD with the test environment orcarun and its
 # daemons need (the settings reach every daemon through orcarun).
 orcarun_env() {

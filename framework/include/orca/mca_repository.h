@@ -15,6 +15,12 @@
  * It is kept as a LeftOut entry, so that a selection naming it still
  * parses.
  *
+ * Built-in components (a program linked with them: orcad, by default)
+ * come first, checked as a file's descriptor is, with the path
+ * kBuiltinPath; a file of the same framework and name is then rejected as
+ * shadowed without being opened. LeaveOut applies to them too, so that a
+ * job runs the same with either build.
+ *
  * Loaded components stay mapped for the repository's lifetime; frameworks
  * that hold modules must be destroyed first.
  */
@@ -26,6 +32,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,11 +60,18 @@ class ORCA_EXPORT SharedObject {
   void* handle_ = nullptr;
 };
 
-struct ORCA_EXPORT LoadedComponent {
-  std::string path;
-  const orca_mca_component* descriptor = nullptr;
-  SharedObject object;
+/* The descriptors a program was linked with, in the order they are offered. */
+using BuiltinComponents = std::span<const orca_mca_component* const>;
 
+/* LoadedComponent::path of a built-in component. */
+inline constexpr std::string_view kBuiltinPath = "(built in)";
+
+struct ORCA_EXPORT LoadedComponent {
+  std::string path;  // kBuiltinPath for a built-in one
+  const orca_mca_component* descriptor = nullptr;
+  SharedObject object;  // empty for a built-in one
+
+  bool is_builtin() const noexcept { return object.get() == nullptr; }
   std::string_view framework() const { return descriptor->framework; }
   std::string_view name() const { return descriptor->name; }
   std::string version() const;  // "1.2.3"
@@ -97,9 +111,11 @@ class ORCA_EXPORT ComponentRepository {
   ComponentRepository(ComponentRepository&&) = default;
   ComponentRepository& operator=(ComponentRepository&&) = default;
 
-  /* Scans `dirs` in order. A directory that does not exist is skipped. */
+  /* Takes `builtins`, then scans `dirs` in order. A directory that does
+   * not exist is skipped. A built-in descriptor that fails a check is
+   * rejected like a file (path "(built in) framework/name"). */
   static ComponentRepository scan(const std::vector<std::string>& dirs, const Log& log = {},
-                                  const LeaveOut& leave_out = {});
+                                  const LeaveOut& leave_out = {}, BuiltinComponents builtins = {});
 
   const std::vector<LoadedComponent>& loaded() const noexcept { return loaded_; }
   const std::vector<RejectedFile>& rejected() const noexcept { return rejected_; }

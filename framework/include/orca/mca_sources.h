@@ -61,6 +61,8 @@ struct ORCA_EXPORT ToolOptions {
   /* Components the launcher said this process will not use: their files
    * are not loaded (mca_repository.h). */
   LeaveOut leave_out;
+  /* Components this program was linked with (mca_repository.h). */
+  BuiltinComponents builtin_components;
 };
 
 /* Extracts --mca and --tune from argv[1..argc) (also -mca, and

@@ -38,10 +38,12 @@ class ORCA_EXPORT Process {
    * (arguments()). Errors: a malformed option, a bad setting or file;
    * the message has been shown on standard error through the help texts
    * when this returns. `inherited`: settings a launcher handed down
-   * (ToolOptions::inherited). */
+   * (ToolOptions::inherited); `builtins`: the components the program was
+   * linked with (ToolOptions::builtin_components). */
   static Result<std::unique_ptr<Process>> create(std::string program, orca_process_role role, int argc,
                                                  const char* const* argv, const char* const* envp,
-                                                 std::vector<mca::Setting> inherited = {}, mca::LeaveOut leave_out = {});
+                                                 std::vector<mca::Setting> inherited = {}, mca::LeaveOut leave_out = {},
+                                                 mca::BuiltinComponents builtins = {});
   /* The same with options a program parsed itself (orcarun, whose
    * command words must not be searched for --mca). */
   static Result<std::unique_ptr<Process>> create(std::string program, orca_process_role role,

@@ -56,6 +56,26 @@ std::vector<std::string> component_files(const std::string& dir) {
   return names;
 }
 
+// The checks every descriptor passes, from a file or built in: "" when it
+// may be used, else the reason (completing "it ...").
+std::string check_descriptor(const orca_mca_component* desc, const std::string& framework,
+                             const std::string& component, std::string_view named_by) {
+  if (desc->abi_version != ORCA_MCA_COMPONENT_ABI_VERSION) {
+    return "was built for component ABI version " + std::to_string(desc->abi_version) +
+           ", this Orca uses version " + std::to_string(ORCA_MCA_COMPONENT_ABI_VERSION) + "; rebuild it";
+  }
+  if (desc->framework == nullptr || framework != desc->framework) {
+    return "declares framework '" + std::string(desc->framework ? desc->framework : "(null)") + "' but its " +
+           std::string(named_by) + " says '" + framework + "'";
+  }
+  if (desc->name == nullptr || component != desc->name) {
+    return "declares component '" + std::string(desc->name ? desc->name : "(null)") + "' but its " +
+           std::string(named_by) + " says '" + component + "'";
+  }
+  if (desc->query == nullptr) return "has no query function";
+  return {};
+}
+
 // Loads one file; returns the reason it cannot be used, or "" on success.
 std::string load_one(const std::string& path, const std::string& framework, const std::string& component,
                      LoadedComponent* out) {
@@ -70,23 +90,22 @@ std::string load_one(const std::string& path, const std::string& framework, cons
   void* sym = dlsym(so.get(), symbol.c_str());
   if (sym == nullptr) return "does not export the descriptor symbol " + symbol;
   const auto* desc = static_cast<const orca_mca_component*>(sym);
-  if (desc->abi_version != ORCA_MCA_COMPONENT_ABI_VERSION) {
-    return "was built for component ABI version " + std::to_string(desc->abi_version) +
-           ", this Orca uses version " + std::to_string(ORCA_MCA_COMPONENT_ABI_VERSION) + "; rebuild it";
-  }
-  if (desc->framework == nullptr || framework != desc->framework) {
-    return "declares framework '" + std::string(desc->framework ? desc->framework : "(null)") +
-           "' but its file name says '" + framework + "'";
-  }
-  if (desc->name == nullptr || component != desc->name) {
-    return "declares component '" + std::string(desc->name ? desc->name : "(null)") +
-           "' but its file name says '" + component + "'";
-  }
-  if (desc->query == nullptr) return "has no query function";
+  if (std::string why = check_descriptor(desc, framework, component, "file name"); !why.empty()) return why;
   out->path = path;
   out->descriptor = desc;
   out->object = std::move(so);
   return {};
+}
+
+// A built-in descriptor names itself (no file name to agree with): its
+// names need only be usable; the rest is checked as a file's is.
+std::string check_builtin(const orca_mca_component* desc, std::string* framework, std::string* component) {
+  *framework = desc->framework != nullptr ? desc->framework : "";
+  *component = desc->name != nullptr ? desc->name : "";
+  if (framework->empty() || component->empty() || framework->find('_') != std::string::npos) {
+    return "has no valid framework and component name";
+  }
+  return check_descriptor(desc, *framework, *component, "descriptor");
 }
 
 }  // namespace
@@ -99,38 +118,63 @@ bool LeaveOut::contains(std::string_view framework, std::string_view component) 
 }
 
 ComponentRepository ComponentRepository::scan(const std::vector<std::string>& dirs, const Log& log,
-                                              const LeaveOut& leave_out) {
+                                              const LeaveOut& leave_out, BuiltinComponents builtins) {
   ComponentRepository repo;
+  // True when (fw, comp) is left out; notes it once.
+  auto left_out = [&](const std::string& fw, const std::string& comp, const std::string& path) {
+    if (!leave_out.contains(fw, comp)) return false;
+    const bool first = std::none_of(repo.left_out_.begin(), repo.left_out_.end(),
+                                    [&](const LeftOutComponent& l) { return l.framework == fw && l.name == comp; });
+    if (first) {
+      if (log) log("did not load " + path + ": " + leave_out.why);
+      repo.left_out_.push_back(LeftOutComponent{fw, comp, path, leave_out.why});
+    }
+    return true;
+  };
+  auto loaded_as = [&](const std::string& fw, const std::string& comp) {
+    return std::find_if(repo.loaded_.begin(), repo.loaded_.end(),
+                        [&](const LoadedComponent& c) { return c.framework() == fw && c.name() == comp; });
+  };
+  auto keep = [&](LoadedComponent loaded, const std::string& where, const std::string& reason) {
+    if (reason.empty()) {
+      if (log) log("loaded component " + std::string(loaded.framework()) + "/" + std::string(loaded.name()) + " " +
+                   loaded.version() + " from " + where);
+      repo.loaded_.push_back(std::move(loaded));
+    } else {
+      if (log) log("skipped " + where + ": it " + reason);
+      repo.rejected_.push_back(RejectedFile{where, "it " + reason});
+    }
+  };
+  for (const orca_mca_component* desc : builtins) {
+    std::string fw, comp;
+    std::string reason = check_builtin(desc, &fw, &comp);
+    const std::string where = std::string(kBuiltinPath) + " " + fw + "/" + comp;
+    if (reason.empty() && left_out(fw, comp, where)) continue;
+    if (reason.empty() && loaded_as(fw, comp) != repo.loaded_.end()) reason = "is built in twice";
+    LoadedComponent loaded;
+    if (reason.empty()) {
+      loaded.path = std::string(kBuiltinPath);
+      loaded.descriptor = desc;
+    }
+    keep(std::move(loaded), where, reason);
+  }
   for (const auto& dir : dirs) {
     if (dir.empty()) continue;
     for (const auto& name : component_files(dir)) {
       const std::string path = dir + "/" + name;
       std::string fw, comp;
       parse_component_file_name(name, &fw, &comp);
-      if (leave_out.contains(fw, comp)) {
-        const bool first = std::none_of(repo.left_out_.begin(), repo.left_out_.end(),
-                                        [&](const LeftOutComponent& l) { return l.framework == fw && l.name == comp; });
-        if (first) {
-          if (log) log("did not load " + path + ": " + leave_out.why);
-          repo.left_out_.push_back(LeftOutComponent{fw, comp, path, leave_out.why});
-        }
-        continue;
-      }
-      auto same = [&](const LoadedComponent& c) { return c.framework() == fw && c.name() == comp; };
+      if (left_out(fw, comp, path)) continue;
       std::string reason;
       LoadedComponent loaded;
-      if (auto it = std::find_if(repo.loaded_.begin(), repo.loaded_.end(), same); it != repo.loaded_.end()) {
-        reason = "is shadowed by " + it->path + ", found earlier on mca_base_component_path";
+      if (auto it = loaded_as(fw, comp); it != repo.loaded_.end()) {
+        reason = it->is_builtin()
+                     ? "is shadowed by the component built into this program"
+                     : "is shadowed by " + it->path + ", found earlier on mca_base_component_path";
       } else {
         reason = load_one(path, fw, comp, &loaded);
       }
-      if (reason.empty()) {
-        if (log) log("loaded component " + fw + "/" + comp + " " + loaded.version() + " from " + path);
-        repo.loaded_.push_back(std::move(loaded));
-      } else {
-        if (log) log("skipped " + path + ": it " + reason);
-        repo.rejected_.push_back(RejectedFile{path, "it " + reason});
-      }
+      keep(std::move(loaded), path, reason);
     }
   }
   return repo;

@@ -401,5 +401,108 @@ TEST(ComponentRepositoryScan, RejectedFilesAreNotLeftLoaded) {
   EXPECT_FALSE(is_mapped(misnamed));
 }
 
+// --- scan: components built into the program ---------------------------------
+
+orca_mca_rc builtin_query(void*, void** module, int* priority, orca_mca_reason*) {
+  static int the_module = 0;
+  *module = &the_module;
+  *priority = 5;
+  return ORCA_MCA_OK;
+}
+
+// A descriptor as a component linked into the program declares it.
+orca_mca_component builtin(const char* framework, const char* name) {
+  return orca_mca_component{.abi_version = ORCA_MCA_COMPONENT_ABI_VERSION,
+                            .framework = framework,
+                            .framework_version = 3,
+                            .name = name,
+                            .version_major = 4,
+                            .version_minor = 5,
+                            .version_patch = 6,
+                            .description = "built in",
+                            .register_vars = nullptr,
+                            .open = nullptr,
+                            .query = &builtin_query,
+                            .close = nullptr};
+}
+
+TEST(ComponentRepositoryBuiltins, ComeFirstWithNoFileAndNoHandle) {
+  TempDir dir;
+  const std::string second = copy_fixture(dir, "second");
+  const orca_mca_component good = builtin("test", "good");
+  const orca_mca_component* const builtins[] = {&good};
+  std::vector<std::string> lines;
+  ComponentRepository repo =
+      ComponentRepository::scan({dir_of(dir)}, [&](const std::string& l) { lines.push_back(l); }, {}, builtins);
+
+  EXPECT_TRUE(repo.rejected().empty());
+  EXPECT_EQ(loaded_paths(repo), (std::vector<std::string>{std::string(kBuiltinPath), second}));
+  const LoadedComponent& c = repo.loaded()[0];
+  EXPECT_EQ(c.descriptor, &good);
+  EXPECT_EQ(c.object.get(), nullptr);
+  EXPECT_EQ(c.version(), "4.5.6");
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "loaded component test/good 4.5.6 from (built in) test/good");
+}
+
+// The file of a built-in component is rejected by its name alone: never
+// opened, so a broken copy costs nothing either.
+TEST(ComponentRepositoryBuiltins, ShadowAFileOfTheSameNameWithoutOpeningIt) {
+  TempDir dir;
+  const std::string file = copy_fixture(dir, "good");
+  const std::string garbage = dir.write("mca_test_second.so", "garbage");
+  const orca_mca_component good = builtin("test", "good");
+  const orca_mca_component second = builtin("test", "second");
+  const orca_mca_component* const builtins[] = {&good, &second};
+  ComponentRepository repo = ComponentRepository::scan({dir_of(dir)}, {}, {}, builtins);
+
+  EXPECT_EQ(repo.loaded().size(), 2u);
+  EXPECT_FALSE(is_mapped(file));
+  ASSERT_EQ(repo.rejected().size(), 2u);
+  EXPECT_EQ(repo.rejected()[0].path, file);
+  EXPECT_EQ(repo.rejected()[0].reason, "it is shadowed by the component built into this program");
+  EXPECT_EQ(repo.rejected()[1].path, garbage);
+  EXPECT_EQ(repo.rejected()[1].reason, "it is shadowed by the component built into this program");
+}
+
+// A job left out by the launcher runs the same whichever way orcad was built.
+TEST(ComponentRepositoryBuiltins, ALeftOutBuiltinIsNotOfferedNorItsFileOpened) {
+  TempDir dir;
+  const std::string file = copy_fixture(dir, "good");
+  const orca_mca_component good = builtin("test", "good");
+  const orca_mca_component* const builtins[] = {&good};
+  const LeaveOut leave_out{.components = {"test/good"}, .why = "the job does not use it"};
+  ComponentRepository repo = ComponentRepository::scan({dir_of(dir)}, {}, leave_out, builtins);
+
+  EXPECT_TRUE(repo.loaded().empty());
+  EXPECT_TRUE(repo.rejected().empty());
+  EXPECT_FALSE(is_mapped(file));
+  const auto left = repo.left_out_of("test");
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0]->path, "(built in) test/good");
+}
+
+TEST(ComponentRepositoryBuiltins, AreCheckedAsFilesAre) {
+  orca_mca_component old_abi = builtin("test", "old");
+  old_abi.abi_version = 1;
+  orca_mca_component no_query = builtin("test", "noquery");
+  no_query.query = nullptr;
+  const orca_mca_component unnamed = builtin("test", nullptr);
+  const orca_mca_component bad_framework = builtin("te_st", "x");
+  const orca_mca_component twice = builtin("test", "twice");
+  const orca_mca_component* const builtins[] = {&old_abi, &no_query, &unnamed, &bad_framework, &twice, &twice};
+  ComponentRepository repo = ComponentRepository::scan({}, {}, {}, builtins);
+
+  EXPECT_EQ(loaded_paths(repo), (std::vector<std::string>{std::string(kBuiltinPath)}));
+  ASSERT_EQ(repo.rejected().size(), 5u);
+  EXPECT_EQ(repo.rejected()[0].path, "(built in) test/old");
+  EXPECT_TRUE(Contains(repo.rejected()[0].reason, "ABI version 1,"));
+  EXPECT_EQ(repo.rejected()[1].reason, "it has no query function");
+  EXPECT_EQ(repo.rejected()[2].reason, "it has no valid framework and component name");
+  EXPECT_EQ(repo.rejected()[3].reason, "it has no valid framework and component name");
+  EXPECT_EQ(repo.rejected()[4].path, "(built in) test/twice");
+  EXPECT_EQ(repo.rejected()[4].reason, "it is built in twice");
+}
+
 }  // namespace
 }  // namespace orca::mca

@@ -1,0 +1,85 @@
+#!/bin/bash
+# orcad's built-in components (configure --enable-static-orcad, the
+# default): the program needs no shared object of the build, its daemons
+# take the components linked into them and never open those files, and a
+# component built outside the tree, against the installed headers only,
+# still loads into every daemon from the component path. In a build with
+# --disable-static-orcad the same job runs on the files, as before.
+. "$(dirname "$0")/../../lib/testcase.sh"
+. "$(dirname "$0")/../../lib/orcarun.sh"
+
+STATIC=0
+if orcad_is_static; then STATIC=1; fi
+
+setup() { local_case_setup orcad-builtin-test; }
+
+# job ARGS...: a two-node plm/local job of `hostname`, mca verbose, with
+# ARGS before the command; stdout in $T/out, stderr in $T/err.
+job() {
+    local status=0
+    ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 2 \
+        --mca mca_base_verbose 1 "$@" -n 2 hostname || status=$?
+    if [ "$status" -ne 0 ]; then
+        cat "$T/err" >&2
+        fail "orcarun failed with status $status"
+    fi
+    [ "$(sort -u "$T/out")" = "$(uname -n)" ] || { cat "$T/out" >&2; fail "the ranks did not print this host's name"; }
+    [ "$(wc -l <"$T/out")" -eq 2 ] || fail "expected 2 lines of output"
+}
+
+# daemon_lines PATTERN: how many of the daemons' (not orcarun's) log lines
+# match the extended PATTERN.
+daemon_lines() {
+    grep -E '^\[orcad [^]]*\] \[orcad:[0-9]+\] mca: ' "$T/err" | grep -cE -- "$1" || true
+}
+
+case_links_no_library_of_the_build() {
+    [ "$STATIC" = 1 ] || skip "orcad was configured with --disable-static-orcad"
+    local libs
+    libs=$(ldd "$ORCAD") || fail "ldd $ORCAD failed"
+    if grep -E 'liborca|libstdc\+\+|libgcc_s' <<<"$libs"; then
+        fail "a static orcad still needs the shared objects above"
+    fi
+    grep -q 'libevent_core' <<<"$libs" || fail "orcad should share libevent with the components (event bases cross their ABI): $libs"
+}
+
+case_daemons_take_their_builtins_and_leave_the_files() {
+    setup
+    job
+    if [ "$STATIC" = 1 ]; then
+        [ "$(daemon_lines 'loaded component oob/tcp [0-9.]+ from \(built in\) oob/tcp$')" -eq 2 ] ||
+            { cat "$T/err" >&2; fail "each daemon should take oob/tcp built in"; }
+        [ "$(daemon_lines "skipped .*/mca_oob_tcp\.so: it is shadowed by the component built into this program$")" -eq 2 ] ||
+            { cat "$T/err" >&2; fail "each daemon should leave mca_oob_tcp.so unopened"; }
+        [ "$(daemon_lines 'from /.*\.so$')" -eq 0 ] ||
+            { cat "$T/err" >&2; fail "a daemon of a hostname job loaded a component file"; }
+    else
+        [ "$(daemon_lines 'loaded component oob/tcp [0-9.]+ from /.*/mca_oob_tcp\.so$')" -eq 2 ] ||
+            { cat "$T/err" >&2; fail "each daemon should load oob/tcp from its file"; }
+        [ "$(daemon_lines 'built in')" -eq 0 ] || fail "a shared orcad has no built-in component"
+    fi
+    done_case
+}
+
+# contrib/examples/oob-null, built as its Makefile builds it (headers only,
+# no library), in a directory of its own at the end of the path.
+case_an_out_of_tree_component_loads_into_every_daemon() {
+    setup
+    local dir="$T/components"
+    mkdir "$dir"
+    ${CC:-cc} -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden -I"$ORCA_TEST_SRCDIR/framework/include" -shared \
+        -o "$dir/mca_oob_null.so" "$ORCA_TEST_SRCDIR/contrib/examples/oob-null/oob_null.c" ||
+        fail "cannot build contrib/examples/oob-null"
+    ORCA_ALL_COMPONENTS="$ORCA_ALL_COMPONENTS:$dir" job
+    [ "$(daemon_lines "loaded component oob/null [0-9.]+ from $dir/mca_oob_null\.so$")" -eq 2 ] ||
+        { cat "$T/err" >&2; fail "each daemon should load oob/null from $dir"; }
+    done_case
+}
+
+done_case() { expect_nothing_left "$M" 10; }
+
+CASES=(links_no_library_of_the_build daemons_take_their_builtins_and_leave_the_files
+       an_out_of_tree_component_loads_into_every_daemon)
+# Arguments, if any, name the cases to run.
+for c in "${@:-${CASES[@]}}"; do run_case "OrcadBuiltin.$c" "case_$c"; done
+finish_cases
