@@ -135,15 +135,19 @@ std::string default_daemon_path() {
   if (n <= 0) return "orcad";
   std::string dir(buf, static_cast<size_t>(n));
   dir.erase(dir.rfind('/'));
-  // libtool's uninstalled programs live in <dir>/.libs; the build tree's
-  // orcad wrapper (which finds liborca) is framework/tools/orcad/orcad.
-  if (dir.size() > 6 && dir.compare(dir.size() - 6, 6, "/.libs") == 0) {
-    const std::string tools = dir.substr(0, dir.rfind('/', dir.size() - 7));
-    std::string wrapper = tools + "/orcad/orcad";
-    if (::access(wrapper.c_str(), X_OK) == 0) return wrapper;
-    return dir + "/orcad";
+  // Installed, orcad is beside orcarun. In the build tree orcarun is
+  // framework/tools/orcarun/orcarun (or, linked against liborca.so,
+  // libtool's .libs/orcarun behind that wrapper) and orcad is
+  // framework/tools/orcad/orcad (the program, or the wrapper that finds
+  // liborca).
+  if (dir.size() > 6 && dir.compare(dir.size() - 6, 6, "/.libs") == 0) dir.erase(dir.size() - 6);
+  std::string beside = dir + "/orcad";
+  if (::access(beside.c_str(), X_OK) == 0) return beside;
+  if (dir.size() > 8 && dir.compare(dir.size() - 8, 8, "/orcarun") == 0) {
+    std::string built = dir.substr(0, dir.size() - 8) + "/orcad/orcad";
+    if (::access(built.c_str(), X_OK) == 0) return built;
   }
-  return dir + "/orcad";
+  return beside;
 }
 
 }  // namespace orca::plm

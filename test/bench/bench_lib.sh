@@ -32,6 +32,9 @@ bench_dirs() {
 }
 
 # --- programs ---------------------------------------------------------------
+# is_elf FILE: FILE is an executable program, not a libtool wrapper script.
+is_elf() { [ -x "$1" ] && [ "$(head -c 4 "$1" | tail -c 3)" = ELF ]; }
+
 # bench_programs: netcluster, the agent, orcarun and orcad (the real programs
 # in .libs unless wrappers=1 or they are missing), the component path,
 # orca_env (the `env ...` words Orca runs under: its settings come from the
@@ -42,16 +45,17 @@ bench_programs() {
     agent="$srcdir/test/bench/netns-rsh-agent"
     [ -x "$netcluster" ] || die "no $netcluster"
     [ -x "$agent" ] || die "no $agent"
-    # A static orcad (configure's default) is the real program itself:
-    # libtool makes no wrapper for a program that links no shared library
-    # of the build.
+    # With built-in components (configure's default) orcarun and orcad are
+    # the programs themselves: libtool makes no wrapper for a program that
+    # links no shared library of the build.
+    local real_orcarun="$builddir/framework/tools/orcarun/.libs/orcarun"
     local real_orcad="$builddir/framework/tools/orcad/.libs/orcad"
+    [ -x "$real_orcarun" ] || real_orcarun="$builddir/framework/tools/orcarun/orcarun"
     [ -x "$real_orcad" ] || real_orcad="$builddir/framework/tools/orcad/orcad"
-    if [ "$wrappers" = 0 ] && [ -x "$builddir/framework/tools/orcarun/.libs/orcarun" ] &&
-        [ -x "$real_orcad" ] && [ "$(head -c 4 "$real_orcad" | tail -c 3)" = ELF ]; then
-        orcarun="$builddir/framework/tools/orcarun/.libs/orcarun"
+    if [ "$wrappers" = 0 ] && is_elf "$real_orcarun" && is_elf "$real_orcad"; then
+        orcarun="$real_orcarun"
         orcad="$real_orcad"
-        programs="the real programs in .libs (LD_LIBRARY_PATH=$builddir/framework/.libs)"
+        programs="the real programs, not libtool's wrappers (LD_LIBRARY_PATH=$builddir/framework/.libs)"
     else
         orcarun="$builddir/framework/tools/orcarun/orcarun"
         orcad="$builddir/framework/tools/orcad/orcad"

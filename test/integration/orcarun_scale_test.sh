@@ -33,8 +33,9 @@
 #                      daemons run, plus 5: pipe() and accept() fail.
 #   a_daemon_maps_only_what_it_uses
 #                      an orcad of a `sleep` job (no PMIx server) maps
-#                      the oob's components (a static orcad: neither
-#                      them, built in, nor liborca or libstdc++), and
+#                      the oob's components (with built-in
+#                      components: neither them nor liborca or
+#                      libstdc++), and
 #                      none of libcrypto, hwloc,
 #                      libudev, the ras components, the routed and plm
 #                      components orcarun did not choose, or pmi/pmix
@@ -294,11 +295,11 @@ $(output)"
     kill -INT "$ORCARUN_PID"
     orcarun_wait 30 || true
     figure "shared_objects=$(wc -l <<<"$maps") components=$(grep -c '/mca_' <<<"$maps")"
-    # The test can fail: what it must find is there. A static orcad has
-    # them built in: it maps no library of the tree and no component file.
-    if orcad_is_static; then
+    # The test can fail: what it must find is there. With built-in components
+    # orcad has them: it maps no library of the tree and no component file.
+    if builtin_components_configured; then
         for unwanted in liborca libstdc++ mca_oob_tcp mca_oob_usock mca_routed_radix mca_plm_local; do
-            ! grep -q "/$unwanted" <<<"$maps" || fail "a static orcad mapped $unwanted, which is built into it:
+            ! grep -q "/$unwanted" <<<"$maps" || fail "an orcad with built-in components mapped $unwanted, which is built into it:
 $maps"
         done
     else

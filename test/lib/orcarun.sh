@@ -13,11 +13,11 @@ ORCAD="$ORCA_TEST_BUILDDIR/framework/tools/orcad/orcad"
 ORCA_ALL_COMPONENTS=$(find "$ORCA_TEST_BUILDDIR/components" -type d -name .libs | sort | tr '\n' ':')
 ORCA_ALL_COMPONENTS=${ORCA_ALL_COMPONENTS%:}
 
-# orcad_is_static: true when orcad was built with its components linked in
-# (configure --enable-static-orcad, the default): it then maps no
-# component file of the tree but pmi/pmix's.
-orcad_is_static() {
-    grep -q '^#define ORCA_STATIC_ORCAD 1' "$ORCA_TEST_BUILDDIR/config.h"
+# builtin_components_configured: true when orcarun and orcad were built
+# with their components linked in (configure --enable-builtin-components,
+# the default): they then map no component file of the tree but pmi/pmix's.
+builtin_components_configured() {
+    grep -q '^#define ORCA_BUILTIN_COMPONENTS 1' "$ORCA_TEST_BUILDDIR/config.h"
 }
 
 # orcarun_env CMD...: CMD with the test environment orcarun and its

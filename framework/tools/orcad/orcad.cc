@@ -2,8 +2,8 @@
 // (its name, the job secret, the settings, its parent's contact URI)
 // arrives on standard input, never on the command line, where every user
 // of the host could read the secret.
+#include "tools/builtin_components.h"
 #include "tools/tool_main.h"
-#include "builtin_components.h"
 #include "daemon_session.h"
 #include "rank_keeper.h"
 
@@ -91,7 +91,7 @@ static int orcad_main(int argc, char** argv) {
   orca::mca::LeaveOut leave_out{.components = bootstrap->unused_components,
                                 .why = "orcarun left it out of this job (it chose another, or orcarun_pmix_server)"};
   auto process = orca::Process::create("orcad", ORCA_PROCESS_DAEMON, argc, argv, environ, std::move(settings.value()),
-                                        std::move(leave_out), orca::orcad::builtin_components());
+                                        std::move(leave_out), orca::tools::builtin_components());
   if (!process) return 1;
   clock.process_created = orca::orcad::StartupClock::Clock::now();
   orca::orcad::DaemonSession session(*process.value(), std::move(bootstrap.value()), clock, keeper.value());

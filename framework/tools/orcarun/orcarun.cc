@@ -1,6 +1,7 @@
 // orcarun: the launcher. Parses the command line, makes the plan (nodes,
 // ranks, plm module, routing tree) so that every mistake is reported
 // before anything starts, then runs the job (JobLaunch).
+#include "tools/builtin_components.h"
 #include "tools/tool_main.h"
 #include "daemon_components.h"
 #include "job_footprint.h"
@@ -58,6 +59,7 @@ static int orcarun_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   auto options = orca::orcarun::parse_options(args);
   orca::mca::ToolOptions tool = options ? options->tool : orca::mca::ToolOptions{};
+  tool.builtin_components = orca::tools::builtin_components();
   auto created = orca::Process::create("orcarun", ORCA_PROCESS_LAUNCHER, tool, environ);
   if (!created) return 1;
   orca::Process& p = *created.value();

@@ -1,13 +1,13 @@
-// The components linked into orcad (builtin_components.h).
-#include "builtin_components.h"
+// The components linked into orcarun and orcad (builtin_components.h).
+#include "tools/builtin_components.h"
 
 #include "config.h"
 
-#if ORCA_STATIC_ORCAD
+#if ORCA_BUILTIN_COMPONENTS
 // One line per component; the list is the one components/Makefile.inc
-// builds into orcad (ORCAD_BUILTIN_LIBS): a component missing from either
+// builds into the programs (BUILTIN_COMPONENT_LIBS): a component missing from either
 // fails the link or is loaded from its file as before.
-#define ORCA_BUILTIN_COMPONENTS(X) \
+#define ORCA_BUILTIN_LIST(X) \
   X(oob, tcp)                      \
   X(oob, usock)                    \
   X(plm, local)                    \
@@ -22,19 +22,19 @@
   X(routed, radix)
 
 #define ORCA_DECLARE_BUILTIN(fw, name) extern "C" const orca_mca_component mca_##fw##_##name##_component;
-ORCA_BUILTIN_COMPONENTS(ORCA_DECLARE_BUILTIN)
+ORCA_BUILTIN_LIST(ORCA_DECLARE_BUILTIN)
 #endif
 
-namespace orca::orcad {
+namespace orca::tools {
 
 mca::BuiltinComponents builtin_components() {
-#if ORCA_STATIC_ORCAD
+#if ORCA_BUILTIN_COMPONENTS
 #define ORCA_ADDRESS_OF_BUILTIN(fw, name) &mca_##fw##_##name##_component,
-  static constexpr const orca_mca_component* kAll[] = {ORCA_BUILTIN_COMPONENTS(ORCA_ADDRESS_OF_BUILTIN)};
+  static constexpr const orca_mca_component* kAll[] = {ORCA_BUILTIN_LIST(ORCA_ADDRESS_OF_BUILTIN)};
   return kAll;
 #else
   return {};
 #endif
 }
 
-}  // namespace orca::orcad
+}  // namespace orca::tools

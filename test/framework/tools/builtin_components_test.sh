@@ -1,17 +1,18 @@
 #!/bin/bash
-# orcad's built-in components (configure --enable-static-orcad, the
-# default): the program needs no shared object of the build, its daemons
-# take the components linked into them and never open those files, and a
-# component built outside the tree, against the installed headers only,
-# still loads into every daemon from the component path. In a build with
-# --disable-static-orcad the same job runs on the files, as before.
+# The components built into orcarun and orcad (configure
+# --enable-builtin-components, the default): neither program needs a
+# shared object of the build, both take the components linked into them
+# and never open those files, and a component built outside the tree,
+# against the installed headers only, still loads into orcarun and every
+# daemon from the component path. In a build with
+# --disable-builtin-components the same job runs on the files, as before.
 . "$(dirname "$0")/../../lib/testcase.sh"
 . "$(dirname "$0")/../../lib/orcarun.sh"
 
-STATIC=0
-if orcad_is_static; then STATIC=1; fi
+BUILTIN=0
+if builtin_components_configured; then BUILTIN=1; fi
 
-setup() { local_case_setup orcad-builtin-test; }
+setup() { local_case_setup builtin-components-test; }
 
 # job ARGS...: a two-node plm/local job of `hostname`, mca verbose, with
 # ARGS before the command; stdout in $T/out, stderr in $T/err.
@@ -28,27 +29,37 @@ job() {
 }
 
 # daemon_lines PATTERN: how many of the daemons' (not orcarun's) log lines
-# match the extended PATTERN.
+# match the extended PATTERN; orcarun_lines PATTERN: how many of orcarun's.
 daemon_lines() {
     grep -E '^\[orcad [^]]*\] \[orcad:[0-9]+\] mca: ' "$T/err" | grep -cE -- "$1" || true
 }
-
-case_links_no_library_of_the_build() {
-    [ "$STATIC" = 1 ] || skip "orcad was configured with --disable-static-orcad"
-    local libs
-    libs=$(ldd "$ORCAD") || fail "ldd $ORCAD failed"
-    if grep -E 'liborca|libstdc\+\+|libgcc_s' <<<"$libs"; then
-        fail "a static orcad still needs the shared objects above"
-    fi
-    grep -q 'libevent_core' <<<"$libs" || fail "orcad should share libevent with the components (event bases cross their ABI): $libs"
+orcarun_lines() {
+    grep -E '^\[orcarun:[0-9]+\] mca: ' "$T/err" | grep -cE -- "$1" || true
 }
 
-case_daemons_take_their_builtins_and_leave_the_files() {
+case_links_no_library_of_the_build() {
+    [ "$BUILTIN" = 1 ] || skip "configured with --disable-builtin-components"
+    local program libs
+    for program in "$ORCARUN" "$ORCAD"; do
+        libs=$(ldd "$program") || fail "ldd $program failed"
+        if grep -E 'liborca|libstdc\+\+|libgcc_s' <<<"$libs"; then
+            fail "$program still needs the shared objects above"
+        fi
+        grep -q 'libevent_core' <<<"$libs" ||
+            fail "$program should share libevent with the components (event bases cross their ABI): $libs"
+    done
+}
+
+case_programs_take_their_builtins_and_leave_the_files() {
     setup
     job
-    if [ "$STATIC" = 1 ]; then
+    if [ "$BUILTIN" = 1 ]; then
         [ "$(daemon_lines 'loaded component oob/tcp [0-9.]+ from \(built in\) oob/tcp$')" -eq 2 ] ||
             { cat "$T/err" >&2; fail "each daemon should take oob/tcp built in"; }
+        [ "$(orcarun_lines 'loaded component plm/local [0-9.]+ from \(built in\) plm/local$')" -eq 1 ] ||
+            { cat "$T/err" >&2; fail "orcarun should take plm/local built in"; }
+        [ "$(orcarun_lines "skipped .*/mca_plm_local\.so: it is shadowed by the component built into this program$")" -eq 1 ] ||
+            { cat "$T/err" >&2; fail "orcarun should leave mca_plm_local.so unopened"; }
         [ "$(daemon_lines "skipped .*/mca_oob_tcp\.so: it is shadowed by the component built into this program$")" -eq 2 ] ||
             { cat "$T/err" >&2; fail "each daemon should leave mca_oob_tcp.so unopened"; }
         [ "$(daemon_lines 'from /.*\.so$')" -eq 0 ] ||
@@ -56,14 +67,15 @@ case_daemons_take_their_builtins_and_leave_the_files() {
     else
         [ "$(daemon_lines 'loaded component oob/tcp [0-9.]+ from /.*/mca_oob_tcp\.so$')" -eq 2 ] ||
             { cat "$T/err" >&2; fail "each daemon should load oob/tcp from its file"; }
-        [ "$(daemon_lines 'built in')" -eq 0 ] || fail "a shared orcad has no built-in component"
+        [ "$(daemon_lines 'built in')" -eq 0 ] && [ "$(orcarun_lines 'built in')" -eq 0 ] ||
+            fail "without built-in components a program said it had one"
     fi
     done_case
 }
 
 # contrib/examples/oob-null, built as its Makefile builds it (headers only,
 # no library), in a directory of its own at the end of the path.
-case_an_out_of_tree_component_loads_into_every_daemon() {
+case_an_out_of_tree_component_loads_everywhere() {
     setup
     local dir="$T/components"
     mkdir "$dir"
@@ -73,13 +85,15 @@ case_an_out_of_tree_component_loads_into_every_daemon() {
     ORCA_ALL_COMPONENTS="$ORCA_ALL_COMPONENTS:$dir" job
     [ "$(daemon_lines "loaded component oob/null [0-9.]+ from $dir/mca_oob_null\.so$")" -eq 2 ] ||
         { cat "$T/err" >&2; fail "each daemon should load oob/null from $dir"; }
+    [ "$(orcarun_lines "loaded component oob/null [0-9.]+ from $dir/mca_oob_null\.so$")" -eq 1 ] ||
+        { cat "$T/err" >&2; fail "orcarun should load oob/null from $dir"; }
     done_case
 }
 
 done_case() { expect_nothing_left "$M" 10; }
 
-CASES=(links_no_library_of_the_build daemons_take_their_builtins_and_leave_the_files
-       an_out_of_tree_component_loads_into_every_daemon)
+CASES=(links_no_library_of_the_build programs_take_their_builtins_and_leave_the_files
+       an_out_of_tree_component_loads_everywhere)
 # Arguments, if any, name the cases to run.
-for c in "${@:-${CASES[@]}}"; do run_case "OrcadBuiltin.$c" "case_$c"; done
+for c in "${@:-${CASES[@]}}"; do run_case "BuiltinComponents.$c" "case_$c"; done
 finish_cases
