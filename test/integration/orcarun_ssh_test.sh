@@ -349,16 +349,19 @@ pid_in() {
 $(leftovers)"
 }
 
-# orcad_in HOST: the pid of the orcad inside HOST, told by its name from
-# its keeper (orcad-keeper), whose command line is the same.
-orcad_in() {
+# named_in HOST NAME: the pid of the process named NAME (or libtool's
+# lt-NAME) inside HOST, told by its name: orcad from its keeper
+# (orcad-keeper), whose command line is the same, and orcarun from the
+# `timeout` that runs it.
+named_in() {
     local pid
     for pid in $(host_pids "$1"); do
-        case $(_comm_of "$pid") in orcad | lt-orcad) echo "$pid"; return 0 ;; esac
+        case $(_comm_of "$pid") in "$2" | "lt-$2") echo "$pid"; return 0 ;; esac
     done
-    fail "no orcad runs in $1:
+    fail "no $2 runs in $1:
 $(leftovers)"
 }
+orcad_in() { named_in "$1" orcad; }
 
 # --- what a job printed ---------------------------------------------------------
 
@@ -649,7 +652,7 @@ killed_orcarun_leaves_nothing_behind() {
     ssh_cluster
     orcarun_ssh_bg job --host h2,h3,h4,h5 -n 4 sleep 30
     await_ranks sleep 4
-    kill -KILL "$(pid_in h1 '/\.libs/(lt-)?orcarun ')"
+    kill -KILL "$(named_in h1 orcarun)"
     local rc=0
     orcarun_wait 20 || rc=$?
     [ $rc -eq 137 ] || fail "orcarun was killed, yet timeout exited with $rc:
