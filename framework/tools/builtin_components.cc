@@ -4,15 +4,16 @@
 #include "config.h"
 
 #if ORCA_BUILTIN_COMPONENTS
-// One line per component; the list is the one components/Makefile.inc
-// builds into the programs (BUILTIN_COMPONENT_LIBS): a component missing from either
-// fails the link or is loaded from its file as before.
+// One line per component; the list is the one components/*/Makefile.inc
+// builds into the programs (BUILTIN_COMPONENT_LIBS): a component missing
+// from either fails the link or is loaded from its file as before.
 #define ORCA_BUILTIN_LIST(X) \
   X(oob, tcp)                      \
   X(oob, usock)                    \
   X(plm, local)                    \
   X(plm, rsh)                      \
   X(plm, slurm)                    \
+  X(pmi, pmix)                     \
   X(pmi, simple)                   \
   X(ras, hostfile)                 \
   X(ras, slurm)                    \

@@ -1,9 +1,9 @@
 /*
  * The components linked into orcarun and orcad (configure
- * --enable-builtin-components, the default): each in-tree component that
- * needs no library of its own. A launch then opens no file for them;
- * pmi/pmix (libpmix) stays a file, and orcad loads it only for jobs that
- * need it. Empty in a build without them.
+ * --enable-builtin-components, the default): every in-tree component (none
+ * links a library of its own: pmi/pmix opens libpmix only when a daemon
+ * starts a PMIx server). A launch then opens no component file. Empty in
+ * a build without them.
  */
 #ifndef ORCA_TOOLS_BUILTIN_COMPONENTS_H
 #define ORCA_TOOLS_BUILTIN_COMPONENTS_H

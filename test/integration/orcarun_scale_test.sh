@@ -37,7 +37,7 @@
 #                      components: neither them nor liborca or
 #                      libstdc++), and
 #                      none of libcrypto, hwloc,
-#                      libudev, the ras components, the routed and plm
+#                      libudev, libpmix, the ras components, the routed and plm
 #                      components orcarun did not choose, or pmi/pmix
 #                      and pmi/simple (sleep speaks no PMI): each was
 #                      start-up CPU of every daemon; and it
@@ -279,18 +279,10 @@ a_daemon_maps_only_what_it_uses() {
     local_case_setup scale-maps
     mkdir "$T/tmp"
     TMPDIR=$T/tmp ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 2 -n 2 sleep 30
-    local i pid=
-    for ((i = 0; i < 200; i++)); do
-        pid=$(pgrep -x -P "$ORCARUN_PID" orcad | head -n 1 || true)
-        # Up once its rank runs: everything it loads is loaded by then.
-        [ -n "$pid" ] && pgrep -x -P "$pid" sleep >/dev/null && break
-        pid=
-        kill -0 "$ORCARUN_PID" 2>/dev/null || break
-        sleep 0.05
-    done
+    local pid; pid=$(daemon_running sleep)
     [ -n "$pid" ] || fail "no orcad with a running rank was seen:
 $(output)"
-    local maps; maps=$(awk '$6 ~ /\.so/ { print $6 }' "/proc/$pid/maps" | sort -u)
+    local maps; maps=$(shared_objects_of "$pid")
     local made; made=$(ls -A "$T/tmp")
     kill -INT "$ORCARUN_PID"
     orcarun_wait 30 || true
@@ -308,7 +300,7 @@ $maps"
 $maps"
         done
     fi
-    for unwanted in libcrypto libhwloc libudev mca_ras_ mca_routed_direct mca_plm_rsh mca_plm_slurm mca_pmi_pmix mca_pmi_simple; do
+    for unwanted in libcrypto libhwloc libudev libpmix libmunge mca_ras_ mca_routed_direct mca_plm_rsh mca_plm_slurm mca_pmi_pmix mca_pmi_simple; do
         ! grep -q "/$unwanted" <<<"$maps" || fail "the orcad mapped $unwanted, which it does not use:
 $(grep "/$unwanted" <<<"$maps")"
     done

@@ -20,6 +20,26 @@ builtin_components_configured() {
     grep -q '^#define ORCA_BUILTIN_COMPONENTS 1' "$ORCA_TEST_BUILDDIR/config.h"
 }
 
+# daemon_running RANK_NAME: the pid of a daemon (a child of the case's
+# orcarun, $ORCARUN_PID, on plm/local) once one of its ranks runs as
+# RANK_NAME, waiting up to 10 s; "" when none does. Everything a daemon
+# loads for its job is loaded by then.
+daemon_running() {
+    local i pid
+    for ((i = 0; i < 200; i++)); do
+        pid=$(pgrep -x -P "$ORCARUN_PID" orcad | head -n 1 || true)
+        if [ -n "$pid" ] && pgrep -x -P "$pid" "$1" >/dev/null; then
+            echo "$pid"
+            return 0
+        fi
+        kill -0 "$ORCARUN_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+}
+
+# shared_objects_of PID: the shared objects PID maps, one a line.
+shared_objects_of() { awk '$6 ~ /\.so/ { print $6 }' "/proc/$1/maps" | sort -u; }
+
 # orcarun_env CMD...: CMD with the test environment orcarun and its
 # daemons need (the settings reach every daemon through orcarun).
 orcarun_env() {

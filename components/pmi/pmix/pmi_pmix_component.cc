@@ -1,5 +1,6 @@
 // pmi/pmix: a PMIx server (the PMIx reference library) for programs built
-// with Open MPI, served by PmixServer.
+// with Open MPI, served by PmixServer; libpmix is opened only when a
+// daemon starts one (pmix_library.h).
 #include "pmix_server.h"
 
 #include <orca/component_glue.h>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <iterator>
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -44,20 +46,24 @@ struct State {
   int priority_value = 0;
   bool open_mpi_4 = true;
   bool share_topology = true;
+  // Opened by the first server, and kept: the servers call into it.
+  std::optional<orca::pmi::PmixLibrary> library;
   std::unique_ptr<orca::pmi::PmixServer> server;
   // Started by warm_up, before the job: libpmix's server, waiting for the
   // job's namespace.
   std::unique_ptr<orca::pmi::PmixServer> warmed;
   orca_pmi_module module{};
-  void warm_up(const orca_pmi_host& host, const orca_pmi_job& job) {
-    warmed = std::make_unique<orca::pmi::PmixServer>(host, job, options());
-  }
+  void warm_up(const orca_pmi_host& host, const orca_pmi_job& job) { warmed = start_server(host, job); }
   void end_warm_up() { warmed.reset(); }
   orca::pmi::PmixServer::Options options() const { return {.open_mpi_4 = open_mpi_4, .share_topology = share_topology}; }
   std::unique_ptr<orca::pmi::PmixServer> make_server(const orca_pmi_host& host, const orca_pmi_job& job) {
-    auto s = warmed ? std::move(warmed) : std::make_unique<orca::pmi::PmixServer>(host, job, options());
+    auto s = warmed ? std::move(warmed) : start_server(host, job);
     s->start_job(job);
     return s;
+  }
+  std::unique_ptr<orca::pmi::PmixServer> start_server(const orca_pmi_host& host, const orca_pmi_job& job) {
+    if (!library) library.emplace(orca::pmi::PmixLibrary::open());
+    return std::make_unique<orca::pmi::PmixServer>(*library, host, job, options());
   }
   void* handle() noexcept { return &module; }
   int priority() const noexcept { return priority_value; }

@@ -24,20 +24,22 @@ namespace {
 // without a context: the live server, for the callbacks below.
 std::atomic<PmixServer*> g_live{nullptr};
 
-std::string status_text(pmix_status_t st) { return std::string(PMIx_Error_string(st)) + " (" + std::to_string(st) + ")"; }
+std::string status_text(const PmixLibrary& lib, pmix_status_t st) {
+  return std::string(lib.PMIx_Error_string(st)) + " (" + std::to_string(st) + ")";
+}
 
 // An info list under construction (libpmix's own list API), freed on scope exit.
 class InfoList {
  public:
-  InfoList() : list_(PMIx_Info_list_start()) {
+  explicit InfoList(const PmixLibrary& lib) : lib_(lib), list_(lib.PMIx_Info_list_start()) {
     if (list_ == nullptr) throw std::runtime_error("libpmix cannot make an info list");
   }
-  ~InfoList() { PMIx_Info_list_release(list_); }
+  ~InfoList() { lib_.PMIx_Info_list_release(list_); }
   InfoList(const InfoList&) = delete;
   InfoList& operator=(const InfoList&) = delete;
   void add(const char* key, const void* value, pmix_data_type_t type) {
-    if (pmix_status_t st = PMIx_Info_list_add(list_, key, value, type); st != PMIX_SUCCESS) {
-      throw std::runtime_error(std::string("libpmix refused info ") + key + ": " + status_text(st));
+    if (pmix_status_t st = lib_.PMIx_Info_list_add(list_, key, value, type); st != PMIX_SUCCESS) {
+      throw std::runtime_error(std::string("libpmix refused info ") + key + ": " + status_text(lib_, st));
     }
   }
   void text(const char* key, const std::string& v) { add(key, v.c_str(), PMIX_STRING); }
@@ -46,20 +48,22 @@ class InfoList {
   void rank(const char* key, pmix_rank_t v) { add(key, &v, PMIX_PROC_RANK); }
   void flag(const char* key, bool v) { add(key, &v, PMIX_BOOL); }
   void* handle() const noexcept { return list_; }
+  const PmixLibrary& library() const noexcept { return lib_; }
 
  private:
+  const PmixLibrary& lib_;
   void* list_;
 };
 
 // An array of info made from a list, freed on scope exit.
 class InfoArray {
  public:
-  explicit InfoArray(const InfoList& list) {
-    if (pmix_status_t st = PMIx_Info_list_convert(list.handle(), &array_); st != PMIX_SUCCESS) {
-      throw std::runtime_error("libpmix cannot convert an info list: " + status_text(st));
+  explicit InfoArray(const InfoList& list) : lib_(list.library()) {
+    if (pmix_status_t st = lib_.PMIx_Info_list_convert(list.handle(), &array_); st != PMIX_SUCCESS) {
+      throw std::runtime_error("libpmix cannot convert an info list: " + status_text(lib_, st));
     }
   }
-  ~InfoArray() { PMIx_Data_array_destruct(&array_); }
+  ~InfoArray() { lib_.PMIx_Data_array_destruct(&array_); }
   InfoArray(const InfoArray&) = delete;
   InfoArray& operator=(const InfoArray&) = delete;
   pmix_info_t* info() noexcept { return static_cast<pmix_info_t*>(array_.array); }
@@ -67,6 +71,7 @@ class InfoArray {
   pmix_data_array_t* array() noexcept { return &array_; }
 
  private:
+  const PmixLibrary& lib_;
   pmix_data_array_t array_{};
 };
 
@@ -154,16 +159,16 @@ class PmixServer::PluginBlacklist {
   bool set_;
 };
 
-PmixServer::Topology::Topology() {
-  if (hwloc_topology_init(&topology) != 0) throw std::runtime_error("hwloc_topology_init failed");
-  hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
-  if (hwloc_topology_load(topology) != 0) {
-    hwloc_topology_destroy(topology);
+PmixServer::Topology::Topology(const PmixLibrary& lib) : lib_(lib) {
+  if (lib_.hwloc_topology_init(&topology) != 0) throw std::runtime_error("hwloc_topology_init failed");
+  lib_.hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
+  if (lib_.hwloc_topology_load(topology) != 0) {
+    lib_.hwloc_topology_destroy(topology);
     throw std::runtime_error("hwloc cannot load this host's topology");
   }
 }
 
-PmixServer::Topology::~Topology() { hwloc_topology_destroy(topology); }
+PmixServer::Topology::~Topology() { lib_.hwloc_topology_destroy(topology); }
 
 // The daemon's directory for this job: the rendezvous lives there only.
 std::string PmixServer::job_directory(const orca_pmi_host& host) {
@@ -175,8 +180,9 @@ std::string PmixServer::job_directory(const orca_pmi_host& host) {
   return dir;
 }
 
-PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, Options options)
-    : host_(host),
+PmixServer::PmixServer(const PmixLibrary& lib, const orca_pmi_host& host, const orca_pmi_job& job, Options options)
+    : lib_(lib),
+      host_(host),
       loop_(host.base),
       handoff_(loop_),
       nspace_(job.name),
@@ -209,14 +215,14 @@ PmixServer::PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, Optio
 
 // On the starting thread.
 void PmixServer::start_library() {
-  topology_ = std::make_unique<Topology>();
+  topology_ = std::make_unique<Topology>(lib_);
   pmix_server_module_t module{};  // libpmix keeps a copy
   module.client_connected = &cb_client_connected;
   module.client_finalized = &cb_client_finalized;
   module.abort = &cb_abort;
   module.fence_nb = &cb_fence;
   module.direct_modex = &cb_direct_modex;
-  InfoList init;
+  InfoList init(lib_);
   // The rendezvous lives in the job's directory only: no system-wide
   // server, no tools, nothing from other hosts.
   init.text(PMIX_SERVER_TMPDIR, tmpdir_.c_str());
@@ -229,8 +235,8 @@ void PmixServer::start_library() {
   pmix_topology_t topology{.source = const_cast<char*>("hwloc"), .topology = topology_->topology};
   init.add(PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
   InfoArray info(init);
-  if (pmix_status_t st = PMIx_server_init(&module, info.info(), info.size()); st != PMIX_SUCCESS) {
-    throw std::runtime_error("PMIx_server_init failed: " + status_text(st));
+  if (pmix_status_t st = lib_.PMIx_server_init(&module, info.info(), info.size()); st != PMIX_SUCCESS) {
+    throw std::runtime_error("PMIx_server_init failed: " + status_text(lib_, st));
   }
   initialized_ = true;
 }
@@ -246,8 +252,8 @@ PmixServer::~PmixServer() {
   if (library_.valid()) library_.wait();
   no_io_plugins_.reset();
   if (initialized_) {
-    if (registered_) PMIx_server_deregister_nspace(nspace_.c_str(), &ignore_result, nullptr);
-    PMIx_server_finalize();
+    if (registered_) lib_.PMIx_server_deregister_nspace(nspace_.c_str(), &ignore_result, nullptr);
+    lib_.PMIx_server_finalize();
   }
   g_live.store(nullptr);
 }
@@ -271,16 +277,16 @@ void PmixServer::start_job(const orca_pmi_job& job) {
 void PmixServer::register_namespace(const orca_pmi_job& job) {
   char* regex = nullptr;
   char* ppn = nullptr;
-  if (pmix_status_t st = PMIx_generate_regex(layout_.node_list.c_str(), &regex); st != PMIX_SUCCESS) {
-    throw std::runtime_error("PMIx_generate_regex failed: " + status_text(st));
+  if (pmix_status_t st = lib_.PMIx_generate_regex(layout_.node_list.c_str(), &regex); st != PMIX_SUCCESS) {
+    throw std::runtime_error("PMIx_generate_regex failed: " + status_text(lib_, st));
   }
   const std::unique_ptr<char, decltype(&std::free)> regex_owner(regex, &std::free);
-  if (pmix_status_t st = PMIx_generate_ppn(layout_.ppn.c_str(), &ppn); st != PMIX_SUCCESS) {
-    throw std::runtime_error("PMIx_generate_ppn failed: " + status_text(st));
+  if (pmix_status_t st = lib_.PMIx_generate_ppn(layout_.ppn.c_str(), &ppn); st != PMIX_SUCCESS) {
+    throw std::runtime_error("PMIx_generate_ppn failed: " + status_text(lib_, st));
   }
   const std::unique_ptr<char, decltype(&std::free)> ppn_owner(ppn, &std::free);
 
-  InfoList info;
+  InfoList info(lib_);
   info.text(PMIX_JOBID, nspace_);
   info.u32(PMIX_UNIV_SIZE, job.size);
   info.u32(PMIX_JOB_SIZE, job.size);
@@ -305,9 +311,9 @@ void PmixServer::register_namespace(const orca_pmi_job& job) {
     // displays probed, PCI walked): some 20 ms of CPU a rank here.
     char* xml = nullptr;
     int length = 0;
-    if (hwloc_topology_export_xmlbuffer(topology_->topology, &xml, &length, 0) == 0) {
+    if (lib_.hwloc_topology_export_xmlbuffer(topology_->topology, &xml, &length, 0) == 0) {
       const std::unique_ptr<char, std::function<void(char*)>> owner(
-          xml, [this](char* x) { hwloc_free_xmlbuffer(topology_->topology, x); });
+          xml, [this](char* x) { lib_.hwloc_free_xmlbuffer(topology_->topology, x); });
       info.text(PMIX_HWLOC_XML_V2, xml);
     }
   }
@@ -318,7 +324,7 @@ void PmixServer::register_namespace(const orca_pmi_job& job) {
   // job on every node made the job's start quadratic (1024 daemons: 48 s
   // of CPU in all, against 12 s without a PMIx server).
   for (const std::uint32_t r : layout_.local) {
-    InfoList proc;
+    InfoList proc(lib_);
     proc.rank(PMIX_RANK, r);
     proc.rank(PMIX_GLOBAL_RANK, r);
     proc.rank(PMIX_APP_RANK, r);
@@ -332,9 +338,9 @@ void PmixServer::register_namespace(const orca_pmi_job& job) {
   }
   InfoArray all(info);
   OperationWait wait;
-  const pmix_status_t st = wait.wait(PMIx_server_register_nspace(nspace_.c_str(), static_cast<int>(layout_.local.size()),
+  const pmix_status_t st = wait.wait(lib_.PMIx_server_register_nspace(nspace_.c_str(), static_cast<int>(layout_.local.size()),
                                                                  all.info(), all.size(), &OperationWait::done, &wait));
-  if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_server_register_nspace failed: " + status_text(st));
+  if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_server_register_nspace failed: " + status_text(lib_, st));
 }
 
 Status PmixServer::prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit) {
@@ -342,16 +348,16 @@ Status PmixServer::prepare(std::uint32_t rank, const orca_pmi_environment& env, 
   pmix_proc_t proc;
   PMIX_LOAD_PROCID(&proc, nspace_.c_str(), rank);
   OperationWait wait;
-  pmix_status_t st = wait.wait(PMIx_server_register_client(&proc, ::getuid(), ::getgid(), nullptr, &OperationWait::done, &wait));
+  pmix_status_t st = wait.wait(lib_.PMIx_server_register_client(&proc, ::getuid(), ::getgid(), nullptr, &OperationWait::done, &wait));
   if (st != PMIX_SUCCESS) {
     return Message("pmi", "pmix-call-failed", {{"call", "PMIx_server_register_client"}, {"rank", std::to_string(rank)},
-                                               {"why", status_text(st)}});
+                                               {"why", status_text(lib_, st)}});
   }
   char** vars = nullptr;
-  st = PMIx_server_setup_fork(&proc, &vars);
+  st = lib_.PMIx_server_setup_fork(&proc, &vars);
   if (st != PMIX_SUCCESS) {
     return Message("pmi", "pmix-call-failed", {{"call", "PMIx_server_setup_fork"}, {"rank", std::to_string(rank)},
-                                               {"why", status_text(st)}});
+                                               {"why", status_text(lib_, st)}});
   }
   for (char** v = vars; v != nullptr && *v != nullptr; ++v) {
     const std::string entry(*v);
@@ -384,7 +390,7 @@ void PmixServer::ended(std::uint32_t rank) {
   handoff_.drain();
   pmix_proc_t proc;
   PMIX_LOAD_PROCID(&proc, nspace_.c_str(), rank);
-  PMIx_server_deregister_client(&proc, &ignore_result, nullptr);
+  lib_.PMIx_server_deregister_client(&proc, &ignore_result, nullptr);
 }
 
 void PmixServer::on_client(const pmix_proc_t* proc, orca_pmi_rank_event what) {
@@ -475,7 +481,7 @@ void PmixServer::answer_request(std::uint32_t from_node, std::uint64_t id, std::
       s->host_.send(s->host_.host, from, bytes.data(), bytes.size());
     });
   };
-  const pmix_status_t st = PMIx_server_dmodex_request(&proc, done, ask.get());
+  const pmix_status_t st = lib_.PMIx_server_dmodex_request(&proc, done, ask.get());
   if (st == PMIX_SUCCESS) {
     (void)ask.release();  // the callback owns it now
     return;

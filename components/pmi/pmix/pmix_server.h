@@ -26,14 +26,11 @@
 
 #include "job_layout.h"
 #include "loop_handoff.h"
+#include "pmix_library.h"
 
 #include <orca/event_loop.h>
 #include <orca/pmi.h>
 #include <orca/result.h>
-
-#include <hwloc.h>
-#include <pmix.h>
-#include <pmix_server.h>
 
 #include <cstdint>
 #include <future>
@@ -56,7 +53,7 @@ class PmixServer {
     /* Give the ranks this daemon's topology (pmi_pmix_share_topology). */
     bool share_topology = true;
   };
-  PmixServer(const orca_pmi_host& host, const orca_pmi_job& job, Options options);
+  PmixServer(const PmixLibrary& lib, const orca_pmi_host& host, const orca_pmi_job& job, Options options);
   /* Registers the job's namespace (its layout: every rank's node), once,
    * before any rank is prepared. Throws when libpmix refuses it, or when
    * `job` is not the job the server was started for. */
@@ -95,8 +92,9 @@ class PmixServer {
    * otherwise discover in full (PCI, GL, OpenCL: tens of ms) at every
    * job's start, only to share cores and caches with the ranks. */
   struct Topology {
+    const PmixLibrary& lib_;
     hwloc_topology_t topology = nullptr;
-    Topology();
+    explicit Topology(const PmixLibrary& lib);
     ~Topology();
     Topology(const Topology&) = delete;
     Topology& operator=(const Topology&) = delete;
@@ -108,6 +106,7 @@ class PmixServer {
   void ready();
   void start_library();  // on the starting thread: the topology, PMIx_server_init
 
+  const PmixLibrary& lib_;  // outlives the server (its component's state holds it)
   orca_pmi_host host_;
   std::unique_ptr<Topology> topology_;  // made on the starting thread
   EventLoop loop_;

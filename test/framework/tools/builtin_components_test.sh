@@ -73,6 +73,32 @@ case_programs_take_their_builtins_and_leave_the_files() {
     done_case
 }
 
+# pmi/pmix opens libpmix only when a daemon starts a PMIx server: orcarun,
+# which loads every component for its variables, never maps it, nor (with
+# built-in components) liborca or libstdc++; a daemon of a job with a
+# PMIx server does map it, and serves it (the ranks find its directory).
+case_libpmix_is_mapped_only_where_a_server_runs() {
+    setup
+    ORCA_TEST_MARKER="$M" orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 2 \
+        --mca orcarun_pmix_server always -n 2 sh -c 'test -n "$PMIX_SERVER_URI41$PMIX_SERVER_URI4$PMIX_SERVER_URI3" && exec sleep 30'
+    # The rank becomes `sleep` only once it found its PMIx server.
+    local daemon; daemon=$(daemon_running sleep)
+    [ -n "$daemon" ] || { cat "$T/err" >&2; fail "no orcad with a rank that found its PMIx server was seen"; }
+    local launcher_maps daemon_maps
+    launcher_maps=$(shared_objects_of "$ORCARUN_PID")
+    daemon_maps=$(shared_objects_of "$daemon")
+    kill -INT "$ORCARUN_PID"
+    orcarun_wait 30 || true
+    ! grep -E '/lib(pmix|munge)\.' <<<"$launcher_maps" || fail "orcarun mapped libpmix, which it never calls"
+    grep -q '/libpmix\.' <<<"$daemon_maps" || fail "the daemon of a PMIx job did not map libpmix:
+$daemon_maps"
+    if [ "$BUILTIN" = 1 ]; then
+        ! grep -E '/(liborca|libstdc\+\+)\.' <<<"$launcher_maps$daemon_maps" ||
+            fail "a program with built-in components mapped a library of the build"
+    fi
+    done_case
+}
+
 # contrib/examples/oob-null, built as its Makefile builds it (headers only,
 # no library), in a directory of its own at the end of the path.
 case_an_out_of_tree_component_loads_everywhere() {
@@ -93,7 +119,7 @@ case_an_out_of_tree_component_loads_everywhere() {
 done_case() { expect_nothing_left "$M" 10; }
 
 CASES=(links_no_library_of_the_build programs_take_their_builtins_and_leave_the_files
-       an_out_of_tree_component_loads_everywhere)
+       libpmix_is_mapped_only_where_a_server_runs an_out_of_tree_component_loads_everywhere)
 # Arguments, if any, name the cases to run.
 for c in "${@:-${CASES[@]}}"; do run_case "BuiltinComponents.$c" "case_$c"; done
 finish_cases
