@@ -1,6 +1,7 @@
 // orca_info: shows what Orca would do, before a job runs: frameworks,
 // components and why any were not loaded, and every MCA variable with its
 // value and where that value came from.
+#include "tools/builtin_components.h"
 #include "tools/tool_main.h"
 #include "info_report.h"
 #include "network_report.h"
@@ -168,6 +169,11 @@ static int orca_info_main(int argc, char** argv) {
   if (!args->report.parsable) {
     std::cout << "Orca " << PACKAGE_VERSION << "\n"
               << "Component path: " << runtime.registry().find("mca_base_component_path")->as_string() << "\n";
+    // What orcarun and orcad run is their own copy: a newer file of one
+    // of these below changes nothing for them.
+    std::string names;
+    for (const auto& n : orca::tools::builtin_component_names()) names += (names.empty() ? "" : ", ") + n;
+    if (!names.empty()) std::cout << "Built into orcarun and orcad (their files below are not used by them): " << names << "\n";
   }
   orca::info::print_components(runtime, args->report, std::cout);
   return EXIT_SUCCESS;

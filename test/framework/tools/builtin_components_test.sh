@@ -99,6 +99,24 @@ $daemon_maps"
     done_case
 }
 
+# orca_info, which loads the files, says which components orcarun and
+# orcad carry instead, all of them; in a build without, it says nothing.
+case_orca_info_names_them() {
+    setup
+    local out line
+    out=$(orcarun_env "$ORCA_TEST_BUILDDIR/framework/tools/orca_info/orca_info") || fail "orca_info failed: $out"
+    line=$(grep '^Built into orcarun and orcad' <<<"$out" || true)
+    if [ "$BUILTIN" = 1 ]; then
+        local c
+        for c in oob/tcp oob/usock plm/local plm/rsh plm/slurm pmi/pmix pmi/simple ras/hostfile ras/slurm \
+            reachable/netlink reachable/weighted routed/direct routed/radix; do
+            grep -qE "[:,] $c(,|$)" <<<"$line" || fail "orca_info does not name $c as built in: $line"
+        done
+    else
+        [ -z "$line" ] || fail "without built-in components orca_info said: $line"
+    fi
+}
+
 # contrib/examples/oob-null, built as its Makefile builds it (headers only,
 # no library), in a directory of its own at the end of the path.
 case_an_out_of_tree_component_loads_everywhere() {
@@ -119,7 +137,7 @@ case_an_out_of_tree_component_loads_everywhere() {
 done_case() { expect_nothing_left "$M" 10; }
 
 CASES=(links_no_library_of_the_build programs_take_their_builtins_and_leave_the_files
-       libpmix_is_mapped_only_where_a_server_runs an_out_of_tree_component_loads_everywhere)
+       libpmix_is_mapped_only_where_a_server_runs orca_info_names_them an_out_of_tree_component_loads_everywhere)
 # Arguments, if any, name the cases to run.
 for c in "${@:-${CASES[@]}}"; do run_case "BuiltinComponents.$c" "case_$c"; done
 finish_cases
