@@ -269,6 +269,17 @@ class RankKeeperProcess : public ::testing::Test {
       if (p > 0 && ::kill(p, SIGKILL) == 0) (void)test::reap(p);
     }
   }
+  // SIGKILLs the daemon, then reaps it, its rank and its keeper, which
+  // must end (`keeper_stuck`: what it means if it does not).
+  void kill_daemon_and_reap_all(const char* keeper_stuck) {
+    ASSERT_EQ(0, ::kill(fake_->daemon, SIGKILL));
+    ASSERT_TRUE(test::reap(fake_->daemon));
+    fake_->daemon = -1;
+    EXPECT_TRUE(test::reap(fake_->rank));
+    fake_->rank = -1;
+    ASSERT_TRUE(test::reap(fake_->keeper)) << keeper_stuck;
+    fake_->keeper = -1;
+  }
   std::optional<FakeDaemon> fake_;
 };
 
@@ -340,13 +351,7 @@ struct JobDirectory {
 TEST_F(RankKeeperProcess, ADaemonKilledHasItsJobDirectoryRemoved) {
   JobDirectory job;
   fake_.emplace(false, job.path);
-  ASSERT_EQ(0, ::kill(fake_->daemon, SIGKILL));
-  ASSERT_TRUE(test::reap(fake_->daemon));
-  fake_->daemon = -1;
-  EXPECT_TRUE(test::reap(fake_->rank));
-  fake_->rank = -1;
-  ASSERT_TRUE(test::reap(fake_->keeper)) << "the keeper did not exit";
-  fake_->keeper = -1;
+  ASSERT_NO_FATAL_FAILURE(kill_daemon_and_reap_all("the keeper did not exit"));
   EXPECT_FALSE(std::filesystem::exists(job.path)) << "the keeper left the job's directory";
   EXPECT_TRUE(std::filesystem::exists(job.outside)) << "the keeper followed a link out of the job's directory";
 }
@@ -360,13 +365,7 @@ TEST_F(RankKeeperProcess, WhatTheKeeperCannotRemoveIsLeftAndItStillEnds) {
   std::filesystem::create_directories(deep);
   job.root.write(std::filesystem::relative(deep + "/bottom", job.root.path()).string(), "too deep");
   fake_.emplace(false, job.path);
-  ASSERT_EQ(0, ::kill(fake_->daemon, SIGKILL));
-  ASSERT_TRUE(test::reap(fake_->daemon));
-  fake_->daemon = -1;
-  EXPECT_TRUE(test::reap(fake_->rank));
-  fake_->rank = -1;
-  ASSERT_TRUE(test::reap(fake_->keeper)) << "the keeper did not end with a tree it cannot remove";
-  fake_->keeper = -1;
+  ASSERT_NO_FATAL_FAILURE(kill_daemon_and_reap_all("the keeper did not end with a tree it cannot remove"));
   EXPECT_FALSE(std::filesystem::exists(job.path + "/rendezvous")) << "what it could remove is still there";
   EXPECT_TRUE(std::filesystem::exists(deep + "/bottom"));
 }
