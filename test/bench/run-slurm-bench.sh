@@ -24,7 +24,9 @@
 # for its CPUs). A run counts only if it exits with 0 and prints
 # the N node names, one each (h2..hN+1 in any order); a launcher without
 # such a run is reported as failed, without a figure. A launcher that is
-# not installed is said so and skipped.
+# not installed is said so and skipped. orcarun's cache of srun's options
+# (plm_slurm_srun_cache) is in the work directory, filled by the warm-up
+# round: the timed runs are a user's second and later jobs.
 #
 # Output: the time slurm_start took, a table, and "FIGURE name value unit"
 # lines, then one summary line (and, before them, orcarun's own --timing
@@ -120,6 +122,9 @@ if [ "$inner" = 1 ]; then
     [ -f "$work/failures" ] || die "--inner: no work directory $work (the script passes its own)"
     [ -n "${SLURM_JOB_ID:-}" ] || die "--inner: not inside a Slurm allocation (SLURM_JOB_ID is not set)"
     expect=$(hosts_list "$nodes")
+    # plm/slurm's cache of srun's options: the bench's own, filled by the
+    # warm-up round (as a user's is by their first job), never the home's.
+    export XDG_CACHE_HOME="$work/xdg-cache"
 
     echo "  allocation: job $SLURM_JOB_ID, SLURM_JOB_NODELIST=${SLURM_JOB_NODELIST:-} SLURM_TASKS_PER_NODE=${SLURM_TASKS_PER_NODE:-}"
     [ "${SLURM_JOB_NUM_NODES:-}" = "$nodes" ] ||

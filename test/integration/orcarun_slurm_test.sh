@@ -24,7 +24,11 @@
 #  - srun missing from PATH, and a malformed SLURM_JOB_NODELIST: clear
 #    errors (plm/slurm and --mca plm rsh named; the value quoted);
 #  - --mca plm rsh inside the allocation still starts the daemons through
-#    the agent.
+#    the agent;
+#  - srun's options are asked of srun (--help) once per srun file: later
+#    jobs take them from the user's cache, a changed srun is asked again,
+#    a garbled cache is replaced, plm_slurm_srun_cache false asks every
+#    time and leaves the cache alone.
 # After every case no process of the case (found by its marker in
 # /proc/*/environ, which srun passes to every task) is left. Needs root
 # and Slurm; skips with the reason elsewhere.
@@ -46,6 +50,8 @@ trap 'exit 130' INT TERM
 
 # Every orcarun (and so every daemon: srun passes the environment on) runs
 # with the build tree's components and help texts and no param files.
+# The cache of srun's options goes to the case's directory, not root's home.
+export XDG_CACHE_HOME="$CASE_TMP/xdg-cache"
 export ORCA_MCA_mca_base_component_path="$ORCA_ALL_COMPONENTS" \
     ORCA_MCA_mca_base_help_path="$ORCA_TEST_SRCDIR/framework/help" \
     ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none
@@ -467,12 +473,63 @@ forwarded_variables_through_srun() {
     expect_nothing_left "$MARK"
 }
 
+# The real srun, through a script on PATH that notes each call.
+srun_options_are_remembered() {
+    need_cluster; new_marker cache
+    local real rc=0 cache="$CASE_TMP/xdg-cache/orca/srun-options" i
+    real=$(slurm_exec sh -c 'command -v srun')
+    mkdir -p "$CASE_TMP/bin"
+    printf '#!/bin/sh\necho "$*" >>%s\nexec %s "$@"\n' "$CASE_TMP/srun.log" "$real" >"$CASE_TMP/bin/srun"
+    chmod 0755 "$CASE_TMP/bin/srun"
+    run_job() { # NAME [ORCARUN-ARGS...]
+        local name=$1 rc=0; shift
+        client "$name" 60 salloc -N 2 env PATH="$CASE_TMP/bin:$PATH" "$ORCARUN" "$@" hostname || rc=$?
+        expect_status "$name" 0 $rc
+        expect_sorted_stdout "$name" h2 h3
+    }
+    asked() { # N: srun --help ran N times so far
+        local n
+        n=$(grep -cx -- '--help' "$CASE_TMP/srun.log" || true)
+        [ "$n" = "$1" ] || fail "srun --help ran $n times, not $1; srun was called with:
+$(cat "$CASE_TMP/srun.log")"
+    }
+    run_job first
+    asked 1
+    [ "$(stat -c %a "$cache")" = 600 ] || fail "the cache is mode $(stat -c %a "$cache"), not 600"
+    grep -q "^srun1 .* $CASE_TMP/bin/srun\$" "$cache" || fail "the cache has no line for $CASE_TMP/bin/srun:
+$(cat "$cache")"
+    for i in 2 3; do run_job "again$i"; done
+    asked 1
+    # Every launch still started the daemons' step.
+    [ "$(grep -c -- '--nodes=2' "$CASE_TMP/srun.log")" = 3 ] || fail "not 3 steps:
+$(cat "$CASE_TMP/srun.log")"
+    # An upgrade of srun (here: its wrapper rewritten) is asked again.
+    echo "# upgraded" >>"$CASE_TMP/bin/srun"
+    run_job upgraded
+    asked 2
+    run_job upgraded_again
+    asked 2
+    # Set to false: asked every time, the cache left as it was.
+    cp "$cache" "$CASE_TMP/cache.before"
+    run_job off --mca plm_slurm_srun_cache false
+    asked 3
+    cmp -s "$cache" "$CASE_TMP/cache.before" || fail "plm_slurm_srun_cache false changed the cache"
+    # Garbage is not believed, and is replaced by a good line.
+    printf 'srun1 garbage\n\0\377\n' >"$cache"
+    run_job garbled
+    asked 4
+    [ "$(grep -c '^srun1 [0-9]' "$cache")" = 1 ] && ! grep -q garbage "$cache" || fail "the garbled cache was not replaced:
+$(od -c "$cache" | head)"
+    expect_nothing_left "$MARK"
+}
+
 CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_job_step
        export_none_does_not_strip_the_bootstrap host_subset_of_the_allocation ranks_get_every_allocated_cpu
        user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables mpi_programs_under_slurm
        chain_tree_relays_parent_contacts large_bootstrap_goes_on_standard_input daemon_killed_mid_job
        daemon_terminated_mid_job orcarun_killed_cancels_the_step srun_missing_from_path
-       malformed_nodelist_is_quoted plm_rsh_inside_the_allocation forwarded_variables_through_srun)
+       malformed_nodelist_is_quoted plm_rsh_inside_the_allocation forwarded_variables_through_srun
+       srun_options_are_remembered)
 [ $# -eq 0 ] || CASES=("$@")
 
 if ! why=$(slurm_available); then

@@ -5,6 +5,7 @@
 // the same bootstrap, which srun passes to every task (--input=all). The
 // ranks see srun's task variables (SLURM_PROCID, ...) describe themselves,
 // not their orcad (rank_environment).
+#include "srun_options_cache.h"
 #include "srun_probe.h"
 #include "srun_step.h"
 
@@ -46,6 +47,14 @@ const orca_mca_var_decl kVars[] = {
      .level = 4,
      .description = "More srun options for the daemons' step, separated by spaces (no quoting), e.g. "
                     "\"--partition=debug\"; given after Orca's own"},
+    {.name = "srun_cache",
+     .type = ORCA_MCA_VAR_BOOL,
+     .default_value = "true",
+     .level = 5,
+     .description = "Remember which options srun has (srun --help) per srun file, in "
+                    "$XDG_CACHE_HOME/orca/srun-options (default ~/.cache/orca): later jobs start their daemons "
+                    "without running srun --help first. A changed srun file (path, inode, size or time) is asked "
+                    "again; false asks every time and leaves the file alone"},
 };
 
 struct State {
@@ -55,7 +64,8 @@ struct State {
   std::string job;
   std::optional<std::vector<std::string>> nodes;  // the allocation's; nullopt if unreadable
   std::string nodes_problem;
-  std::optional<slurm::SrunFeatures> features;  // probed at the first launch
+  bool srun_cache = true;
+  std::optional<slurm::SrunFeatures> features;  // from the cache or probed, at the first launch
   orca_plm_module module{};
   void* handle() noexcept { return &module; }
   int priority() const noexcept { return priority_value; }
@@ -77,16 +87,38 @@ orca_mca_rc slurm_accepts(void* self, const char* host, orca_mca_reason* why) {
   return ORCA_MCA_DECLINED;
 }
 
-// The words for `hosts`; the srun probe runs once, at the first command.
+// What this srun can do: from the cache when it knows this very file,
+// else from `srun --help` (then remembered; a cache that cannot be written
+// only costs the next job the probe).
+orca::Result<slurm::SrunFeatures> srun_features(const State& s) {
+  std::optional<slurm::SrunFile> file;
+  std::string cache;
+  if (s.srun_cache) {
+    if (auto f = slurm::find_srun_file(s.srun.front(), &from_environment)) file = std::move(f.value());
+    cache = slurm::cache_file_path(&from_environment);
+  }
+  std::string text;
+  if (file && !cache.empty()) {
+    text = slurm::read_cache(cache);
+    if (auto known = slurm::cached_features(text, *file)) return *known;
+  }
+  auto help = slurm::srun_help(s.srun);
+  if (!help) return help.error();
+  const slurm::SrunFeatures features = slurm::srun_features(help.value());
+  if (file && !cache.empty()) (void)slurm::write_cache(cache, slurm::with_features(text, *file, features));
+  return features;
+}
+
+// The words for `hosts`; srun's options are learnt once, at the first command.
 orca_mca_rc step_command(State& s, const std::vector<std::string>& hosts, const char* const* daemon, size_t count,
                          const orca_plm_words* out, orca_mca_reason* why) {
   if (!s.features) {
-    auto help = slurm::srun_help(s.srun);
-    if (!help) {
-      say(why, help.error().arg("why"));
+    auto features = srun_features(s);
+    if (!features) {
+      say(why, features.error().arg("why"));
       return ORCA_MCA_FAILED;
     }
-    s.features = slurm::srun_features(help.value());
+    s.features = features.value();
   }
   auto words = slurm::srun_command(s.srun, *s.features, hosts, s.args, std::vector<std::string>(daemon, daemon + count));
   if (!words) {
@@ -163,7 +195,10 @@ orca_mca_rc slurm_open(const orca_mca_context* context, void** state, orca_mca_r
     auto s = std::make_unique<State>();
     s->job = orca::printable(job);
     const orca::mca::ContextReader reader(*context, "plm_slurm_");
-    if (orca::mca::all_read({reader.read("priority", s->priority_value)}, why) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
+    if (orca::mca::all_read({reader.read("priority", s->priority_value), reader.read("srun_cache", s->srun_cache)}, why) !=
+        ORCA_MCA_OK) {
+      return ORCA_MCA_FAILED;
+    }
     auto srun = reader.text("srun");
     auto args = reader.text("args");
     if (!srun || !args) {

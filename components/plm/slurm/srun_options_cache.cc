@@ -1,0 +1,199 @@
+// SrunOptionsCache: the cache file of srun's options, and finding srun.
+#include "srun_options_cache.h"
+
+#include <orca/unique_fd.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <vector>
+
+namespace orca::plm::slurm {
+namespace {
+
+constexpr std::string_view kLineTag = "srun1";
+
+Message why_not(std::string text) { return Message("plm", "slurm-step", {{"why", std::move(text)}}); }
+
+std::int64_t nanoseconds(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+std::optional<SrunFile> identify(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(path.c_str(), X_OK) != 0) return std::nullopt;
+  return SrunFile{.path = path,
+                  .device = static_cast<std::uint64_t>(st.st_dev),
+                  .inode = static_cast<std::uint64_t>(st.st_ino),
+                  .size = static_cast<std::uint64_t>(st.st_size),
+                  .modified_ns = nanoseconds(st.st_mtim),
+                  .changed_ns = nanoseconds(st.st_ctim)};
+}
+
+template <typename T>
+bool parse_number(std::string_view word, T& out) {
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
+  return ec == std::errc() && end == word.data() + word.size();
+}
+
+// One cache line, split: its file and features; nullopt when malformed.
+struct Entry {
+  SrunFile file;
+  SrunFeatures features;
+};
+
+std::optional<Entry> parse_line(std::string_view line) {
+  // Eight space-separated words, then the path (which may hold spaces).
+  std::string_view words[8];
+  for (auto& w : words) {
+    const size_t space = line.find(' ');
+    if (space == std::string_view::npos) return std::nullopt;
+    w = line.substr(0, space);
+    line.remove_prefix(space + 1);
+  }
+  Entry e;
+  int overlap = -1;
+  int external = -1;
+  if (words[0] != kLineTag || !parse_number(words[1], e.file.device) || !parse_number(words[2], e.file.inode) ||
+      !parse_number(words[3], e.file.size) || !parse_number(words[4], e.file.modified_ns) ||
+      !parse_number(words[5], e.file.changed_ns) || !parse_number(words[6], overlap) ||
+      !parse_number(words[7], external) || (overlap != 0 && overlap != 1) || (external != 0 && external != 1) ||
+      line.empty() || line.find('\0') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  e.file.path = std::string(line);
+  e.features = SrunFeatures{.overlap = overlap == 1, .external_launcher = external == 1};
+  return e;
+}
+
+std::string format_line(const SrunFile& f, const SrunFeatures& features) {
+  return std::string(kLineTag) + " " + std::to_string(f.device) + " " + std::to_string(f.inode) + " " +
+         std::to_string(f.size) + " " + std::to_string(f.modified_ns) + " " + std::to_string(f.changed_ns) + " " +
+         (features.overlap ? "1" : "0") + " " + (features.external_launcher ? "1" : "0") + " " + f.path;
+}
+
+bool same_file(const SrunFile& a, const SrunFile& b) {
+  return a.path == b.path && a.device == b.device && a.inode == b.inode && a.size == b.size &&
+         a.modified_ns == b.modified_ns && a.changed_ns == b.changed_ns;
+}
+
+template <typename Visit>
+void each_line(std::string_view text, Visit visit) {
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    visit(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+}
+
+std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+}  // namespace
+
+Result<SrunFile> find_srun_file(const std::string& name, const Lookup& lookup) {
+  if (name.empty()) return why_not("no srun program named");
+  if (name.find('/') != std::string::npos) {
+    if (auto f = identify(name)) return *f;
+    return why_not(name + " is not an executable file");
+  }
+  const char* path = lookup("PATH");
+  std::string_view dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (;;) {
+    const size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    if (auto f = identify(dir.empty() ? name : std::string(dir) + "/" + name)) return *f;
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  return why_not(name + " is not in PATH");
+}
+
+std::optional<SrunFeatures> cached_features(std::string_view text, const SrunFile& file) {
+  std::optional<SrunFeatures> found;
+  each_line(text, [&](std::string_view line) {
+    if (found) return;
+    if (auto e = parse_line(line); e && same_file(e->file, file)) found = e->features;
+  });
+  return found;
+}
+
+std::string with_features(std::string_view text, const SrunFile& file, const SrunFeatures& features) {
+  if (file.path.find('\n') != std::string::npos || file.path.empty()) return std::string(text);
+  std::string out = format_line(file, features) + "\n";
+  std::size_t kept = 1;
+  each_line(text, [&](std::string_view line) {
+    if (kept >= kMaxCachedSruns) return;
+    auto e = parse_line(line);
+    if (!e || e->file.path == file.path) return;
+    out += format_line(e->file, e->features) + "\n";
+    ++kept;
+  });
+  return out;
+}
+
+std::string cache_file_path(const Lookup& lookup) {
+  const char* xdg = lookup("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/orca/srun-options";
+  const char* home = lookup("HOME");
+  if (home != nullptr && home[0] == '/') return std::string(home) + "/.cache/orca/srun-options";
+  return "";
+}
+
+std::string read_cache(const std::string& path) {
+  if (path.empty()) return "";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (!fd.valid()) return "";
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 || static_cast<std::size_t>(st.st_size) > kMaxCacheBytes) {
+    return "";
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+Status write_cache(const std::string& path, std::string_view text) {
+  const size_t slash = path.rfind('/');
+  if (path.empty() || slash == std::string::npos || slash == 0) return why_not("no cache file to write");
+  // The directory and its parent (~/.cache) as needed, the user's alone.
+  const std::string dir = path.substr(0, slash);
+  for (size_t at = dir.find('/', 1);; at = dir.find('/', at + 1)) {
+    const std::string part = dir.substr(0, at);
+    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return why_not(errno_text("cannot make " + part));
+    if (at == std::string::npos) break;
+  }
+  const std::string temporary = path + "." + std::to_string(::getpid()) + ".tmp";
+  UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) return why_not(errno_text("cannot create " + temporary));
+  std::size_t put = 0;
+  while (put < text.size()) {
+    const ssize_t n = ::write(fd.get(), text.data() + put, text.size() - put);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = errno_text("cannot write " + temporary);
+      ::unlink(temporary.c_str());
+      return why_not(why);
+    }
+    put += static_cast<std::size_t>(n);
+  }
+  fd.reset();
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = errno_text("cannot rename " + temporary + " to " + path);
+    ::unlink(temporary.c_str());
+    return why_not(why);
+  }
+  return {};
+}
+
+}  // namespace orca::plm::slurm
