@@ -160,11 +160,14 @@ hosts_list() { local i out=; for ((i = 2; i <= $1 + 1; i++)); do out+=${out:+,}h
 # timed HOST OUT ERR CMD...: CMD under `timeout $limit`, on simulated host
 # HOST (namespace PREFIX-HOST, with its own host name HOST as the agent
 # gives every host; here if HOST is ""), stdin /dev/null; prints "RC MS":
-# its exit status and wall time, read right around the command.
+# its exit status and wall time, read right around the command. OUT.cpu
+# gets the CPU it took, user + system ms (1 ms resolution): the command
+# and every process below it that an ancestor waited for (the shell's
+# `times`, run in that shell itself: a subshell's count starts at zero).
 timed() {
     local host=$1 out=$2 err=$3; shift 3
     local run=(bash -c 's=$EPOCHREALTIME; timeout -k 5 "$0" "$@" >"$TIMED_OUT" 2>"$TIMED_ERR" </dev/null; rc=$?
-e=$EPOCHREALTIME; echo "$rc $s $e"' "$limit" "$@")
+e=$EPOCHREALTIME; times >"$TIMED_OUT.times"; echo "$rc $s $e"' "$limit" "$@")
     local r
     if [ -n "$host" ] && [ "$uts" = 1 ]; then
         r=$(TIMED_OUT=$out TIMED_ERR=$err TIMED_HOST=$host ip netns exec "$prefix-$host" unshare --uts \
@@ -175,6 +178,10 @@ e=$EPOCHREALTIME; echo "$rc $s $e"' "$limit" "$@")
         r=$(TIMED_OUT=$out TIMED_ERR=$err "${run[@]}")
     fi
     echo "$r" >"$out.when"
+    # Children's line of `times`: "0m0.301s 0m0.250s".
+    tail -1 "$out.times" 2>/dev/null | awk '{ c = 0; for (i = 1; i <= 2; i++) { split($i, t, "m"); c += t[1] * 60 + t[2] }
+        printf "%.0f\n", c * 1000 }' >"$out.cpu"
+    rm -f "$out.times"
     awk '{ printf "%d %.1f\n", $1, ($3 - $2) * 1000 }' <<<"$r"
 }
 

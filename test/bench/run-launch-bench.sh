@@ -16,7 +16,7 @@
 #      on this host (--mca plm_local_num_nodes N -n N hostname)
 #   2. launch: wall time of `LAUNCHER ... -n K hostname`, one rank per host,
 #      median of --repeat runs (after one warm-up round), the launchers
-#      taking turns within each round
+#      taking turns within each round; and the CPU those runs took (median)
 #   3. flat vs tree spawn at K = --tree-size with an agent that sleeps
 #      --delay seconds per call (like an ssh handshake)
 #   4. peak RSS of each daemon (VmHWM sampled from /proc during a `sleep`
@@ -208,7 +208,7 @@ done
 if want launch; then
     banner "2. launch: wall ms of LAUNCHER ... -n K hostname, one rank per host, median of $repeat (plus 1 warm-up round)"
     for k in $sizes; do
-        for l in "${launchers[@]}"; do : >"$work/launch.$l.$k"; done
+        for l in "${launchers[@]}"; do : >"$work/launch.$l.$k"; : >"$work/cpu.$l.$k"; done
         for p in $phase_names; do : >"$work/phase.$k.$p"; done
         for ((r = 0; r <= repeat; r++)); do
             # The launchers take turns, the first one changing every round.
@@ -218,6 +218,7 @@ if want launch; then
                 ms=$(run_one "$h1" "launch-$l-$k" "$k" "${cmd[@]}" hostname)
                 [ "$r" = 0 ] && continue # warm-up
                 echo "$ms" >>"$work/launch.$l.$k"
+                [ "$ms" = fail ] || cat "$work/out.cpu" >>"$work/cpu.$l.$k"
                 if [ "$l" = orca ] && [ "$ms" != fail ]; then
                     phases "$work/err" | while read -r p v; do echo "$v" >>"$work/phase.$k.$p"; done
                 fi
@@ -258,40 +259,39 @@ if want launch; then
     echo "  invocations (K=$ksmall shown; -hosts/--host lists h2..hK+1; run on h1 under timeout $limit):"
     for l in "${launchers[@]}"; do cmd_of "$l" "$ksmall"; echo "    $l: ${cmd[*]} hostname" | sed "s|${orca_env[*]} ||"; done
     # CPU: this machine's CPUs run every simulated host, so the CPU a launch
-    # costs bounds its wall time once there are more hosts than CPUs. One
-    # more run each under GNU time: user + system time of the launcher and
-    # everything it waited for (agents, daemons, ranks).
-    if [ -n "$gnu_time" ]; then
-        echo "  CPU of one more run each (user+sys ms, 10 ms resolution, of the launcher and all it waited for: agents,"
-        echo "  daemons, ranks; $(nproc) CPUs here run every simulated host; 'agent alone': K calls of AGENT hI true):"
-        printf '%5s %18s %18s %18s %18s\n' K "orcarun" "hydra" "openmpi" "agent alone"
-        for k in $sizes; do
-            declare -A c=()
-            for l in "${launchers[@]}"; do
-                cmd_of "$l" "$k"
-                rm -f "$work/cpu"
-                ms=$(run_one "$h1" "cpu-$l-$k" "$k" "$gnu_time" -f '%U %S' -o "$work/cpu" "${cmd[@]}" hostname)
-                c[$l]=-
-                [ "$ms" != fail ] && [ -s "$work/cpu" ] && c[$l]=$(tail -1 "$work/cpu" | awk '{ printf "%.0f", ($1 + $2) * 1000 }')
-                case $l in orca) ln=orcarun ;; ompi) ln=openmpi ;; *) ln=$l ;; esac
-                figure "cpu_k${k}_$ln" "${c[$l]}" ms
-            done
-            # The agent alone: K calls of `AGENT hI true`, one after another.
-            rm -f "$work/cpu"
-            ms=$(run_one "$h1" "cpu-agent-$k" 0 "$gnu_time" -f '%U %S' -o "$work/cpu" \
+    # costs bounds its wall time once there are more hosts than CPUs. Each
+    # timed run above also counted it (timed's OUT.cpu): user + system time
+    # of the launcher and everything it waited for (agents, daemons, ranks).
+    echo "  CPU, median of the same runs (user+sys ms, 1 ms resolution, of the launcher and all it waited for: agents,"
+    echo "  daemons, ranks; $(nproc) CPUs here run every simulated host; 'agent alone': K calls of AGENT hI true, median of 3):"
+    printf '%5s %18s %18s %18s %18s\n' K "orcarun" "hydra" "openmpi" "agent alone"
+    for k in $sizes; do
+        declare -A c=()
+        for l in "${launchers[@]}"; do
+            c[$l]=-
+            [ -s "$work/cpu.$l.$k" ] && c[$l]=$(median <"$work/cpu.$l.$k")
+            case $l in orca) ln=orcarun ;; ompi) ln=openmpi ;; *) ln=$l ;; esac
+            figure "cpu_k${k}_$ln" "${c[$l]}" ms
+        done
+        # The agent alone: K calls of `AGENT hI true`, one after another.
+        : >"$work/cpu.agent.$k"
+        for r in 1 2 3; do
+            ms=$(run_one "$h1" "cpu-agent-$k" 0 \
                 bash -c 'for ((i = 2; i <= $1 + 1; i++)); do "$0" "h$i" true; done' "$agent" "$k")
-            ag=-
-            [ -s "$work/cpu" ] && ag=$(tail -1 "$work/cpu" | awk '{ printf "%.0f", ($1 + $2) * 1000 }')
-            figure "cpu_k${k}_agent_alone" "$ag" ms
-            per() { awk -v v="$1" -v k="$k" 'BEGIN { if (v + 0 > 0) printf "%s (%.1f/host)", v, v / k; else print "-" }'; }
-            printf '%5s %18s %18s %18s %18s\n' "$k" "$(per "${c[orca]:--}")" "$(per "${c[hydra]:--}")" "$(per "${c[ompi]:--}")" "$(per "$ag")"
-            unset c
-        done >"$work/cpu.table"
-        grep -v '^FIGURE' "$work/cpu.table"
-        grep '^FIGURE' "$work/cpu.table"
-        echo "  (a process no ancestor waits for is not counted: Open MPI's orteds are left out once mpirun stops"
-        echo "   waiting for their agents, so its figure can be short of the real cost)"
-    fi
+            [ "$ms" = fail ] || cat "$work/out.cpu" >>"$work/cpu.agent.$k"
+        done
+        ag=-
+        [ -s "$work/cpu.agent.$k" ] && ag=$(median <"$work/cpu.agent.$k")
+        figure "cpu_k${k}_agent_alone" "$ag" ms
+        per() { awk -v v="$1" -v k="$k" 'BEGIN { if (v + 0 > 0) printf "%s (%.1f/host)", v, v / k; else print "-" }'; }
+        printf '%5s %18s %18s %18s %18s\n' "$k" "$(per "${c[orca]:--}")" "$(per "${c[hydra]:--}")" "$(per "${c[ompi]:--}")" "$(per "$ag")"
+        figure "cpu_k${k}_ratio_orca_hydra" "$(ratio "${c[orca]}" "${c[hydra]:--}")" ratio
+        unset c
+    done >"$work/cpu.table"
+    grep -v '^FIGURE' "$work/cpu.table"
+    grep '^FIGURE' "$work/cpu.table"
+    echo "  (a process no ancestor waits for is not counted: Open MPI's orteds are left out once mpirun stops"
+    echo "   waiting for their agents, so its figure can be short of the real cost)"
 fi
 
 # --- 3. flat vs tree spawn -------------------------------------------------
