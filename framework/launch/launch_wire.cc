@@ -29,6 +29,7 @@ enum class Kind : std::uint8_t {
   DataPlaneAnswer = 18,
   MeshCheck = 19,
   MeshResult = 20,
+  DaemonDone = 21,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -341,6 +342,8 @@ void fields(IO& io, M& m) {
   } else if constexpr (std::is_same_v<T, MeshResult>) {
     io.u32("vpid", m.vpid);
     io.texts("failures", m.failures);
+  } else if constexpr (std::is_same_v<T, DaemonDone>) {
+    io.u32("vpid", m.vpid);
   } else if constexpr (std::is_same_v<T, JobFailure>) {
     io.u32("vpid", m.vpid);
     io.text("area", m.area, 64);
@@ -373,6 +376,7 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, DataPlaneAnswer>) return Kind::DataPlaneAnswer;
   else if constexpr (std::is_same_v<T, MeshCheck>) return Kind::MeshCheck;
   else if constexpr (std::is_same_v<T, MeshResult>) return Kind::MeshResult;
+  else if constexpr (std::is_same_v<T, DaemonDone>) return Kind::DaemonDone;
   else return Kind::OutputCredit;
 }
 
@@ -392,7 +396,8 @@ const char* kind_name(const WireMessage& message) {
                                            "output chunk", "exit record", "teardown",
                                            "signal ranks", "stdin data", "stdin credit", "daemon failure",
                                            "fence data", "fence release", "rank abort", "pmi direct",
-                                           "job failure", "output credit", "host directory", "data-plane answer", "mesh check", "mesh result"};
+                                           "job failure", "output credit", "host directory", "data-plane answer", "mesh check", "mesh result",
+                                           "daemon done"};
   return kNames[message.index()];
 }
 
@@ -432,6 +437,7 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::DataPlaneAnswer: return decode_as<DataPlaneAnswer>("data-plane answer", body);
     case Kind::MeshCheck: return decode_as<MeshCheck>("mesh check", body);
     case Kind::MeshResult: return decode_as<MeshResult>("mesh result", body);
+    case Kind::DaemonDone: return decode_as<DaemonDone>("daemon done", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

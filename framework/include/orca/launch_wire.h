@@ -37,6 +37,11 @@
  *                  this daemon found (its pmi data past the job's bound,
  *                  a collective part sent twice): the message to show (a
  *                  help topic and its values). The daemon itself is fine.
+ *   DaemonDone     orcad -> orcarun: its part of the job is over (every
+ *                  rank of it ended with nothing left in its process
+ *                  group; it reads no stdin for a rank, serves no PMI and
+ *                  relays for no daemon): orcarun may end it now, with a
+ *                  Teardown to it alone, rather than with the whole job.
  *
  *   HostDirectory  orcarun -> the first daemon of each distinct host:
  *                  every host's data-plane addresses (data_plane.h).
@@ -299,10 +304,14 @@ struct JobFailure {
   std::vector<KeyValue> args;     // ... and the values of its placeholders
 };
 
+struct DaemonDone {
+  std::uint32_t vpid = 0;
+};
+
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
                                  SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
                                  RankAbort, PmiDirect, JobFailure, OutputCredit, HostDirectory, DataPlaneAnswer, MeshCheck,
-                                 MeshResult>;
+                                 MeshResult, DaemonDone>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
@@ -312,7 +321,7 @@ inline constexpr std::uint32_t kTagReport = oob::tags::kPlmFirst + 3;   // Daemo
 inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown,
                                                                         // FenceRelease: down the tree
 inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort, JobFailure,
-                                                                        // DataPlaneAnswer, MeshResult -> orcarun
+                                                                        // DataPlaneAnswer, MeshResult, DaemonDone -> orcarun
 inline constexpr std::uint32_t kTagDirectory = oob::tags::kPlmFirst + 6;  // HostDirectory, MeshCheck -> a host's first daemon
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon

@@ -493,6 +493,7 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
         r.wait_status = 127 << 8;
       }
       up(launch::kTagStatus, r);
+      say_done_if_idle();
       maybe_finish();
     };
     hooks.stdin_written = [this](std::uint32_t n) { up(launch::kTagCredit, launch::StdinCredit{.bytes = n}); };
@@ -501,6 +502,7 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     pmi_->started(p->rank, rank->started());
     ranks_.emplace(p->rank, std::move(rank));
   }
+  say_done_if_idle();  // a node with no rank of the job
 }
 
 void DaemonSession::on_stdin(std::span<const std::uint8_t> bytes) {
@@ -591,6 +593,25 @@ void DaemonSession::begin_end(int signo) {
   });
   end_limit_->start(kEndLimit);
   maybe_finish();
+}
+
+// This daemon's part of the job is over when every rank of it ended with
+// nothing left in its process group, no rank of it reads orcarun's stdin
+// (orcarun counts on its credit), no pmi module serves them (another rank
+// may still ask for their data), and no daemon relays through it. It says
+// so once; orcarun answers with a Teardown to it alone, so that it ends
+// now instead of with the job's last rank (srun ends a step only when
+// every task has, and a host is free sooner).
+void DaemonSession::say_done_if_idle() {
+  if (done_said_ || !ranks_launched_ || ending_ || bootstrap_.parent != 0 || launcher_ ||
+      !tree_->children(bootstrap_.vpid).empty() || (pmi_ && pmi_->serves_ranks())) {
+    return;
+  }
+  for (const auto& [rank, r] : ranks_) {
+    if (r->running() || r->reads_stdin() || !r->group_gone()) return;
+  }
+  done_said_ = true;
+  up(launch::kTagStatus, launch::DaemonDone{.vpid = bootstrap_.vpid});
 }
 
 void DaemonSession::maybe_finish() {

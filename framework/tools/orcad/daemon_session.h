@@ -79,6 +79,7 @@ class DaemonSession {
   void end_at_once();  // kill the ranks, SIGTERM the children, exit once they are gone
   void begin_end(int signo);
   void maybe_finish();
+  void say_done_if_idle();
   void up(std::uint32_t tag, const launch::WireMessage& message);
   void post(std::uint32_t vpid, std::uint32_t tag, const launch::WireMessage& message);
   void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
@@ -116,6 +117,7 @@ class DaemonSession {
   std::chrono::milliseconds partial_delay_{200};
   bool welcomed_ = false;
   bool ending_ = false;
+  bool done_said_ = false;  // DaemonDone sent: orcarun's Teardown for this daemon alone follows
   bool parent_gone_ = false;  // ranks killed because the parent is gone: their exits are not news
   int exit_status_ = 0;
 };

@@ -75,6 +75,9 @@ class PmiService {
   void started(std::uint32_t rank, bool ok);
   void ended(std::uint32_t rank);
   launch::PmiProgress progress(std::uint32_t rank) const;
+  /* Whether any pmi module serves this node's ranks: then another rank
+   * may still ask it for theirs (a direct modex) after they ended. */
+  bool serves_ranks() const noexcept { return !served_.empty(); }
 
   /* A child's part (kTagFence), a release (control), direct bytes. */
   void on_part(const launch::FenceData& part);

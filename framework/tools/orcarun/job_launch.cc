@@ -617,7 +617,28 @@ void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
     data_plane_answered(*answer);
   } else if (auto* mesh = std::get_if<launch::MeshResult>(&m.value())) {
     mesh_checked(*mesh);
+  } else if (auto* done = std::get_if<launch::DaemonDone>(&m.value())) {
+    daemon_done(done->vpid);
   }
+}
+
+// A daemon whose part of the job is over (DaemonDone) ends now, if what
+// orcarun knows agrees: it is a child of orcarun's own (a deeper one would
+// leave its parent reporting it lost) and every rank placed on it ended.
+// From here it counts as gone: nothing more is sent to it, and its end
+// (connection, agent) is no failure; a crash at its end still is.
+void JobLaunch::daemon_done(std::uint32_t vpid) {
+  if (vpid == 0 || vpid > daemons() || (phase_ != Phase::Running && phase_ != Phase::Draining)) return;
+  Daemon& d = daemon_[vpid];
+  if (d.gone || plan_.tree->parent(vpid) != 0 || !plan_.tree->children(vpid).empty()) return;
+  for (const auto& p : plan_.ranks.placements) {
+    if (p.node + 1 == vpid && !rank_done_[p.rank]) return;
+  }
+  auto bytes = launch::encode(launch::Teardown{.signal = SIGKILL, .reason = "its ranks are done"});
+  if (!bytes) return;
+  d.released = true;
+  d.gone = true;
+  outbox_->post(name(vpid), launch::kTagControl, std::move(bytes.value()));
 }
 
 void JobLaunch::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) {
@@ -854,7 +875,7 @@ void JobLaunch::on_agent_exit(std::uint32_t vpid, int wait_status, const std::st
   }
   Daemon& d = daemon_[vpid];
   d.agent_tail = tail;
-  if ((phase_ == Phase::TearingDown || phase_ == Phase::Done) && crashed(wait_status)) {
+  if ((phase_ == Phase::TearingDown || phase_ == Phase::Done || d.released) && crashed(wait_status)) {
     show(Message("orcarun", "daemon-crashed-at-end",
                  {{"host", printable(d.host)}, {"vpid", std::to_string(vpid)}, {"how", plm::describe_wait_status(wait_status)},
                   {"printed", tail.empty() ? std::string("nothing") : printable(tail)}}));

@@ -63,7 +63,8 @@ class JobLaunch {
     bool launched = false;
     bool hello = false;
     bool up = false;
-    bool gone = false;  // its agent ended or it was lost
+    bool gone = false;  // its agent ended or it was lost, or it was released
+    bool released = false;  // done before the job (DaemonDone): told to end, its end is no failure
     launch::DaemonReport report;
     std::string agent_tail;
     bool agent_is_daemon = false;  // orcarun started the daemon itself (plm/local)
@@ -88,6 +89,7 @@ class JobLaunch {
   void on_output(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
   void job_failed(const launch::JobFailure& failure);
+  void daemon_done(std::uint32_t vpid);
   void rank_aborted(const launch::RankAbort& abort);
   void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
   void all_up();

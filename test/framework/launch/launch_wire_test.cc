@@ -133,7 +133,10 @@ std::vector<WireMessage> samples() {
   MeshResult mr;
   mr.vpid = 4;
   mr.failures = {"h2 10.0.1.3:41001: timed out"};
-  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, jf, oc, hd, da, mc, mr};
+  DaemonDone dd;
+  dd.vpid = 63;
+  // The last four stay the data-plane ones (the tests below count from the end).
+  return {b, r, l, o, e, t, s, in, c, f, fd, fr, ra, pd, ei, jf, oc, dd, hd, da, mc, mr};
 }
 
 /* The indices of the pmi samples above. */
@@ -223,6 +226,9 @@ TEST(LaunchWire, DataPlaneFieldsSurvive) {
   EXPECT_TRUE(answer.rdma);
   EXPECT_EQ(answer.check_port, 41001u);
   EXPECT_STREQ(kind_name(a), "data-plane answer");
+  const WireMessage dd = decode(encode(all[all.size() - 5]).value()).value();
+  EXPECT_EQ(std::get<DaemonDone>(dd).vpid, 63u);
+  EXPECT_STREQ(kind_name(dd), "daemon done");
 }
 
 // Well-formed but unusable: orcad would size its tree and index its hosts
@@ -479,7 +485,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 21, 200, 255}) {
+  for (std::uint8_t kind : {0, 22, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);

@@ -1127,6 +1127,83 @@ daemon_crash_at_end_is_reported() {
     done_case
 }
 
+# daemons_alive VPID...: which of these daemons of the case still run.
+daemons_alive() {
+    local v out=
+    for v in "$@"; do [ -z "$(orcad_pid "$M" "$v")" ] || out+="$v "; done
+    echo "${out% }"
+}
+
+# await_daemons WANT VPID... : waits (20 s at most) until daemons_alive
+# VPID... prints WANT.
+await_daemons() {
+    local want=$1 i; shift
+    for ((i = 0; i < 400; i++)); do
+        [ "$(daemons_alive "$@")" = "$want" ] && return 0
+        sleep 0.05
+    done
+    show_output
+    fail "of daemons $*, these still run: '$(daemons_alive "$@")', not '$want'"
+}
+
+# A daemon whose ranks are all done ends then (DaemonDone, a Teardown to
+# it alone), not with the job's last rank: here daemons 2-4 while rank 0
+# on daemon 1 still runs. Nothing they printed is lost, and an early
+# failure still gives the job its status.
+daemons_whose_ranks_are_done_end_early() {
+    setup
+    local no_pmi=(--mca orcarun_pmi_simple_server never --mca orcarun_pmix_server never)
+    start "${no_pmi[@]}" --mca plm_local_num_nodes 4 -n 4 sh -c '
+        if [ "$ORCA_RANK" = 0 ]; then while [ ! -e "$0/go" ]; do sleep 0.05; done; else seq 40000; fi' "$T"
+    await_daemons 1 1 2 3 4
+    touch "$T/go"
+    finish
+    expect_status 0
+    [ "$(wc -l <"$T/out")" -eq 120000 ] && [ "$(sort -n "$T/out" | uniq -c | awk '$1 != 3' | wc -l)" -eq 0 ] ||
+        { show_output; fail "the early daemons' output is not all there: $(wc -l <"$T/out") lines"; }
+    orc "${no_pmi[@]}" --mca plm_local_num_nodes 4 -n 4 sh -c 'case $ORCA_RANK in 0) sleep 0.5 ;; 2) exit 3 ;; esac'
+    expect_status 3
+    expect_match err '^orcarun: rank 2 on .* exited with status 3'
+    done_case
+}
+
+# It stays while what a rank started lives on in its process group (the
+# job's end still kills that), and while a pmi server serves its ranks
+# (another rank may still ask it for their data): daemons 3 and 4 here,
+# and every daemon of a shell's job by default.
+daemons_stay_for_rank_leftovers_and_pmi() {
+    setup
+    local no_pmi=(--mca orcarun_pmi_simple_server never --mca orcarun_pmix_server never) i
+    # Ranks 2 and 3 leave a sleep behind; rank 1 does not.
+    start "${no_pmi[@]}" --mca plm_local_num_nodes 4 -n 4 sh -c '
+        case $ORCA_RANK in
+          0) while [ ! -e "$0/go" ]; do sleep 0.05; done ;;
+          1) ;;
+          *) sleep 300 & ;;
+        esac' "$T"
+    await_daemons "1 3 4" 1 2 3 4
+    # As long again as daemon 2 took, and more: 3 and 4 are still there.
+    for ((i = 0; i < 10; i++)); do
+        [ "$(daemons_alive 3 4)" = "3 4" ] || { show_output; fail "a daemon whose rank left a child behind ended early"; }
+        sleep 0.05
+    done
+    touch "$T/go"
+    finish
+    expect_status 0
+    # A shell can run an MPI program: its daemons serve PMI, and stay.
+    start --mca plm_local_num_nodes 2 -n 2 sh -c '
+        [ "$ORCA_RANK" = 0 ] && while [ ! -e "$0/go2" ]; do sleep 0.05; done; touch "$0/ended.$ORCA_RANK"' "$T"
+    await_file "$T/ended.1"
+    for ((i = 0; i < 10; i++)); do
+        [ "$(daemons_alive 1 2)" = "1 2" ] || { show_output; fail "a daemon serving PMI ended before the job"; }
+        sleep 0.05
+    done
+    touch "$T/go2"
+    finish
+    expect_status 0
+    done_case
+}
+
 # --report-topology: every daemon's hwloc summary, before the command runs.
 report_topology() {
     setup
@@ -1162,6 +1239,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        daemon_killed_mid_job daemon_killed_takes_its_ranks_background_children daemon_stopped sigterms_while_a_daemon_ends interior_daemon_killed interior_daemon_killed_tree_spawn
        orcarun_killed orcarun_killed_tree_spawn sigterm_reaches_starting_daemons
        sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
+       daemons_whose_ranks_are_done_end_early daemons_stay_for_rank_leftovers_and_pmi
        missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named many_daemons_failing_at_once startup_timeout
        timeout_ends_the_job timing_phases version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
