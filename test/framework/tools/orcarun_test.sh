@@ -1146,6 +1146,16 @@ await_daemons() {
     fail "of daemons $*, these still run: '$(daemons_alive "$@")', not '$want'"
 }
 
+# expect_daemons_stay WHY VPID...: these daemons all still run for the
+# next half second (as long again as an early end takes here, and more).
+expect_daemons_stay() {
+    local why=$1 i; shift
+    for ((i = 0; i < 10; i++)); do
+        [ "$(daemons_alive "$@")" = "$*" ] || { show_output; fail "$why ended before the job"; }
+        sleep 0.05
+    done
+}
+
 # A daemon whose ranks are all done ends then (DaemonDone, a Teardown to
 # it alone), not with the job's last rank: here daemons 2-4 while rank 0
 # on daemon 1 still runs. Nothing they printed is lost, and an early
@@ -1173,7 +1183,7 @@ daemons_whose_ranks_are_done_end_early() {
 # and every daemon of a shell's job by default.
 daemons_stay_for_rank_leftovers_and_pmi() {
     setup
-    local no_pmi=(--mca orcarun_pmi_simple_server never --mca orcarun_pmix_server never) i
+    local no_pmi=(--mca orcarun_pmi_simple_server never --mca orcarun_pmix_server never)
     # Ranks 2 and 3 leave a sleep behind; rank 1 does not.
     start "${no_pmi[@]}" --mca plm_local_num_nodes 4 -n 4 sh -c '
         case $ORCA_RANK in
@@ -1182,11 +1192,7 @@ daemons_stay_for_rank_leftovers_and_pmi() {
           *) sleep 300 & ;;
         esac' "$T"
     await_daemons "1 3 4" 1 2 3 4
-    # As long again as daemon 2 took, and more: 3 and 4 are still there.
-    for ((i = 0; i < 10; i++)); do
-        [ "$(daemons_alive 3 4)" = "3 4" ] || { show_output; fail "a daemon whose rank left a child behind ended early"; }
-        sleep 0.05
-    done
+    expect_daemons_stay "a daemon whose rank left a child behind" 3 4
     touch "$T/go"
     finish
     expect_status 0
@@ -1194,10 +1200,7 @@ daemons_stay_for_rank_leftovers_and_pmi() {
     start --mca plm_local_num_nodes 2 -n 2 sh -c '
         [ "$ORCA_RANK" = 0 ] && while [ ! -e "$0/go2" ]; do sleep 0.05; done; touch "$0/ended.$ORCA_RANK"' "$T"
     await_file "$T/ended.1"
-    for ((i = 0; i < 10; i++)); do
-        [ "$(daemons_alive 1 2)" = "1 2" ] || { show_output; fail "a daemon serving PMI ended before the job"; }
-        sleep 0.05
-    done
+    expect_daemons_stay "a daemon serving PMI" 1 2
     touch "$T/go2"
     finish
     expect_status 0
