@@ -174,7 +174,7 @@ Status JobLaunch::open() {
 
   oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
   oob_->on_receive(launch::kTagReport, [this](ProcessName, std::span<const std::uint8_t> b) { on_report(b); });
-  oob_->on_receive(launch::kTagStatus, [this](ProcessName, std::span<const std::uint8_t> b) { on_status(b); });
+  oob_->on_receive(launch::kTagStatus, [this](ProcessName from, std::span<const std::uint8_t> b) { on_status(from, b); });
   oob_->on_receive(launch::kTagOutput, [this](ProcessName from, std::span<const std::uint8_t> b) { on_output(from, b); });
   oob_->on_receive(launch::kTagFence, [this](ProcessName from, std::span<const std::uint8_t> b) { on_fence(from, b); });
   oob_->on_receive(launch::kTagCredit, [this](ProcessName, std::span<const std::uint8_t> b) {
@@ -602,7 +602,7 @@ void JobLaunch::on_output(ProcessName from, std::span<const std::uint8_t> bytes)
   printing_credit_ = 0;
 }
 
-void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
+void JobLaunch::on_status(ProcessName from, std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
   if (!m) return;
   if (auto* record = std::get_if<launch::ExitRecord>(&m.value())) {
@@ -618,7 +618,7 @@ void JobLaunch::on_status(std::span<const std::uint8_t> bytes) {
   } else if (auto* mesh = std::get_if<launch::MeshResult>(&m.value())) {
     mesh_checked(*mesh);
   } else if (auto* done = std::get_if<launch::DaemonDone>(&m.value())) {
-    daemon_done(done->vpid);
+    if (done->vpid == from.vpid) daemon_done(done->vpid);  // only of itself: the oob names the sender
   }
 }
 

@@ -85,7 +85,7 @@ class JobLaunch {
   void launch_children_of(std::uint32_t vpid);
   void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_report(std::span<const std::uint8_t> bytes);
-  void on_status(std::span<const std::uint8_t> bytes);
+  void on_status(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_output(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
   void job_failed(const launch::JobFailure& failure);
