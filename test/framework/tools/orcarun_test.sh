@@ -820,14 +820,15 @@ starting_case() {
     setup
     cat >"$T/slow-orcad" <<EOS
 #!/bin/sh
-# The first two to start (daemons 1 and 2) are orcad; the later ones wait.
-touch "$T/agent.\$\$"
-if [ "\$(ls "$T" | grep -c '^agent\.')" -ge 3 ]; then
-    trap 'touch "$T/term.\$\$"; exit 1' TERM
-    touch "$T/waiting.\$\$"
-    while :; do sleep 0.05; done
+# The first two to start are orcad (with tree spawn, daemons 1 and 2); the
+# later ones wait. mkdir takes a slot atomically: counting files that
+# others may be adding at once let a third daemon wait too, now and then.
+if mkdir "$T/slot.1" 2>/dev/null || mkdir "$T/slot.2" 2>/dev/null; then
+    exec "$ORCAD" "\$@"
 fi
-exec "$ORCAD" "\$@"
+trap 'touch "$T/term.\$\$"; exit 1' TERM
+touch "$T/waiting.\$\$"
+while :; do sleep 0.05; done
 EOS
     chmod +x "$T/slow-orcad"
     start --mca plm_base_daemon "$T/slow-orcad" --mca plm_local_num_nodes 4 --mca routed radix \
