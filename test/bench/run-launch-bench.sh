@@ -149,13 +149,11 @@ if want local; then
         cmd=("${orca_env[@]}" "$orcarun" --timing --mca plm_base_daemon "$orcad" --mca plm_local_num_nodes "$n"
             -n "$n" hostname)
         : >"$work/local.ms"; : >"$work/local.agents"; : >"$work/local.up"; : >"$work/local.cpu"
-        tm=()
-        [ -z "$gnu_time" ] || tm=("$gnu_time" -f '%U %S' -o "$work/cpu")
         for ((r = 1; r <= local_repeat; r++)); do
-            ms=$(run_one "" "local-$n" "$n" "${tm[@]}" "${cmd[@]}")
+            ms=$(run_one "" "local-$n" "$n" "${cmd[@]}")
             [ "$ms" = fail ] && continue
             echo "$ms" >>"$work/local.ms"
-            [ -s "$work/cpu" ] && tail -1 "$work/cpu" | awk -v n="$n" '{ printf "%.2f\n", ($1 + $2) * 1000 / n }' >>"$work/local.cpu"
+            awk -v n="$n" '{ printf "%.2f\n", $1 / n }' "$work/out.cpu" >>"$work/local.cpu"
             phases "$work/err" | awk '$1 == "agents_started" { print $2 }' >>"$work/local.agents"
             phases "$work/err" | awk '$1 == "all_daemons_up" { print $2 }' >>"$work/local.up"
         done
