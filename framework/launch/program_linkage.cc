@@ -1,6 +1,7 @@
 // inspect_program: a program's ELF closure, read for PMIx client libraries
 // and for imports that run or load other code.
 #include <orca/program_linkage.h>
+#include <orca/program_path.h>
 #include <orca/unique_fd.h>
 
 #include <elf.h>
@@ -255,19 +256,9 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
   if (program.empty()) return unknown("no program");
   if (!environment.ld_preload.empty()) return unknown("LD_PRELOAD or LD_AUDIT loads libraries not in its closure");
 
-  // As execvp: a name with a '/' is a path, else the first executable of PATH.
-  if (program.find('/') != std::string_view::npos) {
-    out.path = program;
-  } else {
-    for (const auto& dir : split(environment.path, ':')) {
-      const std::string candidate = dir + "/" + std::string(program);
-      if (::access(candidate.c_str(), X_OK) == 0) {
-        out.path = candidate;
-        break;
-      }
-    }
-    if (out.path.empty()) return unknown(std::string(program) + " is not found in PATH here");
-  }
+  auto program_path = find_program(program, environment.path.c_str());
+  if (!program_path) return unknown(std::string(program) + " is not found in PATH here");
+  out.path = std::move(*program_path);
 
   std::string why;
   auto main_object = read_object(out.path, why);

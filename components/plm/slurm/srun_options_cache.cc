@@ -1,6 +1,7 @@
 // SrunOptionsCache: the cache file of srun's options, and finding srun.
 #include "srun_options_cache.h"
 
+#include <orca/program_path.h>
 #include <orca/unique_fd.h>
 
 #include <fcntl.h>
@@ -95,20 +96,10 @@ std::string errno_text(const std::string& what) { return what + ": " + std::stre
 
 Result<SrunFile> find_srun_file(const std::string& name, const Lookup& lookup) {
   if (name.empty()) return why_not("no srun program named");
-  if (name.find('/') != std::string::npos) {
-    if (auto f = identify(name)) return *f;
-    return why_not(name + " is not an executable file");
-  }
-  const char* path = lookup("PATH");
-  std::string_view dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (;;) {
-    const size_t colon = dirs.find(':');
-    const std::string_view dir = dirs.substr(0, colon);
-    if (auto f = identify(dir.empty() ? name : std::string(dir) + "/" + name)) return *f;
-    if (colon == std::string_view::npos) break;
-    dirs.remove_prefix(colon + 1);
-  }
-  return why_not(name + " is not in PATH");
+  const auto path = find_program(name, lookup("PATH"));
+  if (!path) return why_not(name + " is not in PATH");
+  if (auto f = identify(*path)) return *f;
+  return why_not(*path + " is not an executable file");
 }
 
 std::optional<SrunFeatures> cached_features(std::string_view text, const SrunFile& file) {
