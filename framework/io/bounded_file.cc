@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 namespace orca {
@@ -31,7 +32,8 @@ std::string size_text(size_t bytes) {
 
 }  // namespace
 
-BoundedFile read_bounded_file(const std::string& path, size_t max_bytes, std::string_view what) {
+BoundedFile read_bounded_file(const std::string& path, size_t max_bytes, std::string_view what,
+                              BoundedFileRules rules) {
   BoundedFile out;
   auto fail = [&](std::string why) {
     out.text.clear();
@@ -42,10 +44,11 @@ BoundedFile read_bounded_file(const std::string& path, size_t max_bytes, std::st
   if (path.empty()) return fail("the name is empty");
   // O_NONBLOCK: opening a FIFO without a writer must not hang; the type
   // check below then refuses it.
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (rules.no_symlink ? O_NOFOLLOW : 0)));
   if (!fd.valid()) {
     const int err = errno;
     out.missing = err == ENOENT;
+    if (err == ELOOP && rules.no_symlink) return fail("it is a symbolic link; only the file itself is read");
     // A socket cannot be opened at all (ENXIO): say what it is instead.
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return not_regular(st.st_mode);
@@ -55,6 +58,14 @@ BoundedFile read_bounded_file(const std::string& path, size_t max_bytes, std::st
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return fail(std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return not_regular(st.st_mode);
+  if (rules.private_to_user && st.st_uid != ::geteuid()) {
+    return fail("it belongs to another user (uid " + std::to_string(st.st_uid) + ")");
+  }
+  if (rules.private_to_user && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return fail(std::string("others may write it (mode ") + mode + ")");
+  }
   const std::string too_large =
       "it is larger than the limit of " + size_text(max_bytes) + " for " + std::string(what);
   if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) {

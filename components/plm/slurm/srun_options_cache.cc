@@ -1,6 +1,7 @@
 // SrunOptionsCache: the cache file of srun's options, and finding srun.
 #include "srun_options_cache.h"
 
+#include <orca/bounded_file.h>
 #include <orca/program_path.h>
 #include <orca/unique_fd.h>
 
@@ -135,23 +136,9 @@ std::string cache_file_path(const Lookup& lookup) {
 
 std::string read_cache(const std::string& path) {
   if (path.empty()) return "";
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  if (!fd.valid()) return "";
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
-      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 || static_cast<std::size_t>(st.st_size) > kMaxCacheBytes) {
-    return "";
-  }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  text.resize(got);
-  return text;
+  const BoundedFile file =
+      read_bounded_file(path, kMaxCacheBytes, "srun's option cache", {.no_symlink = true, .private_to_user = true});
+  return file.ok() ? file.text : "";
 }
 
 Status write_cache(const std::string& path, std::string_view text) {

@@ -23,9 +23,18 @@ struct ORCA_EXPORT BoundedFile {
   bool ok() const noexcept { return error.empty(); }
 };
 
+/* What more a file must be to be read, for one whose contents are trusted
+ * (a cache a program wrote for its user). */
+struct BoundedFileRules {
+  bool no_symlink = false;       // the name itself is not a symbolic link (O_NOFOLLOW)
+  bool private_to_user = false;  // owned by this user (euid), writable by no one else
+};
+
 /* Reads `path`. `what` names the kind of file in the errors ("a param
- * file", "a hostfile"). */
-ORCA_EXPORT BoundedFile read_bounded_file(const std::string& path, size_t max_bytes, std::string_view what);
+ * file", "a hostfile"). The rules are checked on the file opened, not on
+ * the name. */
+ORCA_EXPORT BoundedFile read_bounded_file(const std::string& path, size_t max_bytes, std::string_view what,
+                                          BoundedFileRules rules = {});
 
 }  // namespace orca
 

@@ -8,6 +8,7 @@
 
 #include "lib/fake_environment.h"
 #include "lib/result_assertions.h"
+#include "lib/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -28,28 +29,15 @@ using Env = test::FakeEnvironment;
 
 class SrunOptionsCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/orca-srun-cache-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   /* A file at dir_/relative with `text`, made executable when asked. */
   std::string make_file(const std::string& relative, const std::string& text, bool executable) {
-    const fs::path p = dir_ / relative;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
+    const std::string p = temp_.write(relative, text);
     ::chmod(p.c_str(), executable ? 0755 : 0644);
-    return p.string();
+    return p;
   }
 
-  static std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-
-  fs::path dir_;
+  test::TempDir temp_;
+  const fs::path& dir_ = temp_.path();
 };
 
 SrunFile file_named(const std::string& path, std::uint64_t inode) {
