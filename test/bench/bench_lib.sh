@@ -34,12 +34,25 @@ bench_dirs() {
 # --- programs ---------------------------------------------------------------
 # is_elf FILE: FILE is an executable program, not a libtool wrapper script.
 is_elf() { [ -x "$1" ] && [ "$(head -c 4 "$1" | tail -c 3)" = ELF ]; }
+# needs_build_library PROGRAM: PROGRAM (an ELF file) links liborca, which
+# only the build tree's framework/.libs holds (no wrapper sets the path).
+needs_build_library() {
+    is_elf "$1" || return 1
+    LC_ALL=C readelf -d "$1" 2>/dev/null | grep -q 'NEEDED.*\[liborca\.so'
+}
 
 # bench_programs: netcluster, the agent, orcarun and orcad (the real programs
 # in .libs unless wrappers=1 or they are missing), the component path,
 # orca_env (the `env ...` words Orca runs under: its settings come from the
 # build tree only, no param files), and Open MPI's and Hydra's launchers
 # ("" when not installed).
+# Orca runs as `make install` lays it out, as Hydra and Open MPI do here:
+# its component files in one directory (test/bench/components in the build
+# tree, links to each component's module, as pkglibdir holds them), and no
+# LD_LIBRARY_PATH unless the programs need the build tree's liborca
+# (--disable-builtin-components, or the libtool wrappers). The build
+# tree's thirteen .libs directories and the library path cost every daemon
+# and every rank a few hundred file lookups an installed Orca never makes.
 bench_programs() {
     netcluster="$srcdir/contrib/netcluster/netcluster"
     agent="$srcdir/test/bench/netns-rsh-agent"
@@ -55,7 +68,7 @@ bench_programs() {
     if [ "$wrappers" = 0 ] && is_elf "$real_orcarun" && is_elf "$real_orcad"; then
         orcarun="$real_orcarun"
         orcad="$real_orcad"
-        programs="the real programs, not libtool's wrappers (LD_LIBRARY_PATH=$builddir/framework/.libs)"
+        programs="the real programs, not libtool's wrappers"
     else
         orcarun="$builddir/framework/tools/orcarun/orcarun"
         orcad="$builddir/framework/tools/orcad/orcad"
@@ -63,9 +76,20 @@ bench_programs() {
     fi
     [ -x "$orcarun" ] || die "no $orcarun (build it first)"
     [ -x "$orcad" ] || die "no $orcad (build it first)"
-    components=$(find "$builddir/components" -type d -name .libs | sort | tr '\n' ':')
-    components=${components%:}
-    orca_env=(env "LD_LIBRARY_PATH=$builddir/framework/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    components="$builddir/test/bench/components"
+    mkdir -p "$components"
+    find "$components" -maxdepth 1 -type l -delete
+    local module
+    while IFS= read -r module; do
+        ln -s "$module" "$components/${module##*/}"
+    done < <(find "$builddir/components" -path '*/.libs/mca_*.so' -type f | sort)
+    [ -n "$(ls -A "$components")" ] || die "no component modules under $builddir/components (build them first)"
+    local library_path=()
+    if [ "$wrappers" = 1 ] || needs_build_library "$orcarun" || needs_build_library "$orcad"; then
+        library_path=("LD_LIBRARY_PATH=$builddir/framework/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+        programs+=", LD_LIBRARY_PATH=$builddir/framework/.libs"
+    fi
+    orca_env=(env "${library_path[@]}"
         "ORCA_MCA_mca_base_component_path=$components"
         "ORCA_MCA_mca_base_help_path=${ORCA_MCA_mca_base_help_path:-$srcdir/framework/help}"
         ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none)
