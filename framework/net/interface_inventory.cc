@@ -75,13 +75,20 @@ std::optional<long long> sysfs_number(const std::string& ifname, const char* lea
 // Adds what sysfs knows, but only when sysfs shows this namespace: after a
 // bare setns() it still shows the namespace that mounted it, and then an
 // interface of the same name may be another one (checked by ifindex).
+// Only what can matter is looked up: sysfs lookups are a daemon's dearest
+// per-link cost (seven path walks a link; a namespace host's lo and veth
+// cost about 90 us of its start-up). Loopback has neither a class to learn
+// nor a speed; a link type the kernel names decides the class alone.
 void add_sysfs_traits(LinkInfo& link, LinkTraits& traits) {
+  if (traits.loopback_flag) return;
   const auto index = sysfs_number(link.name, "ifindex");
   if (!index || *index != link.index) return;
-  traits.has_device = sysfs_exists(link.name, "device");
-  traits.wireless = sysfs_exists(link.name, "wireless") || sysfs_exists(link.name, "phy80211");
-  traits.bridge_dir = sysfs_exists(link.name, "bridge");
-  traits.tun_flags = sysfs_exists(link.name, "tun_flags");
+  if (!kernel_decides_kind(traits)) {
+    traits.has_device = sysfs_exists(link.name, "device");
+    traits.wireless = sysfs_exists(link.name, "wireless") || sysfs_exists(link.name, "phy80211");
+    traits.bridge_dir = sysfs_exists(link.name, "bridge");
+    traits.tun_flags = sysfs_exists(link.name, "tun_flags");
+  }
   if (auto speed = sysfs_number(link.name, "speed"); speed && *speed > 0)
     link.speed_mbps = static_cast<std::uint64_t>(*speed);
 }

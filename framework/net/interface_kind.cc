@@ -28,9 +28,10 @@ std::optional<InterfaceKind> parse_kind(std::string_view name) {
   return std::nullopt;
 }
 
-InterfaceKind classify_link(const LinkTraits& t) {
+namespace {
+// The kernel's own link types that are authoritative: sysfs cannot change them.
+std::optional<InterfaceKind> kernel_kind(const LinkTraits& t) {
   if (t.loopback_flag) return InterfaceKind::Loopback;
-  // The kernel's own link type is authoritative where it exists.
   static constexpr std::pair<std::string_view, InterfaceKind> kLinkKinds[] = {
       {"bridge", InterfaceKind::Bridge}, {"veth", InterfaceKind::Veth},   {"vlan", InterfaceKind::Vlan},
       {"bond", InterfaceKind::Bond},     {"tun", InterfaceKind::TunTap},  {"dummy", InterfaceKind::Dummy},
@@ -38,6 +39,14 @@ InterfaceKind classify_link(const LinkTraits& t) {
   for (const auto& [k, kind] : kLinkKinds) {
     if (t.link_kind == k) return kind;
   }
+  return std::nullopt;
+}
+}  // namespace
+
+bool kernel_decides_kind(const LinkTraits& traits) { return kernel_kind(traits).has_value(); }
+
+InterfaceKind classify_link(const LinkTraits& t) {
+  if (auto kind = kernel_kind(t)) return *kind;
   if (t.wireless) return InterfaceKind::Wireless;
   if (t.tun_flags) return InterfaceKind::TunTap;
   if (t.bridge_dir) return InterfaceKind::Bridge;

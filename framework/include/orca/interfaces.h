@@ -57,6 +57,9 @@ struct ORCA_EXPORT LinkTraits {
 
 /* The classification rule: link flags and type first, sysfs after. */
 ORCA_EXPORT InterfaceKind classify_link(const LinkTraits& traits);
+/* Whether the loopback flag and link kind alone decide classify_link,
+ * whatever sysfs would say: then a scan need not look there. */
+ORCA_EXPORT bool kernel_decides_kind(const LinkTraits& traits);
 
 struct ORCA_EXPORT LinkInfo {
   std::string name;

@@ -116,6 +116,47 @@ TEST(ClassifyLink, EqualTraitsGiveEqualKindsWhateverTheLinkIsCalled) {
   EXPECT_EQ(classify_link(traits("bridge")), InterfaceKind::Bridge);
 }
 
+// --- what sysfs may skip ---------------------------------------------------------
+
+// The inventory looks nothing up in sysfs for a link kernel_decides_kind
+// accepts. That is sound only if classify_link gives such a link one kind
+// whatever sysfs would have said: every combination of the four sysfs
+// traits is tried.
+TEST(KernelDecidesKind, SysfsCannotChangeWhatItDecides) {
+  const std::vector<LinkTraits> decided = {traits("", false, false, false, false, true), traits("bridge"),
+                                           traits("veth"), traits("vlan"), traits("bond"), traits("tun"),
+                                           traits("dummy"), traits("macvlan", false, false, false, false, true)};
+  for (LinkTraits t : decided) {
+    ASSERT_TRUE(kernel_decides_kind(t)) << t.link_kind;
+    const InterfaceKind want = classify_link(t);
+    for (int bits = 0; bits < 16; ++bits) {
+      t.has_device = (bits & 1) != 0;
+      t.wireless = (bits & 2) != 0;
+      t.bridge_dir = (bits & 4) != 0;
+      t.tun_flags = (bits & 8) != 0;
+      EXPECT_EQ(classify_link(t), want) << "link kind '" << t.link_kind << "', sysfs bits " << bits;
+    }
+  }
+}
+
+// Where the kernel names no kind it is sure of, sysfs is asked: for these
+// links some sysfs answer changes the class.
+TEST(KernelDecidesKind, LeavesTheRestToSysfs) {
+  for (const char* kind : {"", "macvlan", "vxlan", "ipoib", "wireguard"}) {
+    LinkTraits t = traits(kind);
+    EXPECT_FALSE(kernel_decides_kind(t)) << kind;
+    std::set<InterfaceKind> seen;
+    for (int bits = 0; bits < 16; ++bits) {
+      t.has_device = (bits & 1) != 0;
+      t.wireless = (bits & 2) != 0;
+      t.bridge_dir = (bits & 4) != 0;
+      t.tun_flags = (bits & 8) != 0;
+      seen.insert(classify_link(t));
+    }
+    EXPECT_GT(seen.size(), 1u) << "sysfs changes nothing for link kind '" << kind << "'";
+  }
+}
+
 // --- kind names -----------------------------------------------------------------
 
 const std::vector<std::pair<InterfaceKind, std::string>>& all_kinds() {
