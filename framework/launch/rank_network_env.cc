@@ -3,7 +3,8 @@
 #include <orca/rank_network_env.h>
 
 #include <algorithm>
-#include <map>
+#include <optional>
+#include <string_view>
 
 namespace orca::launch {
 
@@ -27,13 +28,16 @@ const std::vector<Family>& families() {
   return kFamilies;
 }
 
-std::map<std::string, std::string, std::less<>> as_map(const std::vector<std::string>& environment) {
-  std::map<std::string, std::string, std::less<>> out;
-  for (const auto& e : environment) {
-    const auto eq = e.find('=');
-    if (eq != std::string::npos) out[e.substr(0, eq)] = e.substr(eq + 1);
+// The value of `name` in NAME=VALUE words, the last one winning (as a
+// later -x or setenv replaces an earlier one). A scan, not a map: a dozen
+// names are asked of each rank's whole environment, and building a map of
+// it cost a daemon tens of microseconds a rank.
+std::optional<std::string_view> value_in(const std::vector<std::string>& environment, std::string_view name) {
+  for (auto it = environment.rbegin(); it != environment.rend(); ++it) {
+    const std::string_view e = *it;
+    if (e.size() > name.size() && e[name.size()] == '=' && e.starts_with(name)) return e.substr(name.size() + 1);
   }
-  return out;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -91,10 +95,9 @@ NetworkVariables network_variables(const RankLink& link, const TorchMaster& mast
                                    const std::vector<std::string>& wanted,
                                    const std::vector<std::string>& environment) {
   NetworkVariables out;
-  const auto env = as_map(environment);
   auto user_setting = [&](const Family& f) -> std::string {
     for (const auto& v : f.variables) {
-      if (auto it = env.find(v); it != env.end()) return v + "=" + it->second;
+      if (auto value = value_in(environment, v)) return v + "=" + std::string(*value);
     }
     return {};
   };
@@ -106,8 +109,8 @@ NetworkVariables network_variables(const RankLink& link, const TorchMaster& mast
       const std::pair<const char*, std::string> torch[] = {{"MASTER_ADDR", master.address},
                                                            {"MASTER_PORT", std::to_string(master.port)}};
       for (const auto& [name, value] : torch) {
-        if (auto it = env.find(name); it != env.end()) {
-          out.left_to_user.push_back("torch: " + std::string(name) + "=" + it->second + " is the user's");
+        if (auto users = value_in(environment, name)) {
+          out.left_to_user.push_back("torch: " + std::string(name) + "=" + std::string(*users) + " is the user's");
         } else if (std::string_view(name) != "MASTER_PORT" || master.port != 0) {
           out.set.emplace_back(name, value);
         }
@@ -136,10 +139,9 @@ NetworkVariables network_variables(const RankLink& link, const TorchMaster& mast
 
 std::vector<std::string> user_network_settings(const std::vector<std::string>& environment) {
   std::vector<std::string> out;
-  const auto env = as_map(environment);
   for (const Family& f : families()) {
     for (const auto& v : f.variables) {
-      if (auto it = env.find(v); it != env.end()) out.push_back(v + "=" + it->second);
+      if (auto value = value_in(environment, v)) out.push_back(v + "=" + std::string(*value));
     }
   }
   return out;

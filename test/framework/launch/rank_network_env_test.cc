@@ -98,6 +98,23 @@ TEST(RankNetworkEnv, UserSettingsAreListed) {
   EXPECT_EQ(network_of("fd00::1:2", 64), "fd00::/64");
 }
 
+// A setting is found by its whole name: a longer name that starts with it,
+// a name with no '=', or one that is only its start are not it; of two
+// settings of one name the later is the one a process would see.
+TEST(RankNetworkEnv, SettingsAreMatchedByWholeNameLastOneWinning) {
+  EXPECT_TRUE(user_network_settings({"GLOO_SOCKET_IFNAME_X=eth0", "GLOO_SOCKET_IFNAME", "GLOO_SOCKET", "UCX_NET_DEVICES_=x"}).empty());
+  EXPECT_EQ(user_network_settings({"GLOO_SOCKET_IFNAME=eth0", "GLOO_SOCKET_IFNAME=eth1"}),
+            (std::vector<std::string>{"GLOO_SOCKET_IFNAME=eth1"}));
+  EXPECT_EQ(user_network_settings({"GLOO_SOCKET_IFNAME="}), (std::vector<std::string>{"GLOO_SOCKET_IFNAME="}))
+      << "an empty value is still the user's setting";
+  const auto v = network_variables(kLink, kMaster, {"torch", "gloo"},
+                                   {"MASTER_ADDR_X=1", "MASTER_ADDR=10.9.9.9", "MASTER_ADDR=10.8.8.8", "GLOO_SOCKET_IFNAMEX=a"});
+  EXPECT_EQ(value_of(v, "MASTER_ADDR"), "(unset)");
+  EXPECT_EQ(value_of(v, "GLOO_SOCKET_IFNAME"), "eth1") << "GLOO_SOCKET_IFNAMEX is another variable";
+  ASSERT_EQ(v.left_to_user.size(), 1u);
+  EXPECT_EQ(v.left_to_user[0], "torch: MASTER_ADDR=10.8.8.8 is the user's");
+}
+
 }  // namespace
 }  // namespace orca::launch
 
