@@ -68,6 +68,17 @@ Status declare_launcher_variables(mca::Registry& registry) {
                       "(unless orcarun reads that the program reaches no PMI client library and imports no way to "
                       "run or load another program, as hostname), always, or never",
        .enum_words = {"auto", "always", "never"}},
+      {.framework = "orcarun",
+       .name = "data_plane_round",
+       .type = mca::VarType::Enum,
+       .default_text = "auto",
+       .level = 3,
+       .description = "Whether orcarun asks the daemons for each host's data-plane link before the ranks start (one "
+                      "round over every host; what ranks then get is orcarun_data_plane's): auto (unless orcarun "
+                      "reads that the program links no MPI, PMI, UCX, NCCL, libfabric, gloo or PyTorch library and "
+                      "imports no way to run or load another program, as hostname), always, or never. "
+                      "--report-routes and --mesh-check hold it whatever this says",
+       .enum_words = {"auto", "always", "never"}},
   };
   for (const auto& spec : specs) {
     if (registry.find(spec.full_name()) != nullptr) continue;
@@ -87,6 +98,7 @@ LauncherSettings launcher_settings(const mca::Registry& registry) {
   if (const auto* v = registry.find("orcarun_mesh_check_timeout")) s.mesh_check_timeout = ms(v->as_double());
   if (const auto* v = registry.find("orcarun_pmix_server")) s.pmix_server = v->as_string();
   if (const auto* v = registry.find("orcarun_pmi_simple_server")) s.pmi_simple_server = v->as_string();
+  if (const auto* v = registry.find("orcarun_data_plane_round")) s.data_plane_round = v->as_string();
   return s;
 }
 

@@ -1,5 +1,6 @@
-// choose_pmix_server, choose_pmi_simple_server: orcarun_pmix_server and
-// orcarun_pmi_simple_server against what the program links.
+// choose_pmix_server, choose_pmi_simple_server, choose_data_plane_round:
+// orcarun_pmix_server, orcarun_pmi_simple_server and
+// orcarun_data_plane_round against what the program links.
 #include <orca/pmix_server_choice.h>
 
 #include <optional>
@@ -45,11 +46,25 @@ struct Server {
     if (!program.launcher.empty()) return start(program.path + " may run or load another program (" + program.launcher + ")");
     return {false, "no " + name + ": " + program.path + " links no " + libraries +
                        " and cannot run or load another program" + aside + tail() + "; set " + variable +
-                       "=always if its ranks still look for one"};
+                       "=always if its ranks still " + wanted_by_ranks};
   }
+  std::string wanted_by_ranks = "look for one";
 };
 
 }  // namespace
+
+PmiServerChoice choose_data_plane_round(PmiServerMode mode, const ProgramLinkage& program) {
+  Server round{"data-plane round", "orcarun_data_plane_round", "every rank", "MPI, PMI or network library"};
+  round.wanted_by_ranks = "read the interface variables";
+  if (mode == PmiServerMode::Never) {
+    return {false, "no data-plane round (orcarun_data_plane_round=never): ranks get no interface variables"};
+  }
+  if (auto decided = round.by_mode(mode, program)) return *decided;
+  for (const std::string* library : {&program.pmix_library, &program.pmi_library, &program.network_library}) {
+    if (!library->empty()) return round.start(program.path + " links " + *library);
+  }
+  return round.by_launcher(program);
+}
 
 PmiServerChoice choose_pmix_server(PmiServerMode mode, const ProgramLinkage& program) {
   const Server server{"PMIx server", "orcarun_pmix_server", "an Open MPI rank", "PMIx client library"};

@@ -33,6 +33,13 @@ constexpr std::array<std::string_view, 6> kPmixLibraryPrefixes = {
 // (an MPICH built with PMIx links libpmix, found above).
 constexpr std::array<std::string_view, 3> kPmiLibraryPrefixes = {"libmpich.so", "libpmi.so", "libpmi2.so"};
 
+// Libraries that pick their interfaces by a data-plane variable
+// (rank_network_env.h): UCX, NCCL, libfabric, gloo, PyTorch (libc10 and
+// libtorch carry gloo and read MASTER_ADDR). MPI libraries are the two
+// lists above.
+constexpr std::array<std::string_view, 8> kNetworkLibraryPrefixes = {
+    "libucp.so", "libucs.so", "libuct.so", "libnccl.so", "libfabric.so", "libgloo", "libtorch", "libc10"};
+
 constexpr std::array<std::string_view, 15> kLauncherSymbols = {
     "execve", "execv",   "execvp",      "execvpe", "execl", "execlp", "execle", "fexecve",
     "execveat", "posix_spawn", "posix_spawnp", "system", "popen", "dlopen", "dlmopen"};
@@ -334,6 +341,14 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
       nodes[at].needs.push_back(nodes.size());
       queue.push_back(nodes.size());
       nodes.push_back(std::move(*found));
+    }
+  }
+  for (const auto& n : nodes) {
+    const std::string_view name = basename_of(n.path);
+    if (std::any_of(kNetworkLibraryPrefixes.begin(), kNetworkLibraryPrefixes.end(),
+                    [&](std::string_view prefix) { return name.starts_with(prefix); })) {
+      out.network_library = std::string(name);
+      break;
     }
   }
   // What can run or load code, breadth first from the program, not looking

@@ -26,7 +26,8 @@
 #      and, with strace, each orcad's own phases from time-stamped system
 #      calls (a one-off traced run: strace slows the traced calls a little)
 #   6. the data plane: orcarun with the address gather and choice
-#      (orcarun_data_plane all, the default) against without (none), and
+#      (orcarun_data_plane all, the default, and the round asked for:
+#      hostname itself needs none) against without (none), and
 #      with --mesh-check, taking turns, at each K and at --local-sizes'
 #      largest N simulated nodes; ratios, and the mesh check's own time
 # Output: tables, and one "FIGURE name value unit" line per figure.
@@ -542,8 +543,10 @@ fi
 timing_of() { awk -v n="$2" '{ l = $0; sub(/ +[0-9.]+$/, "", l); gsub(/^ +/, "", l) } l == n { print $NF }' "$1"; }
 if want data; then
     banner "6. the data plane: wall ms of orcarun ... hostname with orcarun_data_plane none / all / all + --mesh-check, median of $repeat"
+    # hostname reads no data-plane variable: orcarun_data_plane_round=auto
+    # would leave the round out of every variant; "all" asks for it.
     printf '%8s %10s %10s %10s %12s %12s %12s %14s\n' size "none ms" "all ms" "mesh ms" "all/none" "mesh/none" "choice ms" "mesh check ms"
-    data_variants=("none|--mca orcarun_data_plane none" "all|" "mesh|--mesh-check")
+    data_variants=("none|--mca orcarun_data_plane none" "all|--mca orcarun_data_plane_round always" "mesh|--mesh-check")
     data_run() { # SIZE-LABEL HOST EXPECT WORDS...: one variant round; appends to $work/data.*
         local label=$1 host=$2 expect=$3; shift 3
         local v name extra ms

@@ -12,6 +12,7 @@
  *   orcarun_mesh_check_timeout  seconds each such connection may take
  *   orcarun_pmix_server      auto, always or never (pmix_server_choice.h)
  *   orcarun_pmi_simple_server  the same for the PMI-1/2 server (pmi/simple)
+ *   orcarun_data_plane_round   the same for the data-plane round
  */
 #ifndef ORCA_LAUNCHER_VARS_H
 #define ORCA_LAUNCHER_VARS_H
@@ -33,6 +34,7 @@ struct LauncherSettings {
   std::chrono::milliseconds mesh_check_timeout{3000};
   std::string pmix_server = "auto";
   std::string pmi_simple_server = "auto";
+  std::string data_plane_round = "auto";
 };
 
 /* Declares them (idempotent: a second call changes nothing). Errors: a

@@ -1,8 +1,10 @@
 /*
  * Whether a job's daemons start libpmix's server (pmi/pmix) and the
- * PMI-1/2 server (pmi/simple): decided once, by orcarun, for every daemon
- * of the job (their collectives must agree), from orcarun_pmix_server and
- * orcarun_pmi_simple_server and what ProgramLinkage read of the program.
+ * PMI-1/2 server (pmi/simple), and whether orcarun holds the data-plane
+ * round (each host's link chosen before the ranks start): decided once, by
+ * orcarun, for every daemon of the job (their collectives must agree),
+ * from orcarun_pmix_server, orcarun_pmi_simple_server and
+ * orcarun_data_plane_round and what ProgramLinkage read of the program.
  *
  *   always  start it
  *   never   do not: an Open MPI rank then runs as a singleton
@@ -42,6 +44,12 @@ ORCA_EXPORT PmiServerChoice choose_pmix_server(PmiServerMode mode, const Program
  * libpmi2), links no PMIx one (an MPI library: not read further) and cannot
  * run or load other code: `hostname` and `sleep` get none. */
 ORCA_EXPORT PmiServerChoice choose_pmi_simple_server(PmiServerMode mode, const ProgramLinkage& program);
+/* The data-plane round (orcarun_data_plane_round, the same words): auto
+ * holds it unless the program was read whole and links no MPI, PMI or
+ * network library (ProgramLinkage::network_library) and cannot run or
+ * load other code: `hostname` and `sleep` have no use for the variables,
+ * `sh -c`, `python3` and every MPI program get them. */
+ORCA_EXPORT PmiServerChoice choose_data_plane_round(PmiServerMode mode, const ProgramLinkage& program);
 
 }  // namespace orca::launch
 

@@ -7,11 +7,14 @@
  * The program is resolved as execvp would (a name without '/' through
  * PATH), then read as an ELF file: its DT_NEEDED closure, each library
  * found through DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, /etc/ld.so.conf and
- * the default directories, as ld.so searches. Two facts come out:
+ * the default directories, as ld.so searches. These facts come out:
  *   - a PMIx client library in the closure (Open MPI's libmpi, libopen-pal,
  *     libopen-rte, libpmix itself, PRRTE);
  *   - a PMI-1/2 client library the program reaches (MPICH's libmpich,
  *     libpmi, libpmi2), which pmi/simple serves;
+ *   - a library of the closure whose interface choice a data-plane
+ *     variable steers (UCX, NCCL, libfabric, gloo, PyTorch), for the
+ *     data-plane round (pmix_server_choice.h);
  *   - an object of the closure that imports a way to run or load other
  *     code (exec*, posix_spawn*, system, popen, dlopen): a shell, env,
  *     numactl, python, valgrind... which may become an MPI program. Not
@@ -51,6 +54,8 @@ struct ProgramLinkage {
   std::string pmix_library;  // the first PMIx client library of the closure ("" : none)
   std::string launcher;      // "<object> imports <symbol>" for the first object that can run or load code ("" : none)
   std::string pmi_library;   // the first PMI-1/2 client library (libmpich, libpmi, libpmi2; its imports not counted) ("" : none)
+  std::string network_library;  // the first UCX, NCCL, libfabric, gloo or PyTorch library of the closure ("" : none,
+                                // or not read that far: a PMIx client library ends the reading)
   std::string unknown_why;   // Kind::Unknown: why
 };
 

@@ -1011,6 +1011,7 @@ void JobLaunch::print_timing() {
   }
   text += "  command ended     " + milliseconds_since(t_start_, t_ended_) + "\n";
   text += "  teardown done     " + milliseconds_since(t_start_, t_down_) + "\n";
+  if (!plan_.no_data_plane_round.empty()) text += printable(plan_.no_data_plane_round) + "\n";
   // Each daemon's own start-up, median and slowest over the daemons.
   const size_t phases = std::size(launch::kStartupPhases);
   std::vector<std::vector<std::uint32_t>> per_phase(phases);

@@ -43,6 +43,7 @@ struct JobPlan {
   std::uint64_t output_buffer = 32u << 20;  // iof_base_output_buffer
   pmi::DataBound pmi_bound;  // pmi_base_max_job_keys / _bytes
   std::vector<std::string> data_plane_families;  // orcarun_data_plane; empty: no data-plane round
+  std::string no_data_plane_round;               // why orcarun_data_plane_round left the round out ("" : it did not)
   std::vector<std::string> environment;          // NAME=VALUE forwarded to every rank (-x, -genv, -genvlist)
   bool mesh_check = false;                       // --mesh-check / orcarun_mesh_check
   std::chrono::milliseconds mesh_check_timeout{3000};

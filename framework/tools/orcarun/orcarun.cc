@@ -158,9 +158,20 @@ static int orcarun_main(int argc, char** argv) {
   if (!pmix_mode) return p.fail(pmix_mode.error());
   auto simple_mode = orca::launch::parse_pmi_server_mode("orcarun_pmi_simple_server", launcher.pmi_simple_server);
   if (!simple_mode) return p.fail(simple_mode.error());
+  auto round_mode = orca::launch::parse_pmi_server_mode("orcarun_data_plane_round", launcher.data_plane_round);
+  if (!round_mode) return p.fail(round_mode.error());
   const auto program = orca::launch::inspect_program(options->command.front(), link_environment(plan.environment));
   const auto pmix = orca::launch::choose_pmix_server(pmix_mode.value(), program);
   const auto simple = orca::launch::choose_pmi_simple_server(simple_mode.value(), program);
+  // The data-plane round (a message to and from every host after they are
+  // all up, and a daemon's own ranking of every other host's addresses)
+  // only for ranks that can read its variables. --report-routes and
+  // --mesh-check ask for it themselves.
+  if (const auto round = orca::launch::choose_data_plane_round(round_mode.value(), program);
+      !round.start && !options->report_routes && !plan.mesh_check && !plan.data_plane_families.empty()) {
+    plan.data_plane_families.clear();
+    plan.no_data_plane_round = round.why;
+  }
   // What the daemons will not use, they do not even load (orcarun itself
   // loads every component it finds).
   std::vector<orca::orcarun::FoundComponent> found;

@@ -204,5 +204,62 @@ TEST(PmiServerChoice, AlwaysAndNeverOverrideWhatWasRead) {
   EXPECT_EQ(bad.error().arg("variable"), "orcarun_pmi_simple_server");
 }
 
+// --- the data-plane round ---------------------------------------------------------
+
+TEST(DataPlaneRound, NoneForAProgramThatCannotReadItsVariables) {
+  const ProgramLinkage hostname = inspect_program("hostname", system_environment());
+  ASSERT_EQ(hostname.kind, ProgramLinkage::Kind::Read) << hostname.unknown_why;
+  EXPECT_EQ(hostname.network_library, "");
+  const PmiServerChoice c = choose_data_plane_round(PmiServerMode::Auto, hostname);
+  EXPECT_FALSE(c.start);
+  EXPECT_NE(c.why.find("links no MPI, PMI or network library and cannot run or load another program"), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("orcarun_data_plane_round=always"), std::string::npos) << c.why;
+  EXPECT_TRUE(choose_data_plane_round(PmiServerMode::Always, hostname).start);
+  const PmiServerChoice never = choose_data_plane_round(PmiServerMode::Never, inspect_program("sh", system_environment()));
+  EXPECT_FALSE(never.start);
+  EXPECT_NE(never.why.find("orcarun_data_plane_round=never"), std::string::npos) << never.why;
+}
+
+TEST(DataPlaneRound, HeldForWhatMayRunOrLoadAnotherAndWhatIsNotReadWhole) {
+  const ProgramLinkage sh = inspect_program("/bin/sh", system_environment());
+  const PmiServerChoice c = choose_data_plane_round(PmiServerMode::Auto, sh);
+  EXPECT_TRUE(c.start);
+  EXPECT_NE(c.why.find("may run or load another program"), std::string::npos) << c.why;
+  EXPECT_TRUE(choose_data_plane_round(PmiServerMode::Auto, inspect_program("/usr/bin/python3", system_environment())).start);
+  const test::TempDir dir;
+  const std::string script = dir.write("job.sh", "#!/bin/sh\nexec hostname\n");
+  ::chmod(script.c_str(), 0755);
+  const ProgramLinkage unknown = inspect_program(script, system_environment());
+  ASSERT_EQ(unknown.kind, ProgramLinkage::Kind::Unknown);
+  EXPECT_TRUE(choose_data_plane_round(PmiServerMode::Auto, unknown).start);
+}
+
+TEST(DataPlaneRound, HeldForAProgramLinkingANetworkOrMpiLibrary) {
+  // Stand-ins named as UCX, NCCL, libfabric, PyTorch and MPICH name their
+  // libraries, linked by programs that run nothing else; and one named
+  // like none of them, which gets no round.
+  if (!have("cc")) GTEST_SKIP() << "no C compiler";
+  const test::TempDir dir;
+  const std::string d = dir.path().string();
+  const std::string lib = dir.write("lib.c", "int lib_call(void) { return 0; }\n");
+  const std::string main = dir.write("main.c", "int lib_call(void);\nint main(void) { return lib_call(); }\n");
+  const std::pair<const char*, bool> cases[] = {{"libucp.so.0", true},     {"libnccl.so.2", true},
+                                                {"libfabric.so.1", true},  {"libtorch_cpu.so", true},
+                                                {"libc10.so", true},       {"libmpich.so.12", true},
+                                                {"libmylib.so.1", false}};
+  for (const auto& [soname, held] : cases) {
+    const std::string sub = d + "/" + soname + ".dir";
+    ASSERT_EQ(::mkdir(sub.c_str(), 0755), 0);
+    ASSERT_TRUE(compiled("cc -shared -fPIC -Wl,-soname," + std::string(soname) + " -o " + sub + "/" + soname + " " + lib));
+    ASSERT_TRUE(compiled("cc -o " + sub + "/prog " + main + " -Wl,--no-as-needed -Wl,-rpath,'$ORIGIN' " + sub + "/" + soname));
+    const ProgramLinkage p = inspect_program(sub + "/prog", system_environment());
+    ASSERT_EQ(p.kind, ProgramLinkage::Kind::Read) << soname << ": " << p.unknown_why;
+    ASSERT_EQ(p.launcher, "") << soname;
+    const PmiServerChoice c = choose_data_plane_round(PmiServerMode::Auto, p);
+    EXPECT_EQ(c.start, held) << soname << ": " << c.why;
+    if (held) EXPECT_NE(c.why.find(std::string("links ") + soname), std::string::npos) << c.why;
+  }
+}
+
 }  // namespace
 }  // namespace orca::launch

@@ -107,6 +107,14 @@ expect_match() {
     fi
 }
 
+# expect_no_match out|err REGEX: no line matches the extended REGEX.
+expect_no_match() {
+    if grep -qE -- "$2" "$T/$1"; then
+        show_output
+        fail "a line of std$1 matches /$2/"
+    fi
+}
+
 # await_file PATH [SECONDS]: waits (hang guard, default 20 s) until PATH
 # exists; fails if orcarun ended first or it never comes.
 await_file() {
@@ -943,7 +951,8 @@ timeout_ends_the_job() {
 
 timing_phases() {
     setup
-    orc --timing -n 1 true
+    # `true` cannot read the data-plane variables: the round is asked for.
+    orc --timing --mca orcarun_data_plane_round always -n 1 true
     expect_status 0
     expect_line err "timing (ms since orcarun started):"
     local phase
@@ -961,6 +970,31 @@ timing_phases() {
     for phase in "agent to main" "bootstrap" "settings and components" "frameworks" "oob open" "parent answered"; do
         expect_match err "^  $phase +[0-9]+\.[0-9] / +[0-9]+\.[0-9]\$"
     done
+    done_case
+}
+
+# The data-plane round only for ranks that can read its variables: none
+# for `true` (said under --timing, and no interface variable reaches the
+# rank), one for `sh` (it may run anything), and one whenever
+# --report-routes asks for it.
+data_plane_round_only_where_ranks_can_use_it() {
+    setup
+    orc --timing -n 1 true
+    expect_status 0
+    expect_no_match err '^  data plane chosen'
+    expect_match err '^no data-plane round: /.*/true links no MPI, PMI or network library and cannot run or load another program \(orcarun_data_plane_round=auto\); set orcarun_data_plane_round=always'
+    orc --timing -n 1 sh -c 'echo "gloo=${GLOO_SOCKET_IFNAME-unset}"'
+    expect_status 0
+    expect_match err '^  data plane chosen +[0-9]+\.[0-9]$'
+    expect_no_match err '^no data-plane round'
+    expect_stdout "gloo=lo"
+    orc --timing --report-routes -n 1 true
+    expect_status 0
+    expect_match err '^  data plane chosen +[0-9]+\.[0-9]$'
+    orc --timing --mca orcarun_data_plane_round never -n 1 sh -c 'echo "gloo=${GLOO_SOCKET_IFNAME-unset}"'
+    expect_status 0
+    expect_no_match err '^  data plane chosen'
+    expect_stdout "gloo=unset"
     done_case
 }
 
@@ -1245,7 +1279,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
        daemons_whose_ranks_are_done_end_early daemons_stay_for_rank_leftovers_and_pmi
        missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named many_daemons_failing_at_once startup_timeout
-       timeout_ends_the_job timing_phases version_option help_option
+       timeout_ends_the_job timing_phases data_plane_round_only_where_ranks_can_use_it version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
        local_plm_for_another_host relayed_output_kept_while_orcarun_lags
        progress_line_on_a_terminal report_topology daemon_crash_at_end_is_reported
