@@ -16,12 +16,13 @@ Result<PmiServerMode> parse_pmi_server_mode(std::string_view variable, std::stri
 
 namespace {
 
-/* One server's words; the rules both servers share. */
+/* One service's words; the rules every per-job service shares. */
 struct Server {
   std::string name;        // "PMIx server"
   std::string variable;    // "orcarun_pmix_server"
-  std::string singleton;   // who runs alone without it: "an Open MPI rank"
+  std::string without;     // what never means: "an Open MPI rank runs as a singleton"
   std::string libraries;   // what a program that needs it links: "PMIx client library"
+  std::string wanted = "look for one";  // what ranks that still need it do
 
   std::string tail() const { return " (" + variable + "=auto)"; }
   std::string what() const { return "a " + name; }
@@ -32,7 +33,7 @@ struct Server {
     switch (mode) {
       case PmiServerMode::Always: return PmiServerChoice{true, what() + " for every rank (" + variable + "=always)"};
       case PmiServerMode::Never:
-        return PmiServerChoice{false, "no " + name + " (" + variable + "=never): " + singleton + " runs as a singleton"};
+        return PmiServerChoice{false, "no " + name + " (" + variable + "=never): " + without};
       case PmiServerMode::Auto: break;
     }
     if (program.kind == ProgramLinkage::Kind::Unknown) {
@@ -46,19 +47,18 @@ struct Server {
     if (!program.launcher.empty()) return start(program.path + " may run or load another program (" + program.launcher + ")");
     return {false, "no " + name + ": " + program.path + " links no " + libraries +
                        " and cannot run or load another program" + aside + tail() + "; set " + variable +
-                       "=always if its ranks still " + wanted_by_ranks};
+                       "=always if its ranks still " + wanted};
   }
-  std::string wanted_by_ranks = "look for one";
 };
 
 }  // namespace
 
 PmiServerChoice choose_data_plane_round(PmiServerMode mode, const ProgramLinkage& program) {
-  Server round{"data-plane round", "orcarun_data_plane_round", "every rank", "MPI, PMI or network library"};
-  round.wanted_by_ranks = "read the interface variables";
-  if (mode == PmiServerMode::Never) {
-    return {false, "no data-plane round (orcarun_data_plane_round=never): ranks get no interface variables"};
-  }
+  const Server round{.name = "data-plane round",
+                     .variable = "orcarun_data_plane_round",
+                     .without = "ranks get no interface variables",
+                     .libraries = "MPI, PMI or network library",
+                     .wanted = "read the interface variables"};
   if (auto decided = round.by_mode(mode, program)) return *decided;
   for (const std::string* library : {&program.pmix_library, &program.pmi_library, &program.network_library}) {
     if (!library->empty()) return round.start(program.path + " links " + *library);
@@ -67,7 +67,10 @@ PmiServerChoice choose_data_plane_round(PmiServerMode mode, const ProgramLinkage
 }
 
 PmiServerChoice choose_pmix_server(PmiServerMode mode, const ProgramLinkage& program) {
-  const Server server{"PMIx server", "orcarun_pmix_server", "an Open MPI rank", "PMIx client library"};
+  const Server server{.name = "PMIx server",
+                      .variable = "orcarun_pmix_server",
+                      .without = "an Open MPI rank runs as a singleton",
+                      .libraries = "PMIx client library"};
   if (auto decided = server.by_mode(mode, program)) return *decided;
   if (!program.pmix_library.empty()) return server.start(program.path + " links " + program.pmix_library);
   return server.by_launcher(program, program.pmi_library.empty()
@@ -76,7 +79,10 @@ PmiServerChoice choose_pmix_server(PmiServerMode mode, const ProgramLinkage& pro
 }
 
 PmiServerChoice choose_pmi_simple_server(PmiServerMode mode, const ProgramLinkage& program) {
-  const Server server{"PMI-1/2 server", "orcarun_pmi_simple_server", "an MPICH rank", "PMI client library"};
+  const Server server{.name = "PMI-1/2 server",
+                      .variable = "orcarun_pmi_simple_server",
+                      .without = "an MPICH rank runs as a singleton",
+                      .libraries = "PMI client library"};
   if (auto decided = server.by_mode(mode, program)) return *decided;
   if (!program.pmi_library.empty()) return server.start(program.path + " links " + program.pmi_library);
   // Not read further than a PMIx library: whatever else it links is unknown.
