@@ -49,6 +49,13 @@ std::string_view basename_of(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// Whether a library's file name starts with one of `prefixes` (a soname
+// with or without its version).
+template <size_t N>
+bool named_like(std::string_view name, const std::array<std::string_view, N>& prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view prefix) { return name.starts_with(prefix); });
+}
+
 std::string directory_of(std::string_view path) {
   const size_t slash = path.rfind('/');
   if (slash == std::string_view::npos) return ".";
@@ -294,12 +301,10 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
     const size_t at = queue.front();
     queue.pop_front();
     const std::string_view name = basename_of(nodes[at].path);
-    for (std::string_view prefix : kPmixLibraryPrefixes) {
-      if (name.starts_with(prefix)) {
-        out.pmix_library = std::string(name);  // decides for the server: the rest is not needed
-        out.kind = ProgramLinkage::Kind::Read;
-        return out;
-      }
+    if (named_like(name, kPmixLibraryPrefixes)) {
+      out.pmix_library = std::string(name);  // decides for the server: the rest is not needed
+      out.kind = ProgramLinkage::Kind::Read;
+      return out;
     }
     // The program itself running other code decides too.
     if (at == 0 && !nodes[0].object.launcher_symbol.empty()) break;
@@ -344,10 +349,8 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
     }
   }
   for (const auto& n : nodes) {
-    const std::string_view name = basename_of(n.path);
-    if (std::any_of(kNetworkLibraryPrefixes.begin(), kNetworkLibraryPrefixes.end(),
-                    [&](std::string_view prefix) { return name.starts_with(prefix); })) {
-      out.network_library = std::string(name);
+    if (named_like(basename_of(n.path), kNetworkLibraryPrefixes)) {
+      out.network_library = std::string(basename_of(n.path));
       break;
     }
   }
@@ -365,9 +368,7 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
     walk.pop_front();
     const Node& n = nodes[at];
     const std::string_view name = basename_of(n.path);
-    const bool pmi_client = std::any_of(kPmiLibraryPrefixes.begin(), kPmiLibraryPrefixes.end(),
-                                     [&](std::string_view prefix) { return name.starts_with(prefix); });
-    if (pmi_client) {
+    if (named_like(name, kPmiLibraryPrefixes)) {
       if (out.pmi_library.empty()) out.pmi_library = std::string(name);
       continue;
     }
