@@ -98,7 +98,7 @@ void Connection::send_frame(const FrameHeader& header, Payload payload) {
   p.payload = std::move(payload);
   out_.push_back(std::move(p));
   last_sent_ = now();
-  flush();
+  if (!corked_) flush();
 }
 
 void Connection::flush() {
@@ -230,6 +230,10 @@ void Connection::handle(Frame& frame) {
 }
 
 void Connection::handshake_step(HandshakeStep step) {
+  // The handshake's last frame and what the engine has queued for the
+  // peer go out in one write: the client's COMMIT and its first messages
+  // cost the peer one wake-up, not two.
+  corked_ = step.done && !step.error;
   for (auto& f : step.send) {
     send_frame(f.header, Payload(std::vector<std::uint8_t>(f.payload.begin(), f.payload.end())));
   }
@@ -261,6 +265,16 @@ void Connection::handshake_step(HandshakeStep step) {
   auto done = std::move(on_dial_done);
   on_dial_done = nullptr;
   engine_.on_established(this, peer_, peer_delivered);
+  corked_ = false;
+  if (!closed_ && !out_.empty()) {
+    flush();
+    // The COMMIT did not go out (the peer closed right after its ACCEPT):
+    // the dial failed, as when the write came before the engine heard.
+    if (closed_) {
+      if (done) done(Message("oob", "connection-failed", {{"label", label_}, {"why", closed_why_}}));
+      return;
+    }
+  }
   if (done) done(Status{});
 }
 
@@ -316,6 +330,7 @@ void Connection::close(const std::string& why) {
   closing_ = true;
   if (!out_.empty()) flush();
   closed_ = true;
+  closed_why_ = why;
   read_watch_.disable();
   write_watch_.disable();
   handshake_timer_.cancel();

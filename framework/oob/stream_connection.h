@@ -97,8 +97,10 @@ class Connection {
   int handshake_periods_ = 0;  // handshake_timeout periods ended so far
   bool established_ = false;
   bool closing_ = false;       // inside close(): no second close, no recursion
+  bool corked_ = false;        // frames wait in out_ for one write (the handshake's end)
   bool write_failed_ = false;  // the socket refused a write: stop writing
   bool closed_ = false;
+  std::string closed_why_;     // what close() was told
 };
 
 }  // namespace orca::oob

@@ -956,6 +956,55 @@ TEST_F(EngineTest, AServerGoneRightAfterItsAcceptLeavesNoConnection) {
   EXPECT_EQ(a.wanted.size(), 1u);
 }
 
+TEST_F(EngineTest, TheCommitAndTheFirstMessagesLeaveInOneWrite) {
+  // What was sent while the client dialed goes out with its COMMIT, in one
+  // write: the peer wakes once for both (a daemon's hello to its parent).
+  // Over a SOCK_SEQPACKET pair every write is a record of its own, so one
+  // read shows exactly what one write carried.
+  Side a(loop_, kA);
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+  UniqueFd mine(sv[0]), theirs(sv[1]);
+  const HandshakeIdentity b{kB, {1, 2, 3, 4, 5, 6, 7, 8}};
+  ServerHandshake server(b, [](ProcessName) { return std::uint64_t{0}; });
+  FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
+  std::optional<Status> outcome;
+  auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
+  ASSERT_TRUE(a.engine->send(kB, 9, Payload(std::vector<std::uint8_t>(16, 7))).ok());
+  std::vector<Frame> got;
+  auto read_one = [&] {
+    return loop_.run_until([&] {
+      for (auto& f : frames_on(theirs.get(), reader)) got.push_back(std::move(f));
+      return !got.empty();
+    }, 5s);
+  };
+  ASSERT_TRUE(read_one()) << "no HELLO";
+  HandshakeStep challenge = server.on_frame(got.front());
+  got.clear();
+  write_frame(theirs.get(), challenge.send.front());
+  ASSERT_TRUE(read_one()) << "no RESPONSE";
+  HandshakeStep accept = server.on_frame(got.front());
+  ASSERT_FALSE(accept.error) << accept.error->summary();
+  write_frame(theirs.get(), accept.send.front());
+  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
+  ASSERT_TRUE(outcome->ok()) << outcome->error().summary();
+
+  std::uint8_t record[4096];
+  const ssize_t n = ::read(theirs.get(), record, sizeof record);
+  ASSERT_GT(n, 0) << "nothing after the ACCEPT";
+  std::span<const std::uint8_t> bytes(record, static_cast<size_t>(n));
+  std::vector<Frame> frames;
+  auto taken = reader.feed_some(bytes, frames);  // the handshake phase stops after one frame
+  ASSERT_TRUE(taken) << taken.error().summary();
+  reader.set_phase(FrameReader::Phase::Established);
+  ASSERT_TRUE(reader.feed(bytes.subspan(taken.value()), frames));
+  ASSERT_EQ(frames.size(), 2u) << "the COMMIT and the message came in separate writes";
+  EXPECT_EQ(frames[0].header.type, FrameType::Commit);
+  EXPECT_EQ(frames[1].header.type, FrameType::Data);
+  EXPECT_EQ(frames[1].header.tag, 9u);
+  EXPECT_EQ(frames[1].payload, std::vector<std::uint8_t>(16, 7));
+}
+
 TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
   // Handshakes stopped at each step, one completed, then the client goes:
   // attempts first (none of their callbacks may run), or the engine first
