@@ -157,6 +157,11 @@ Result<InterfaceInventory> InterfaceInventory::scan() {
   std::vector<LinkInfo> links;
   NetlinkRequest link_req(RTM_GETLINK, NLM_F_DUMP);
   link_req.payload<ifinfomsg>()->ifi_family = AF_UNSPEC;
+  // Without each link's counters (IFLA_STATS, IFLA_STATS64, IPv6's):
+  // nothing here reads them, and the kernel gathers them per link, per
+  // CPU, for every daemon of every job. A kernel without the mask ignores it.
+  const std::uint32_t skip_stats = RTEXT_FILTER_SKIP_STATS;
+  link_req.add_attribute(IFLA_EXT_MASK, &skip_stats, sizeof skip_stats);
   if (Status st = sock->exchange(link_req, [&](const nlmsghdr* h) {
         if (h->nlmsg_type == RTM_NEWLINK) links.push_back(parse_link(h));
       });
