@@ -6,6 +6,7 @@
 #define ORCA_TOOLS_TOOL_MAIN_H
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 
@@ -25,6 +26,16 @@ int guarded_main(const char* tool, Body&& body) noexcept {
     std::fprintf(stderr, "%s: internal error: an unknown exception (please report it)\n", tool);
   }
   return kInternalErrorStatus;
+}
+
+/* Ends the process at once with `status`, after flushing standard output
+ * and error: no destructor and no atexit handler runs. For a tool whose
+ * work is done and whose remaining objects hold only what the kernel
+ * takes back at exit (memory, descriptors), never files or children. */
+[[noreturn]] inline void exit_without_teardown(int status) noexcept {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(status);
 }
 
 }  // namespace orca::tools

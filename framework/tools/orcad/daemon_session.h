@@ -49,6 +49,10 @@ class DaemonSession {
   ~DaemonSession();
   /* Runs until the end; returns the exit status of orcad. */
   int run();
+  /* Whether something of the job lives on outside this process until the
+   * session's components end (a pmi module's library and its files):
+   * then orcad must tear everything down rather than just exit. */
+  bool keeps_outside_state() const noexcept { return pmi_ && pmi_->keeps_outside_state(); }
 
  private:
   Status start();

@@ -78,6 +78,9 @@ class PmiService {
   /* Whether any pmi module serves this node's ranks: then another rank
    * may still ask it for theirs (a direct modex) after they ended. */
   bool serves_ranks() const noexcept { return !served_.empty(); }
+  /* Whether a module asked for the job's directory: it keeps state
+   * outside this process (libpmix's files), and its own end must run. */
+  bool keeps_outside_state() const noexcept { return !tmpdir_.empty(); }
 
   /* A child's part (kTagFence), a release (control), direct bytes. */
   void on_part(const launch::FenceData& part);
