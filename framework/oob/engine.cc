@@ -45,6 +45,7 @@ struct PeerState {
   Connection* current = nullptr;
   Timer ack_timer;
   bool refused = false;  // a send was refused for a full queue: tell `ready` once there is room
+  bool forgotten = false;  // told to end (forget): its connection closing wants no other
 };
 
 Engine::Engine(EventLoop& loop, EngineConfig config, EngineCallbacks callbacks)
@@ -203,7 +204,15 @@ void Engine::on_closed(Connection* c, const std::string& why) {
   if (c->established()) {
     auto it = peers_.find(c->peer());
     if (it != peers_.end() && it->second->current == c) {
-      it->second->current = nullptr;
+      PeerState& p = *it->second;
+      p.current = nullptr;
+      if (p.forgotten) {
+        // It was told to end, and did: nothing left for it is worth a dial.
+        p.channel.acknowledge(UINT64_MAX);
+        p.ack_timer.cancel();
+        log(10, c->peer().to_string() + " ended as told: not connecting again");
+        return;
+      }
       // Whether or not messages wait: a peer whose connection closed is
       // reconnected or reported lost by the component, so an idle peer's
       // death is noticed too.
@@ -251,6 +260,7 @@ Status Engine::send(ProcessName to, std::uint32_t tag, Payload payload) {
   PeerState& p = peer(to);
   auto seq = p.channel.enqueue(tag, std::move(payload));
   if (!seq) return seq.error();
+  p.forgotten = false;  // wanted again
   if (p.current != nullptr) {
     pump(p);
   } else if (callbacks_.want_connection) {
@@ -341,6 +351,11 @@ std::string Engine::connection_label(ProcessName name) const {
 size_t Engine::unacknowledged(ProcessName name) const {
   auto it = peers_.find(name);
   return it == peers_.end() ? 0 : it->second->channel.unacknowledged();
+}
+
+void Engine::forget(ProcessName name) {
+  auto it = peers_.find(name);
+  if (it != peers_.end()) it->second->forgotten = true;
 }
 
 void Engine::drop_connection(ProcessName name, const std::string& why) {

@@ -339,6 +339,12 @@ void Oob::deliver_waiting() {
   waiting_.swap(still);
 }
 
+void Oob::forget_peer(ProcessName peer) {
+  for (auto& m : modules_) {
+    if (m.module->forget_peer != nullptr) m.module->forget_peer(m.module->self, peer.to_c());
+  }
+}
+
 std::string Oob::route(ProcessName peer) const {
   auto it = routes_.find(peer);
   if (it == routes_.end()) return {};

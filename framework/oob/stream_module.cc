@@ -37,6 +37,10 @@ Status StreamModule::would_accept(ProcessName peer, size_t bytes) {
   return engine_->would_accept(peer, bytes);
 }
 
+void StreamModule::forget_peer(ProcessName peer) {
+  if (engine_) engine_->forget(peer);
+}
+
 Status StreamModule::send(ProcessName peer, std::uint32_t tag, Payload payload) {
   if (!knows(peer) || !engine_) return Message("oob", "unknown-peer", {{"peer", peer.to_string()}});
   return engine_->send(peer, tag, std::move(payload));

@@ -102,6 +102,7 @@ static orca_mca_rc null_open(const orca_mca_context *context, void **state, orca
     s->module.send_shared = NULL; /* optional: the framework falls back to send */
     s->module.describe_peer = null_describe;
     s->module.stop = null_stop;
+    s->module.forget_peer = NULL; /* optional: this module never connects */
     *state = s;
     return ORCA_MCA_OK;
 }

@@ -36,8 +36,10 @@ extern "C" {
  * Version 3: the host hears what each connect attempt proved
  * (link_outcome), the data plane's evidence.
  * Version 4: a module that declined a send for a full queue tells the host
- * when it takes more (peer_ready): senders wait for that, not a timer. */
-#define ORCA_OOB_INTERFACE_VERSION 4u
+ * when it takes more (peer_ready): senders wait for that, not a timer.
+ * Version 5: the host says which peers it told to end (forget_peer), so
+ * that their connections closing is no cause to dial them again. */
+#define ORCA_OOB_INTERFACE_VERSION 5u
 
 struct event_base;
 
@@ -113,6 +115,11 @@ typedef struct orca_oob_module {
     void (*describe_peer)(void *self, orca_process_name peer, char *buffer, size_t length);
     /* Closes listeners and connections. */
     void (*stop)(void *self);
+    /* The host told `peer` to end and will send it nothing more: once its
+     * connection closes, drop what is still queued for it, and neither
+     * connect to it again nor report it lost. A later send to it undoes
+     * this. May be NULL: the module then treats it as any other peer. */
+    void (*forget_peer)(void *self, orca_process_name peer);
 } orca_oob_module;
 
 #ifdef __cplusplus
@@ -230,6 +237,10 @@ class ORCA_EXPORT Oob {
    * cancel_peer_ready(). */
   size_t on_peer_ready(ReadyHandler handler);
   void cancel_peer_ready(size_t token);
+  /* `peer` was told to end (a daemon's teardown) and will be sent nothing
+   * more: its connection closing is no loss, and no module dials it again
+   * (nor reports it lost). A later send to it undoes this. */
+  void forget_peer(ProcessName peer);
   /* "tcp: 10.0.0.1:41200 -> 10.0.0.2:5000", or "" when not connected. */
   std::string route(ProcessName peer) const;
   /* Messages waiting for a receiver of their tag. */

@@ -199,6 +199,10 @@ class ORCA_EXPORT Engine {
   /* Closes the connection carrying `peer` (its local address vanished,
    * say); unacknowledged messages go again over the next one. */
   void drop_connection(ProcessName peer, const std::string& why);
+  /* `peer` was told to end: once its connection closes, what is still
+   * queued for it is dropped and no connection is wanted (no dial, no lost
+   * report). A later send() to it undoes this. */
+  void forget(ProcessName peer);
   /* Closes every connection whose label starts with `prefix` (labels
    * start with the local address, so a vanished local address closes its
    * connections); returns how many. */

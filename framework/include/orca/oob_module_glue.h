@@ -10,6 +10,7 @@
  *   Status would_accept(ProcessName, size_t bytes);        // before a copy
  *   std::string describe(ProcessName) const;
  *   void stop();
+ *   void forget_peer(ProcessName);
  * No exception crosses: each entry point catches and reports a reason.
  */
 #ifndef ORCA_OOB_MODULE_GLUE_H
@@ -31,7 +32,7 @@ template <typename Module>
 class OobModuleGlue {
  public:
   static orca_oob_module table(Module* module) {
-    return orca_oob_module{module, &start, &contact, &add_peer, &send, &send_shared, &describe, &stop};
+    return orca_oob_module{module, &start, &contact, &add_peer, &send, &send_shared, &describe, &stop, &forget_peer};
   }
 
   /* Runs `f` (returning orca_mca_rc); an exception becomes FAILED with its text. */
@@ -102,6 +103,12 @@ class OobModuleGlue {
   static void stop(void* self) {
     try {
       self_of(self)->stop();
+    } catch (...) {
+    }
+  }
+  static void forget_peer(void* self, orca_process_name peer) {
+    try {
+      self_of(self)->forget_peer(ProcessName::from_c(peer));
     } catch (...) {
     }
   }

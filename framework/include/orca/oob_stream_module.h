@@ -54,6 +54,8 @@ class ORCA_EXPORT StreamModule {
   /* Errors: an unknown peer, back-pressure, too large. */
   Status send(ProcessName peer, std::uint32_t tag, Payload payload);
   Status would_accept(ProcessName peer, size_t bytes);
+  /* The host told `peer` to end (orca_oob_module.forget_peer). */
+  void forget_peer(ProcessName peer);
   /* The connection carrying `peer`, "" when none. */
   /* "local -> remote" of the connection carrying `peer`; a component may
    * add why that connection was chosen. */

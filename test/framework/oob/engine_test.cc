@@ -505,6 +505,30 @@ TEST_F(EngineTest, AnIdlePeersClosedConnectionAsksForAnother) {
   EXPECT_FALSE(a.engine->connected(kB));
 }
 
+TEST_F(EngineTest, APeerToldToEndIsNotDialedWhenItsConnectionCloses) {
+  // orcarun tells a daemon to end and forgets it: the daemon's connection
+  // closing is its end. Nothing is wanted (no dial, no lost report), and
+  // what was still unacknowledged for it is dropped, not kept for a resend.
+  Side a(loop_, kA);
+  auto b = std::make_unique<Side>(loop_, kB);
+  auto [fa, fb] = stream_pair();
+  b->engine->accept(std::move(fb), "b <- a", "a");
+  bool done = false;
+  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](const Status&) { done = true; });
+  ASSERT_TRUE(loop_.run_until([&] { return done && b->engine->connected(kA); }, 5s));
+  ASSERT_TRUE(a.engine->send(kB, 1, Payload(std::vector<std::uint8_t>(8, 3))).ok());  // the teardown
+  ASSERT_TRUE(loop_.run_until([&] { return b->delivered == 1; }, 5s));
+  a.engine->forget(kB);
+  b.reset();  // it ends, its acknowledgement maybe never sent
+  ASSERT_TRUE(loop_.run_until([&] { return !a.engine->connected(kB); }, 5s));
+  EXPECT_FALSE(loop_.run_until([&] { return !a.wanted.empty(); }, 100ms)) << "a peer told to end was dialed again";
+  EXPECT_EQ(a.engine->unacknowledged(kB), 0u);
+  EXPECT_EQ(a.log_count("ended as told"), 1u);
+  // A send undoes it: the peer is wanted again.
+  ASSERT_TRUE(a.engine->send(kB, 1, Payload(std::vector<std::uint8_t>(8, 4))).ok());
+  EXPECT_EQ(a.wanted, std::vector<ProcessName>{kB});
+}
+
 TEST_F(EngineTest, ACancelledAttemptSaysWhy) {
   Side a(loop_, kA), b(loop_, kB);
   auto [fa, fb] = stream_pair();
