@@ -581,10 +581,14 @@ void DaemonSession::begin_end(int signo) {
   if (ending_) return;
   ending_ = true;
   for (auto& [rank, r] : ranks_) r->signal(signo != 0 ? signo : SIGKILL);
-  // Children that have not said hello did not get the teardown relayed.
-  if (launcher_) {
-    for (std::uint32_t child : tree_->children(bootstrap_.vpid)) {
-      if (!oob_->knows(name(child))) launcher_->signal(child, SIGTERM);
+  for (std::uint32_t child : tree_->children(bootstrap_.vpid)) {
+    if (oob_->knows(name(child))) {
+      // Relayed the teardown (on_control): its connection closing is its
+      // end, not a loss to dial again.
+      oob_->forget_peer(name(child));
+    } else if (launcher_) {
+      // Children that have not said hello did not get the teardown relayed.
+      launcher_->signal(child, SIGTERM);
     }
   }
   end_limit_ = std::make_unique<Timer>(process_.loop(), [this] {

@@ -639,6 +639,8 @@ void JobLaunch::daemon_done(std::uint32_t vpid) {
   d.released = true;
   d.gone = true;
   outbox_->post(name(vpid), launch::kTagControl, std::move(bytes.value()));
+  // Its connection closing is now its end, not a loss to dial again.
+  oob_->forget_peer(name(vpid));
 }
 
 void JobLaunch::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) {
@@ -843,6 +845,9 @@ void JobLaunch::begin_teardown() {
   stdin_.reset();
   launcher_->cancel_waiting();
   (void)broadcast(launch::Teardown{.signal = SIGKILL, .reason = failed_ ? "the job failed" : "the job is done"});
+  // Told to end: a daemon's connection closing is its end, not a loss to
+  // dial again (each redial was a route ranking and a refused connect).
+  for (std::uint32_t c : plan_.tree->children(0)) oob_->forget_peer(name(c));
   // A daemon that has not said hello yet cannot hear the teardown: its
   // agent is told directly (a daemon still starting just ends). So is one
   // started here below another daemon that has not reported yet: its

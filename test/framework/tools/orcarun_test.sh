@@ -1212,6 +1212,24 @@ daemons_whose_ranks_are_done_end_early() {
     done_case
 }
 
+# A daemon orcarun told to end (released early, or at the job's end) is
+# forgotten by orcarun's oob: its connection closing is its end, and
+# orcarun neither dials it again nor waits on it (each such dial was a
+# route ranking and a refused connect per daemon, at every job's end).
+daemons_told_to_end_are_not_dialed_again() {
+    setup
+    local no_pmi=(--mca orcarun_pmi_simple_server never --mca orcarun_pmix_server never)
+    # Ranks 1 and 2 end at once (their daemons are released early), rank 0
+    # later (its daemon ends with the job's teardown).
+    orc "${no_pmi[@]}" --mca oob_base_verbose 10 --mca plm_local_num_nodes 3 -n 3 sh -c '
+        [ "$ORCA_RANK" = 0 ] && sleep 0.3; exit 0'
+    expect_status 0
+    local told
+    told=$(grep -c '^\[orcarun:[0-9]*\] oob: [a-z]*: [0-9]*\.[123] ended as told: not connecting again$' "$T/err" || true)
+    [ "$told" -eq 3 ] || { show_output; fail "orcarun let go of $told of 3 daemons told to end"; }
+    done_case
+}
+
 # It stays while what a rank started lives on in its process group (the
 # job's end still kills that), and while a pmi server serves its ranks
 # (another rank may still ask it for their data): daemons 3 and 4 here,
@@ -1277,7 +1295,7 @@ CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_di
        daemon_killed_mid_job daemon_killed_takes_its_ranks_background_children daemon_stopped sigterms_while_a_daemon_ends interior_daemon_killed interior_daemon_killed_tree_spawn
        orcarun_killed orcarun_killed_tree_spawn sigterm_reaches_starting_daemons
        sigterm_reaches_starting_daemons_tree_spawn background_children_end_with_the_job
-       daemons_whose_ranks_are_done_end_early daemons_stay_for_rank_leftovers_and_pmi
+       daemons_whose_ranks_are_done_end_early daemons_told_to_end_are_not_dialed_again daemons_stay_for_rank_leftovers_and_pmi
        missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named many_daemons_failing_at_once startup_timeout
        timeout_ends_the_job timing_phases data_plane_round_only_where_ranks_can_use_it version_option help_option
        no_command zero_processes more_processes_than_slots hostfile_syntax_error unknown_plm_component
