@@ -68,9 +68,9 @@ Status NetlinkSocket::send_to_kernel(const void* bytes, size_t length) {
 }
 
 Result<unsigned int> NetlinkSocket::receive() {
-  if (buffer_.empty()) buffer_.resize(64 * 1024);
+  if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kReceiveBytes);
   while (true) {
-    const ssize_t n = ::recv(fd_.get(), buffer_.data(), buffer_.size(), 0);
+    const ssize_t n = ::recv(fd_.get(), buffer_.get(), kReceiveBytes, 0);
     if (n >= 0) return static_cast<unsigned int>(n);
     if (errno != EINTR) {
       return Message("net", "netlink-failed", {{"call", "recv(netlink)"}, {"why", std::strerror(errno)}});
@@ -88,7 +88,7 @@ Status NetlinkSocket::exchange(NetlinkRequest& request, const OnMessage& on_mess
     if (!got) return got.error();
     bool finished = false;
     auto remaining = got.value();
-    for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer_.data()); NLMSG_OK(h, remaining);
+    for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer_.get()); NLMSG_OK(h, remaining);
          h = NLMSG_NEXT(h, remaining)) {
       if (h->nlmsg_seq != sequence_) continue;  // a stale answer to an earlier request
       if (h->nlmsg_type == NLMSG_DONE) {
@@ -135,7 +135,7 @@ Status NetlinkSocket::exchange_each(std::vector<NetlinkRequest>& requests, const
       auto got = receive();
       if (!got) return got.error();
       auto remaining = got.value();
-      for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer_.data()); NLMSG_OK(h, remaining);
+      for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer_.get()); NLMSG_OK(h, remaining);
            h = NLMSG_NEXT(h, remaining)) {
         const std::uint32_t i = h->nlmsg_seq - first;  // wraps for a stale answer: out of range
         if (i >= n || answered[i]) continue;
