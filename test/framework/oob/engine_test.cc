@@ -274,6 +274,16 @@ class Relay {
 
 class EngineTest : public ::testing::Test {
  protected:
+  /* `a` (kA) dials `b` (kB) over a socketpair and waits, 5 s at most,
+   * until both ends hold the connection: the caller checks connected().
+   * The attempt is the caller's to keep. */
+  std::unique_ptr<Engine::Attempt> connect_a_to_b(Side& a, Side& b) {
+    auto [fa, fb] = stream_pair();
+    b.engine->accept(std::move(fb), "b <- a", "a");
+    auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [](const Status&) {});
+    loop_.run_until([&] { return a.engine->connected(kB) && b.engine->connected(kA); }, 5s);
+    return attempt;
+  }
   EventLoop loop_;
 };
 
@@ -491,11 +501,8 @@ TEST_F(EngineTest, TrafficBeforeTheHandshakeClosesAtTheHeader) {
 TEST_F(EngineTest, AnIdlePeersClosedConnectionAsksForAnother) {
   Side a(loop_, kA);
   auto b = std::make_unique<Side>(loop_, kB);
-  auto [fa, fb] = stream_pair();
-  b->engine->accept(std::move(fb), "b <- a", "a");
-  bool done = false;
-  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](const Status&) { done = true; });
-  ASSERT_TRUE(loop_.run_until([&] { return done && b->engine->connected(kA); }, 5s));
+  auto attempt = connect_a_to_b(a, *b);
+  ASSERT_TRUE(a.engine->connected(kB) && b->engine->connected(kA));
   ASSERT_TRUE(a.engine->send(kB, 1, Payload(std::vector<std::uint8_t>(8, 3))).ok());
   ASSERT_TRUE(loop_.run_until([&] { return a.engine->unacknowledged(kB) == 0; }, 5s));
   ASSERT_TRUE(a.wanted.empty());
@@ -511,11 +518,8 @@ TEST_F(EngineTest, APeerToldToEndIsNotDialedWhenItsConnectionCloses) {
   // what was still unacknowledged for it is dropped, not kept for a resend.
   Side a(loop_, kA);
   auto b = std::make_unique<Side>(loop_, kB);
-  auto [fa, fb] = stream_pair();
-  b->engine->accept(std::move(fb), "b <- a", "a");
-  bool done = false;
-  auto attempt = a.engine->dial(std::move(fa), kB, "a -> b", [&](const Status&) { done = true; });
-  ASSERT_TRUE(loop_.run_until([&] { return done && b->engine->connected(kA); }, 5s));
+  auto attempt = connect_a_to_b(a, *b);
+  ASSERT_TRUE(a.engine->connected(kB) && b->engine->connected(kA));
   ASSERT_TRUE(a.engine->send(kB, 1, Payload(std::vector<std::uint8_t>(8, 3))).ok());  // the teardown
   ASSERT_TRUE(loop_.run_until([&] { return b->delivered == 1; }, 5s));
   a.engine->forget(kB);
