@@ -64,6 +64,9 @@ class ORCA_EXPORT Process {
   Result<oob::Oob*> open_oob(ProcessName self, std::vector<std::uint8_t> secret);
   /* The open Oob, or null before open_oob. */
   oob::Oob* oob() noexcept { return oob_.get(); }
+  /* Closes the Oob now (what its connections still hold is written if the
+   * sockets take it, then they shut down), as the destructor would first. */
+  void close_oob() noexcept { oob_.reset(); }
 
   /* Shows `message` on standard error through this process's help texts
    * (always, even if shown before) and returns a failing exit status. */
