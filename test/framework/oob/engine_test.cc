@@ -938,6 +938,31 @@ void write_frame(int fd, const Frame& f) {
   if (!f.payload.empty()) ASSERT_EQ(::write(fd, f.payload.data(), f.payload.size()), static_cast<ssize_t>(f.payload.size()));
 }
 
+/* The server's side of a handshake, played by hand on `fd` for a client
+ * dialing kB: reads the HELLO, writes the CHALLENGE, reads the RESPONSE,
+ * writes the ACCEPT (the client's COMMIT is the caller's to read). */
+void answer_until_accept(EventLoop& loop, int fd, FrameReader& reader) {
+  const HandshakeIdentity b{kB, {1, 2, 3, 4, 5, 6, 7, 8}};  // the server keeps a reference
+  ServerHandshake server(b, [](ProcessName) { return std::uint64_t{0}; });
+  std::vector<Frame> got;
+  auto read_one = [&] {
+    return loop.run_until([&] {
+      for (auto& f : frames_on(fd, reader)) got.push_back(std::move(f));
+      return !got.empty();
+    }, 5s);
+  };
+  ASSERT_TRUE(read_one()) << "no HELLO";
+  HandshakeStep challenge = server.on_frame(got.front());
+  got.clear();
+  ASSERT_EQ(challenge.send.size(), 1u);
+  write_frame(fd, challenge.send.front());
+  ASSERT_TRUE(read_one()) << "no RESPONSE";
+  HandshakeStep accept = server.on_frame(got.front());
+  ASSERT_FALSE(accept.error) << accept.error->summary();
+  ASSERT_EQ(accept.send.size(), 1u);
+  write_frame(fd, accept.send.front());
+}
+
 TEST_F(EngineTest, AServerGoneRightAfterItsAcceptLeavesNoConnection) {
   // The client's last handshake step writes COMMIT; when the server has
   // closed by then (a daemon ending as it answered), that write fails and
@@ -950,28 +975,11 @@ TEST_F(EngineTest, AServerGoneRightAfterItsAcceptLeavesNoConnection) {
   // before 16 lets no lambda capture one (C++20 allows it).
   auto ends = stream_pair();
   UniqueFd mine = std::move(ends.first), theirs = std::move(ends.second);
-  const HandshakeIdentity b{kB, {1, 2, 3, 4, 5, 6, 7, 8}};  // the server keeps a reference
-  ServerHandshake server(b, [](ProcessName) { return std::uint64_t{0}; });
   FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
   std::optional<Status> outcome;
   auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
-  std::vector<Frame> got;
-  auto read_one = [&] {
-    return loop_.run_until([&] {
-      for (auto& f : frames_on(theirs.get(), reader)) got.push_back(std::move(f));
-      return !got.empty();
-    }, 5s);
-  };
-  ASSERT_TRUE(read_one()) << "no HELLO";
-  HandshakeStep challenge = server.on_frame(got.front());
-  got.clear();
-  ASSERT_EQ(challenge.send.size(), 1u);
-  write_frame(theirs.get(), challenge.send.front());
-  ASSERT_TRUE(read_one()) << "no RESPONSE";
-  HandshakeStep accept = server.on_frame(got.front());
-  ASSERT_FALSE(accept.error) << accept.error->summary();
-  ASSERT_EQ(accept.send.size(), 1u);
-  write_frame(theirs.get(), accept.send.front());
+  answer_until_accept(loop_, theirs.get(), reader);
+  if (HasFatalFailure()) return;
   theirs.reset();  // gone before the client reads the ACCEPT
   ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
   EXPECT_FALSE(outcome->ok());
@@ -993,27 +1001,12 @@ TEST_F(EngineTest, TheCommitAndTheFirstMessagesLeaveInOneWrite) {
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
   UniqueFd mine(sv[0]), theirs(sv[1]);
-  const HandshakeIdentity b{kB, {1, 2, 3, 4, 5, 6, 7, 8}};
-  ServerHandshake server(b, [](ProcessName) { return std::uint64_t{0}; });
   FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
   std::optional<Status> outcome;
   auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
   ASSERT_TRUE(a.engine->send(kB, 9, Payload(std::vector<std::uint8_t>(16, 7))).ok());
-  std::vector<Frame> got;
-  auto read_one = [&] {
-    return loop_.run_until([&] {
-      for (auto& f : frames_on(theirs.get(), reader)) got.push_back(std::move(f));
-      return !got.empty();
-    }, 5s);
-  };
-  ASSERT_TRUE(read_one()) << "no HELLO";
-  HandshakeStep challenge = server.on_frame(got.front());
-  got.clear();
-  write_frame(theirs.get(), challenge.send.front());
-  ASSERT_TRUE(read_one()) << "no RESPONSE";
-  HandshakeStep accept = server.on_frame(got.front());
-  ASSERT_FALSE(accept.error) << accept.error->summary();
-  write_frame(theirs.get(), accept.send.front());
+  answer_until_accept(loop_, theirs.get(), reader);
+  if (HasFatalFailure()) return;
   ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
   ASSERT_TRUE(outcome->ok()) << outcome->error().summary();
 
