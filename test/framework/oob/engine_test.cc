@@ -935,7 +935,9 @@ void write_frame(int fd, const Frame& f) {
   std::uint8_t header[kHeaderSize];
   encode_header(f.header, header);
   ASSERT_EQ(::write(fd, header, kHeaderSize), static_cast<ssize_t>(kHeaderSize));
-  if (!f.payload.empty()) ASSERT_EQ(::write(fd, f.payload.data(), f.payload.size()), static_cast<ssize_t>(f.payload.size()));
+  if (!f.payload.empty()) {
+    ASSERT_EQ(::write(fd, f.payload.data(), f.payload.size()), static_cast<ssize_t>(f.payload.size()));
+  }
 }
 
 /* The server's side of a handshake, played by hand on `fd` for a client
