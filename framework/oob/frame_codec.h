@@ -39,9 +39,9 @@ enum class FrameType : std::uint8_t {
   Hello = 4,
   Challenge = 5,
   Response = 6,
-  Accept = 7,
+  Accept = 7,  // protocol 2's answer to a RESPONSE; protocol 3 sends none (a handshake refuses it)
   Refuse = 8,
-  Commit = 9,  // client -> server after ACCEPT: this connection is the one it keeps
+  Commit = 9,  // client -> server with its RESPONSE: this connection is the one it keeps
 };
 
 /* Handshake frames, the only ones a connection takes before the peer has

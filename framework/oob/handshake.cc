@@ -149,14 +149,11 @@ HandshakeStep ClientHandshake::on_frame(const Frame& frame) {
     const auto mac = hmac_sha256(identity_.secret, {bytes_of(kClientLabel), hello_payload_, challenge_payload_});
     if (!mac) return fail(mac.error().arg("why"));
     step.send.push_back(control(FrameType::Response, std::vector<std::uint8_t>(mac->begin(), mac->end())));
-    state_ = State::AwaitAccept;
-    return step;
-  }
-  if (state_ == State::AwaitAccept && frame.header.type == FrameType::Accept) {
-    if (!frame.payload.empty()) return refuse(RefuseCode::Protocol, "a malformed accept");
+    // The server proved the key: the RESPONSE will hold, so commit now
+    // (handshake.h).
+    step.send.push_back(control(FrameType::Commit, {}));
     state_ = State::Done;
     step.done = true;
-    step.send.push_back(control(FrameType::Commit, {}));
     return step;
   }
   return refuse(RefuseCode::Protocol, "an unexpected frame during the handshake");
@@ -229,10 +226,9 @@ HandshakeStep ServerHandshake::on_frame(const Frame& frame) {
     if (frame.payload.size() != kMac || !macs_equal(want->data(), frame.payload.data())) {
       return refuse(RefuseCode::BadKey, peer_.to_string() + " does not know the job secret");
     }
+    // Nothing to answer: the client committed with its RESPONSE.
     state_ = State::AwaitCommit;
-    HandshakeStep step;
-    step.send.push_back(control(FrameType::Accept, {}));
-    return step;
+    return HandshakeStep{};
   }
   if (state_ == State::AwaitCommit && frame.header.type == FrameType::Commit) {
     state_ = State::Done;

@@ -8,13 +8,18 @@
 //                                          <- CHALLENGE server name, nonce,
 //                                             HMAC(secret, "orca-server" | HELLO | ...),
 //                                             how far it delivered from the client
-//   RESPONSE HMAC(secret, "orca-client" | HELLO | CHALLENGE) ->
-//                                          <- ACCEPT
-//   COMMIT                                 ->
+//   RESPONSE HMAC(secret, "orca-client" | HELLO | CHALLENGE),
+//   COMMIT, and what the client queued     ->  (one write)
+// The CHALLENGE proves the server: the client then knows the key is the
+// same on both ends and its RESPONSE will hold, so it commits at once
+// rather than wait a round trip for the server to say so (protocol 2 did,
+// with an ACCEPT frame: a round trip on every connection of a launch).
+// The server checks the RESPONSE before it reads anything after it; a
+// wrong one is refused and nothing behind it is read.
 // COMMIT settles which connection both ends keep: a client racing several
-// addresses completes the handshake on the first to ACCEPT and closes the
-// others before it reads their ACCEPT, so exactly one connection per round
-// is committed, and the server makes only a committed one current.
+// addresses completes the handshake on the first valid CHALLENGE and
+// closes the others before it reads theirs, so exactly one connection per
+// round is committed, and the server makes only a committed one current.
 // Either side refuses with REFUSE (a code and a reason) and closes: a
 // different version, a connection that reached some other process (wrong
 // receiver name), another job, or a wrong key. Both sides prove the key,
@@ -35,13 +40,13 @@
 
 namespace orca::oob {
 
-inline constexpr std::uint16_t kProtocolVersion = 2;
+inline constexpr std::uint16_t kProtocolVersion = 3;
 
 enum class RefuseCode : std::uint8_t { Version = 1, WrongPeer = 2, WrongJob = 3, BadKey = 4, Protocol = 5 };
 
 struct HandshakeStep {
   std::vector<Frame> send;        // frames to write, in order
-  bool done = false;              // established (client: after ACCEPT; server: after COMMIT)
+  bool done = false;              // established (client: on the CHALLENGE; server: after COMMIT)
   std::optional<Message> error;   // refused or failed: close after writing `send`
 };
 
@@ -69,7 +74,7 @@ class ClientHandshake {
   ProcessName expected_;
   std::vector<std::uint8_t> hello_payload_;
   std::vector<std::uint8_t> challenge_payload_;
-  enum class State { AwaitChallenge, AwaitAccept, Done, Failed } state_ = State::AwaitChallenge;
+  enum class State { AwaitChallenge, Done, Failed } state_ = State::AwaitChallenge;
   std::uint64_t peer_delivered_ = 0;
   std::optional<Message> setup_error_;
 };

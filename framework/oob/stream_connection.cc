@@ -224,6 +224,11 @@ void Connection::handle(Frame& frame) {
     case FrameType::Ack:
     case FrameType::Heartbeat:
       break;
+    case FrameType::Refuse:
+      // A client commits with its RESPONSE (handshake.h): a server that
+      // refuses it answers after the client counts the connection as made.
+      close("refused by the peer: " + describe_refusal(frame));
+      break;
     default:
       close("a handshake frame after the handshake");
   }
@@ -238,7 +243,7 @@ void Connection::handshake_step(HandshakeStep step) {
     send_frame(f.header, Payload(std::vector<std::uint8_t>(f.payload.begin(), f.payload.end())));
   }
   // A write of those frames can fail (the peer closed right after its
-  // ACCEPT): the connection is closed and buried then, and must not go on
+  // CHALLENGE): the connection is closed and buried then, and must not go on
   // to be established, or the engine keeps it as the peer's current
   // connection after it is freed.
   if (closed_) return;
@@ -268,7 +273,7 @@ void Connection::handshake_step(HandshakeStep step) {
   corked_ = false;
   if (!closed_ && !out_.empty()) {
     flush();
-    // The COMMIT did not go out (the peer closed right after its ACCEPT):
+    // The COMMIT did not go out (the peer closed right after its CHALLENGE):
     // the dial failed, as when the write came before the engine heard.
     if (closed_) {
       if (done) done(Message("oob", "connection-failed", {{"label", label_}, {"why", closed_why_}}));

@@ -31,7 +31,7 @@ def frame(ftype, payload=b"", tag=0, seq=0, ack=0, length=None):
     return struct.pack(">BBHIQQI", ftype, 0, 0, tag, seq, ack, n) + payload
 
 
-def hello_payload(version=2):
+def hello_payload(version=3):
     return b"ORCA" + struct.pack(">H", version) + struct.pack(">II", 7, 3) + struct.pack(">II", 7, 0) + bytes(32) + struct.pack(">Q", 0)
 
 

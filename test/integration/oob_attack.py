@@ -31,17 +31,17 @@ shell. Subcommands:
       (failed: connect() refused, as when the listen backlog is full).
 
   hellos ADDRESS PORT --count N --to J.V [--job J] [--first-vpid V]
-         [--parallel P] [--version 2]
+         [--parallel P] [--version 3]
       N connections, P at a time, each sending a HELLO from J.(V+i) and
       closing once the CHALLENGE (or anything) comes back. Without
-      --version, version 2 unless a first HELLO is refused for its
-      version (then 1, the old protocol, which has the same HELLO). Prints
+      --version, version 3 (PROTOCOL) unless a first HELLO is refused for
+      its version (then 2, which has the same HELLO). Prints
       "HELLOS sent=N challenged=C refused=R other=O".
 
   halfway ADDRESS PORT --to J.V [--count N] [--sources A,B,...] [--settle S]
           [--hold-file F] [--hold S]
       N clients that stop in the middle of the handshake, in turn: one
-      that sent a valid HELLO to J.V (from J.(1000+i), version 2) and,
+      that sent a valid HELLO to J.V (from J.(1000+i), version 3) and,
       once the CHALLENGE came, nothing more; one that sent half a HELLO
       header; one that sent the header and half the HELLO. After --settle
       seconds it prints "READY opened=N challenged=C open=M closed=K
@@ -55,13 +55,14 @@ shell. Subcommands:
       CHALLENGE (its proof cannot be checked without the secret), a
       RESPONSE computed with the wrong key. Prints "WRONGKEY tried=N
       refused_badkey=R accepted=A other=O" (refused_badkey: a REFUSE
-      saying the key is wrong, then the close).
+      saying the key is wrong, then the close; accepted: no refusal
+      within 5 s, the listener waiting for a COMMIT as after a good
+      RESPONSE).
 
   stall ADDRESS PORT --as J.V --to J.V --length L --send B
         [--hold-file F] [--hold S]
       Authenticates with the job secret of $ORCA_JOB_SECRET (protocol
-      version 2 with COMMIT; if the listener refuses the version, again
-      with version 1, which has no COMMIT, and says so), then sends a
+      version 3: RESPONSE and COMMIT at once, as orcad does), then sends a
       Data header claiming L bytes and only B of them, prints
       "READY version=V", holds, closes and prints "RELEASED". Prints
       "FAILED <why>" if the handshake fails.
@@ -79,6 +80,7 @@ import sys
 import time
 
 DATA, ACK, HEARTBEAT, HELLO, CHALLENGE, RESPONSE, ACCEPT, REFUSE, COMMIT = range(1, 10)
+PROTOCOL = 3  # framework/oob/handshake.h kProtocolVersion (protocol 2 answered a RESPONSE with ACCEPT)
 REFUSE_VERSION = 1
 REFUSE_BAD_KEY = 4
 HEADER = struct.Struct(">BBHIQQI")
@@ -271,17 +273,18 @@ def finish_connects(pending, limit, args):
 
 
 def probe_version(args, receiver):
-    """2 unless the listener refuses version 2 for its version (the old code)."""
+    """PROTOCOL unless the listener refuses it for its version (an older Orca)."""
     family = socket.AF_INET6 if ":" in args.address else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as s:
         s.settimeout(5)
         s.connect((args.address, args.port))
-        s.sendall(frame(HELLO, hello_payload(2, (args.job, args.first_vpid - 1), receiver)))
+        s.sendall(frame(HELLO, hello_payload(PROTOCOL, (args.job, args.first_vpid - 1), receiver)))
         kind, payload = read_frame(s)
     if kind == REFUSE and payload and payload[0] == REFUSE_VERSION:
-        print("NOTE version 2 refused: %s; sending version 1 HELLOs" % payload[1:].decode(errors="replace"), flush=True)
-        return 1
-    return 2
+        print("NOTE version %d refused: %s; sending version %d HELLOs" %
+              (PROTOCOL, payload[1:].decode(errors="replace"), PROTOCOL - 1), flush=True)
+        return PROTOCOL - 1
+    return PROTOCOL
 
 
 def cmd_hellos(args):
@@ -335,7 +338,7 @@ def cmd_halfway(args):
     for i in range(args.count):
         s = new_socket(args, i)
         s.settimeout(5)
-        hello = frame(HELLO, hello_payload(2, (receiver[0], 1000 + i), receiver))
+        hello = frame(HELLO, hello_payload(PROTOCOL, (receiver[0], 1000 + i), receiver))
         try:
             s.connect((args.address, args.port))
             if i % 3 == 0:
@@ -374,18 +377,20 @@ def cmd_wrongkey(args):
         counts["tried"] += 1
         try:
             s.connect((args.address, args.port))
-            hello = hello_payload(2, (receiver[0], 1000 + i), receiver)
+            hello = hello_payload(PROTOCOL, (receiver[0], 1000 + i), receiver)
             s.sendall(frame(HELLO, hello))
             kind, challenge = read_frame(s)
             if kind != CHALLENGE or challenge is None:
                 counts["other"] += 1
                 continue
             s.sendall(frame(RESPONSE, hmac.new(key, b"orca-client" + hello + challenge, hashlib.sha256).digest()))
-            kind, payload = read_frame(s)
+            try:
+                kind, payload = read_frame(s)
+            except socket.timeout:
+                counts["accepted"] += 1  # no refusal: the listener waits for our COMMIT
+                continue
             if kind == REFUSE and payload and payload[0] == REFUSE_BAD_KEY and recv_exact(s, 1) is None:
                 counts["refused_badkey"] += 1
-            elif kind == ACCEPT:
-                counts["accepted"] += 1
             else:
                 counts["other"] += 1
         except OSError:
@@ -410,22 +415,16 @@ def authenticate(args, version):
     want = hmac.new(secret, b"orca-server" + hello + challenge[0:40] + challenge[72:80], hashlib.sha256).digest()
     if not hmac.compare_digest(want, challenge[40:72]):
         return None, "the listener's proof does not match"
-    s.sendall(frame(RESPONSE, hmac.new(secret, b"orca-client" + hello + challenge, hashlib.sha256).digest()))
-    kind, payload = read_frame(s)
-    if kind != ACCEPT:
-        return None, "not accepted: frame type %s %r" % (kind, payload)
-    if version >= 2:
-        s.sendall(frame(COMMIT))
+    # The listener proved the key: RESPONSE and COMMIT go together, and
+    # no answer comes (protocol 3).
+    s.sendall(frame(RESPONSE, hmac.new(secret, b"orca-client" + hello + challenge, hashlib.sha256).digest()) +
+              frame(COMMIT))
     return s, None
 
 
 def cmd_stall(args):
-    s, why = authenticate(args, 2)
-    version = 2
-    if s is None and why.startswith("refused %d:" % REFUSE_VERSION):
-        print("NOTE version 2 %s; trying version 1 (no COMMIT)" % why, flush=True)
-        s, why = authenticate(args, 1)
-        version = 1
+    version = PROTOCOL
+    s, why = authenticate(args, version)
     if s is None:
         print("FAILED " + why, flush=True)
         return

@@ -305,7 +305,7 @@ def read_frame(s):
         payload += chunk
     return kind, payload
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
-hello = b"ORCA" + struct.pack(">HIIII", 2, 1, 9, 1, 2) + os.urandom(32) + struct.pack(">Q", 0)
+hello = b"ORCA" + struct.pack(">HIIII", 3, 1, 9, 1, 2) + os.urandom(32) + struct.pack(">Q", 0)  # protocol 3 (framework/oob/handshake.h)
 s.sendall(frame(4, hello))
 kind, payload = read_frame(s)
 if kind != 5:

@@ -366,7 +366,7 @@ huge_headers() {
 many_hellos() {
     hostile_job
     measure_start
-    attack hellos hellos --to @TO@ --job @JOB@ --count 20000 --parallel 16 --first-vpid 1000 --version 2
+    attack hellos hellos --to @TO@ --job @JOB@ --count 20000 --parallel 16 --first-vpid 1000 --version 3
     attack_line hellos '^HELLOS' 120
     local t
     for t in orcarun orcad; do

@@ -6,7 +6,7 @@
 // Through a Relay the test controls: frames split at every byte boundary,
 // reconnect and resend, duplicate drop, back-pressure, a peer closing
 // mid-frame, teardown while handshakes are in flight, a server that
-// closes right after its ACCEPT; and heartbeat loss
+// closes right after its CHALLENGE; and heartbeat loss
 // decided by a fake clock (EngineConfig::clock).
 #include <orca/event_loop.h>
 #include <orca/oob_engine.h>
@@ -941,37 +941,28 @@ void write_frame(int fd, const Frame& f) {
 }
 
 /* The server's side of a handshake, played by hand on `fd` for a client
- * dialing kB: reads the HELLO, writes the CHALLENGE, reads the RESPONSE,
- * writes the ACCEPT (the client's COMMIT is the caller's to read). */
-void answer_until_accept(EventLoop& loop, int fd, FrameReader& reader) {
+ * dialing kB: reads the HELLO and writes the CHALLENGE. What the client
+ * writes next (RESPONSE, COMMIT and what it queued) is the caller's to read. */
+void answer_hello(EventLoop& loop, int fd, FrameReader& reader) {
   const HandshakeIdentity b{kB, {1, 2, 3, 4, 5, 6, 7, 8}};  // the server keeps a reference
   ServerHandshake server(b, [](ProcessName) { return std::uint64_t{0}; });
   std::vector<Frame> got;
-  auto read_one = [&] {
-    return loop.run_until([&] {
-      for (auto& f : frames_on(fd, reader)) got.push_back(std::move(f));
-      return !got.empty();
-    }, 5s);
-  };
-  ASSERT_TRUE(read_one()) << "no HELLO";
+  ASSERT_TRUE(loop.run_until([&] {
+    for (auto& f : frames_on(fd, reader)) got.push_back(std::move(f));
+    return !got.empty();
+  }, 5s)) << "no HELLO";
   HandshakeStep challenge = server.on_frame(got.front());
-  got.clear();
   ASSERT_EQ(challenge.send.size(), 1u);
   write_frame(fd, challenge.send.front());
-  ASSERT_TRUE(read_one()) << "no RESPONSE";
-  HandshakeStep accept = server.on_frame(got.front());
-  ASSERT_FALSE(accept.error) << accept.error->summary();
-  ASSERT_EQ(accept.send.size(), 1u);
-  write_frame(fd, accept.send.front());
 }
 
-TEST_F(EngineTest, AServerGoneRightAfterItsAcceptLeavesNoConnection) {
-  // The client's last handshake step writes COMMIT; when the server has
-  // closed by then (a daemon ending as it answered), that write fails and
-  // the connection closes inside the step. It must not be established
-  // after that: the engine kept it as the peer's connection once it was
-  // freed, and the next send wrote through freed memory (found with
-  // orcads whose parent could not fork any more).
+TEST_F(EngineTest, AServerGoneRightAfterItsChallengeLeavesNoConnection) {
+  // The client's last handshake step writes RESPONSE and COMMIT; when the
+  // server has closed by then (a daemon ending as it answered), that write
+  // fails and the connection closes inside the step. It must not be
+  // established after that: the engine kept it as the peer's connection
+  // once it was freed, and the next send wrote through freed memory (found
+  // with orcads whose parent could not fork any more).
   Side a(loop_, kA);
   // Not a structured binding: the lambda below reads `theirs`, and clang
   // before 16 lets no lambda capture one (C++20 allows it).
@@ -980,9 +971,9 @@ TEST_F(EngineTest, AServerGoneRightAfterItsAcceptLeavesNoConnection) {
   FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
   std::optional<Status> outcome;
   auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
-  answer_until_accept(loop_, theirs.get(), reader);
+  answer_hello(loop_, theirs.get(), reader);
   if (HasFatalFailure()) return;
-  theirs.reset();  // gone before the client reads the ACCEPT
+  theirs.reset();  // gone before the client reads the CHALLENGE
   ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
   EXPECT_FALSE(outcome->ok());
   EXPECT_FALSE(a.engine->connected(kB)) << "a closed connection was kept as the peer's";
@@ -994,11 +985,12 @@ TEST_F(EngineTest, AServerGoneRightAfterItsAcceptLeavesNoConnection) {
   EXPECT_EQ(a.wanted.size(), 1u);
 }
 
-TEST_F(EngineTest, TheCommitAndTheFirstMessagesLeaveInOneWrite) {
-  // What was sent while the client dialed goes out with its COMMIT, in one
-  // write: the peer wakes once for both (a daemon's hello to its parent).
-  // Over a SOCK_SEQPACKET pair every write is a record of its own, so one
-  // read shows exactly what one write carried.
+TEST_F(EngineTest, TheResponseTheCommitAndTheFirstMessagesLeaveInOneWrite) {
+  // What was sent while the client dialed goes out with its RESPONSE and
+  // COMMIT, in one write: the peer wakes once for all of them (a daemon's
+  // hello to its parent), and the client waits for no answer to its
+  // RESPONSE (protocol 3). Over a SOCK_SEQPACKET pair every write is a
+  // record of its own, so one read shows exactly what one write carried.
   Side a(loop_, kA);
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
@@ -1007,25 +999,58 @@ TEST_F(EngineTest, TheCommitAndTheFirstMessagesLeaveInOneWrite) {
   std::optional<Status> outcome;
   auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
   ASSERT_TRUE(a.engine->send(kB, 9, Payload(std::vector<std::uint8_t>(16, 7))).ok());
-  answer_until_accept(loop_, theirs.get(), reader);
+  answer_hello(loop_, theirs.get(), reader);
   if (HasFatalFailure()) return;
   ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
   ASSERT_TRUE(outcome->ok()) << outcome->error().summary();
+  EXPECT_TRUE(a.engine->connected(kB)) << "established without an answer to its RESPONSE";
 
   std::uint8_t record[4096];
   const ssize_t n = ::read(theirs.get(), record, sizeof record);
-  ASSERT_GT(n, 0) << "nothing after the ACCEPT";
+  ASSERT_GT(n, 0) << "nothing after the CHALLENGE";
   std::span<const std::uint8_t> bytes(record, static_cast<size_t>(n));
   std::vector<Frame> frames;
-  auto taken = reader.feed_some(bytes, frames);  // the handshake phase stops after one frame
-  ASSERT_TRUE(taken) << taken.error().summary();
+  // The handshake phase stops after each frame: the RESPONSE, then the COMMIT.
+  for (int i = 0; i < 2; ++i) {
+    auto taken = reader.feed_some(bytes, frames);
+    ASSERT_TRUE(taken) << taken.error().summary();
+    bytes = bytes.subspan(taken.value());
+  }
   reader.set_phase(FrameReader::Phase::Established);
-  ASSERT_TRUE(reader.feed(bytes.subspan(taken.value()), frames));
-  ASSERT_EQ(frames.size(), 2u) << "the COMMIT and the message came in separate writes";
-  EXPECT_EQ(frames[0].header.type, FrameType::Commit);
-  EXPECT_EQ(frames[1].header.type, FrameType::Data);
-  EXPECT_EQ(frames[1].header.tag, 9u);
-  EXPECT_EQ(frames[1].payload, std::vector<std::uint8_t>(16, 7));
+  ASSERT_TRUE(reader.feed(bytes, frames));
+  ASSERT_EQ(frames.size(), 3u) << "the RESPONSE, the COMMIT and the message came in separate writes";
+  EXPECT_EQ(frames[0].header.type, FrameType::Response);
+  EXPECT_EQ(frames[1].header.type, FrameType::Commit);
+  EXPECT_EQ(frames[2].header.type, FrameType::Data);
+  EXPECT_EQ(frames[2].header.tag, 9u);
+  EXPECT_EQ(frames[2].payload, std::vector<std::uint8_t>(16, 7));
+}
+
+TEST_F(EngineTest, ARefusalOfTheCommittedResponseClosesWithItsReasonAndKeepsTheMessage) {
+  // The client counts the connection made on the CHALLENGE; a server that
+  // still refuses its RESPONSE (a handshake slot taken from it, say)
+  // answers after that. The connection closes with the server's reason,
+  // and what went out with the COMMIT is unacknowledged: a new connection
+  // is wanted for it.
+  Side a(loop_, kA);
+  auto ends = stream_pair();
+  UniqueFd mine = std::move(ends.first), theirs = std::move(ends.second);
+  FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
+  std::optional<Status> outcome;
+  auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
+  ASSERT_TRUE(a.engine->send(kB, 9, Payload(std::vector<std::uint8_t>(16, 7))).ok());
+  answer_hello(loop_, theirs.get(), reader);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
+  ASSERT_TRUE(outcome->ok());
+  a.wanted.clear();
+  write_frame(theirs.get(), refusal_frame(RefuseCode::BadKey, "slot given to another"));
+  ASSERT_TRUE(loop_.run_until([&] { return !a.engine->connected(kB); }, 5s));
+  EXPECT_EQ(a.log_count("refused by the peer: slot given to another"), 1u);
+  EXPECT_EQ(a.log_count("a handshake frame after the handshake"), 0u);
+  ASSERT_TRUE(loop_.run_until([&] { return !a.wanted.empty(); }, 5s)) << "the unacknowledged message was dropped";
+  EXPECT_EQ(a.wanted.front(), kB);
+  EXPECT_EQ(a.engine->unacknowledged(kB), 1u);
 }
 
 TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
@@ -1074,22 +1099,23 @@ TEST_F(EngineTest, DestroyingTheClientMidHandshakeCallsNothingAfterwards) {
     relays[0]->up().allow(10);
     // 2: b's CHALLENGE waits in the relay.
     relays[1]->down().hold();
-    // 3: a's RESPONSE waits (set up below, once the CHALLENGE is there).
+    // 3: a has part of b's CHALLENGE header (set up below, once the
+    // CHALLENGE is there).
     relays[2]->down().hold();
-    // 4: b's ACCEPT waits (likewise).
+    // 4: a has the CHALLENGE's header and part of its payload (likewise).
+    // (Protocol 3 has no later point: the whole CHALLENGE completes a.)
     relays[3]->down().hold();
     for (int i = 0; i < 4; ++i) {
       b.engine->accept(relays[static_cast<size_t>(i)]->server_end(), "b <- a#" + std::to_string(i + 1), "a");
       dial(relays[static_cast<size_t>(i)]->client_end(), "a#" + std::to_string(i + 1) + " -> b");
     }
     ASSERT_TRUE(loop_.run_until([&] { return relays[2]->down().buffered() > 0 && relays[3]->down().buffered() > 0; }, 10s));
-    relays[2]->up().hold();
-    relays[2]->down().release();
-    relays[3]->down().allow(relays[3]->down().buffered());
+    relays[2]->down().allow(10);
+    relays[3]->down().allow(kHeaderSize + 8);
     ASSERT_TRUE(loop_.run_until(
         [&] {
-          return relays[0]->up().forwarded() == 10 && relays[1]->down().buffered() > 0 && relays[2]->up().buffered() > 0 &&
-                 relays[3]->down().buffered() > 0;
+          return relays[0]->up().forwarded() == 10 && relays[1]->down().buffered() > 0 &&
+                 relays[2]->down().forwarded() == 10 && relays[3]->down().forwarded() == kHeaderSize + 8;
         },
         10s));
     // 5: one completes; the engine owns it from now on.

@@ -176,7 +176,7 @@ const ProcessName kServer{1, 5};
 
 class HandshakeHappyPath : public ::testing::TestWithParam<bool> {};
 
-TEST_P(HandshakeHappyPath, BothSidesAreDoneAfterFiveFrames) {
+TEST_P(HandshakeHappyPath, BothSidesAreDoneAfterFourFramesAndOneRoundTrip) {
   const HandshakeIdentity client_id = identity(kClient);
   const HandshakeIdentity server_id = identity(kServer);
   DeliveredFrom delivered;
@@ -189,7 +189,8 @@ TEST_P(HandshakeHappyPath, BothSidesAreDoneAfterFiveFrames) {
   EXPECT_FALSE(c.client_error) << why(c.client_error);
   EXPECT_FALSE(c.server_error) << why(c.server_error);
   EXPECT_EQ(c.client_sent, (std::vector<FrameType>{FrameType::Hello, FrameType::Response, FrameType::Commit}));
-  EXPECT_EQ(c.server_sent, (std::vector<FrameType>{FrameType::Challenge, FrameType::Accept}));
+  // Protocol 3: no ACCEPT; the client commits with its RESPONSE.
+  EXPECT_EQ(c.server_sent, (std::vector<FrameType>{FrameType::Challenge}));
   EXPECT_EQ(server.peer(), kClient);
   EXPECT_EQ(server.peer_delivered(), 0u);
   EXPECT_EQ(client.peer_delivered(), 0u);
@@ -218,46 +219,44 @@ TEST(Handshake, ControlFramesHaveConsistentHeaders) {
   EXPECT_FALSE(challenge.done);
   EXPECT_FALSE(challenge.error);
 
+  // The CHALLENGE proved the server: the client answers and commits in
+  // one step, and is done.
   HandshakeStep response = client.on_frame(challenge.send[0]);
-  ASSERT_EQ(response.send.size(), 1u);
+  ASSERT_EQ(response.send.size(), 2u);
   EXPECT_EQ(response.send[0].header.type, FrameType::Response);
   EXPECT_EQ(response.send[0].payload.size(), 32u);
   EXPECT_EQ(response.send[0].header.length, 32u);
-  EXPECT_FALSE(response.done);
+  EXPECT_EQ(response.send[1].header.type, FrameType::Commit);
+  EXPECT_EQ(response.send[1].header.length, 0u);
+  EXPECT_TRUE(response.done);
+  EXPECT_FALSE(response.error);
 
-  HandshakeStep accept = server.on_frame(response.send[0]);
-  ASSERT_EQ(accept.send.size(), 1u);
-  EXPECT_EQ(accept.send[0].header.type, FrameType::Accept);
-  EXPECT_EQ(accept.send[0].header.length, 0u);
-  // The server is not done before the client commits to this connection.
-  EXPECT_FALSE(accept.done);
+  // The server answers nothing to a good RESPONSE, and is not done before
+  // the COMMIT behind it.
+  HandshakeStep checked = server.on_frame(response.send[0]);
+  EXPECT_TRUE(checked.send.empty());
+  EXPECT_FALSE(checked.done);
+  EXPECT_FALSE(checked.error);
 
-  HandshakeStep done = client.on_frame(accept.send[0]);
-  ASSERT_EQ(done.send.size(), 1u);
-  EXPECT_EQ(done.send[0].header.type, FrameType::Commit);
-  EXPECT_EQ(done.send[0].header.length, 0u);
-  EXPECT_TRUE(done.done);
-  EXPECT_FALSE(done.error);
-
-  HandshakeStep committed = server.on_frame(done.send[0]);
+  HandshakeStep committed = server.on_frame(response.send[1]);
   EXPECT_TRUE(committed.send.empty());
   EXPECT_TRUE(committed.done);
   EXPECT_FALSE(committed.error);
 }
 
 TEST(Handshake, AnUncommittedConnectionIsNeverDone) {
-  // A raced attempt the client closed after ACCEPT: the server got
-  // everything but COMMIT and must not take it as established; a COMMIT
-  // before RESPONSE is refused.
+  // A raced attempt the client closed once another had won: the server
+  // got the RESPONSE but no COMMIT and must not take it as established; a
+  // COMMIT before RESPONSE is refused.
   const HandshakeIdentity client_id = identity(kClient);
   const HandshakeIdentity server_id = identity(kServer);
   ClientHandshake client(client_id, kServer, 0);
   ServerHandshake server(server_id, [](ProcessName) { return std::uint64_t{0}; });
   HandshakeStep challenge = server.on_frame(client.hello());
   HandshakeStep response = client.on_frame(challenge.send.at(0));
-  HandshakeStep accept = server.on_frame(response.send.at(0));
-  EXPECT_FALSE(accept.done);
-  EXPECT_FALSE(accept.error);
+  HandshakeStep checked = server.on_frame(response.send.at(0));  // the RESPONSE alone
+  EXPECT_FALSE(checked.done);
+  EXPECT_FALSE(checked.error);
 
   ClientHandshake early(client_id, kServer, 0);
   ServerHandshake other(server_id, [](ProcessName) { return std::uint64_t{0}; });
@@ -420,7 +419,7 @@ TEST(HandshakeRefusal, ChallengeNamingAnotherProcessFailsEvenWithAValidMac) {
   const HandshakeStep ok =
       control_client.on_frame(forge_challenge(client_id.secret, bytes(control_client.hello().payload), x, 4));
   ASSERT_FALSE(ok.error) << why(ok.error) << " (the forged challenge itself is wrong)";
-  ASSERT_EQ(ok.send.size(), 1u);
+  ASSERT_EQ(ok.send.size(), 2u);  // RESPONSE, COMMIT
   EXPECT_EQ(control_client.peer_delivered(), 4u);
 
   ClientHandshake client(client_id, x, 0);
@@ -446,7 +445,7 @@ TEST(HandshakeRefusal, AnotherJob) {
 }
 
 TEST(HandshakeRefusal, DifferentProtocolVersion) {
-  for (std::uint16_t version : {std::uint16_t{0}, std::uint16_t{1}, std::uint16_t{3}, std::uint16_t{0x0100}, std::uint16_t{0xFFFF}}) {
+  for (std::uint16_t version : {std::uint16_t{0}, std::uint16_t{1}, std::uint16_t{2}, std::uint16_t{4}, std::uint16_t{0x0100}, std::uint16_t{0xFFFF}}) {
     const HandshakeIdentity client_id = identity(kClient);
     const HandshakeIdentity server_id = identity(kServer);
     ClientHandshake client(client_id, kServer, 0);
@@ -479,13 +478,13 @@ TEST(HandshakeRefusal, OtherVersionWithAnotherHelloSizeIsAVersionRefusal) {
   for (size_t size : {size_t{6}, kHelloSize - 8, kHelloSize + 8, size_t{200}}) {
     const HandshakeIdentity server_id = identity(kServer);
     ServerHandshake server(server_id, [](ProcessName) { return std::uint64_t{0}; });
-    Bytes hello = {'O', 'R', 'C', 'A', 0x00, 0x03};
+    Bytes hello = {'O', 'R', 'C', 'A', 0x00, 0x04};
     hello.resize(size, 0x11);
     HandshakeStep step = server.on_frame(control(FrameType::Hello, hello));
     ASSERT_EQ(step.send.size(), 1u);
     ASSERT_EQ(step.send[0].header.type, FrameType::Refuse);
     EXPECT_EQ(step.send[0].payload.at(0), static_cast<std::uint8_t>(RefuseCode::Version))
-        << "a version-3 HELLO of " << size << " bytes was refused as: " << describe_refusal(step.send[0]);
+        << "a version-4 HELLO of " << size << " bytes was refused as: " << describe_refusal(step.send[0]);
     EXPECT_TRUE(Contains(why(step.error), "run the same Orca")) << "size " << size;
   }
 }
@@ -643,7 +642,7 @@ TEST(HandshakeRefusal, ResponseReplayedIntoAnotherSessionIsRefused) {
   ASSERT_EQ(c2.send.size(), 1u);
   EXPECT_NE(c1.send[0].payload, c2.send[0].payload);
   HandshakeStep response = client.on_frame(c1.send[0]);
-  ASSERT_EQ(response.send.size(), 1u);
+  ASSERT_EQ(response.send.size(), 2u);  // RESPONSE, COMMIT
   HandshakeStep replayed = second.on_frame(response.send[0]);
   EXPECT_FALSE(replayed.done);
   ASSERT_EQ(replayed.send.size(), 1u);
@@ -738,19 +737,20 @@ TEST(HandshakeUnexpected, ClientBeforeChallenge) {
   }
 }
 
-TEST(HandshakeUnexpected, ClientGetsDataOrASecondChallengeInsteadOfAccept) {
-  for (int variant = 0; variant < 2; ++variant) {
+TEST(HandshakeUnexpected, ClientAfterDoneTakesNoMoreHandshakeFrames) {
+  // Done on the CHALLENGE: a second one (or data, or a protocol 2 ACCEPT)
+  // must not complete it again; the connection reads such frames as
+  // established ones and closes on them.
+  for (int variant = 0; variant < 3; ++variant) {
     const HandshakeIdentity client_id = identity(kClient);
     const HandshakeIdentity server_id = identity(kServer);
     ClientHandshake client(client_id, kServer, 0);
     ServerHandshake server(server_id, [](ProcessName) { return std::uint64_t{0}; });
     const Frame challenge = server.on_frame(client.hello()).send.at(0);
-    ASSERT_EQ(client.on_frame(challenge).send.size(), 1u);
-    HandshakeStep step = client.on_frame(variant == 0 ? data_frame() : challenge);
-    ASSERT_EQ(step.send.size(), 1u) << variant;
-    EXPECT_EQ(step.send[0].header.type, FrameType::Refuse) << variant;
+    ASSERT_TRUE(client.on_frame(challenge).done);
+    HandshakeStep step = client.on_frame(variant == 0 ? data_frame() : variant == 1 ? challenge : control(FrameType::Accept, {}));
     EXPECT_FALSE(step.done) << variant;
-    EXPECT_TRUE(Contains(why(step.error), "unexpected frame")) << variant;
+    EXPECT_TRUE(step.error) << variant;
   }
 }
 
@@ -788,13 +788,15 @@ TEST(HandshakeUnexpected, AcceptWithoutAResponseDoesNotComplete) {
 // --- REFUSE at the client ------------------------------------------------------
 
 TEST(HandshakeRefuse, ClientReportsTheReason) {
-  for (int awaiting_accept = 0; awaiting_accept < 2; ++awaiting_accept) {
+  for (int answered = 0; answered < 2; ++answered) {
     const HandshakeIdentity client_id = identity(kClient);
     const HandshakeIdentity server_id = identity(kServer);
     ClientHandshake client(client_id, kServer, 0);
-    if (awaiting_accept) {
+    if (answered) {
+      // A REFUSE of the RESPONSE reaches a client that committed already:
+      // its reason is still what the client reports.
       ServerHandshake server(server_id, [](ProcessName) { return std::uint64_t{0}; });
-      ASSERT_EQ(client.on_frame(server.on_frame(client.hello()).send.at(0)).send.size(), 1u);
+      ASSERT_EQ(client.on_frame(server.on_frame(client.hello()).send.at(0)).send.size(), 2u);
     }
     Bytes payload{static_cast<std::uint8_t>(RefuseCode::WrongJob)};
     const Bytes reason = bytes("go away, you are from job 9");
