@@ -195,6 +195,12 @@ void Engine::on_established(Connection* c, ProcessName name, std::uint64_t peer_
   pump(p);
 }
 
+void Engine::announce_connected(Connection* c) {
+  auto it = peers_.find(c->peer());
+  if (it == peers_.end() || it->second->current != c) return;  // closed as a duplicate
+  if (callbacks_.connected) callbacks_.connected(c->peer());
+}
+
 void Engine::on_closed(Connection* c, const std::string& why) {
   release_attempt(c);
   settle_pending(c, false);

@@ -90,7 +90,8 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
                              &Oob::c_rank,
                              &Oob::c_select_local,
                              &Oob::c_link_outcome,
-                             &Oob::c_peer_ready};
+                             &Oob::c_peer_ready,
+                             &Oob::c_peer_connected};
   // An invalid interface list (both set, an entry matching nothing) is the
   // user's error: report it here, in full, before any module starts.
   // One scan serves every check and every module starting now: it is
@@ -226,6 +227,10 @@ void Oob::cancel_peer_lost(size_t token) { lost_handlers_.cancel(token); }
 size_t Oob::on_peer_ready(ReadyHandler handler) { return ready_handlers_.add(std::move(handler)); }
 
 void Oob::cancel_peer_ready(size_t token) { ready_handlers_.cancel(token); }
+
+size_t Oob::on_peer_connected(ConnectedHandler handler) { return connected_handlers_.add(std::move(handler)); }
+
+void Oob::cancel_peer_connected(size_t token) { connected_handlers_.cancel(token); }
 
 void Oob::log(int level, const std::string& text) const {
   if (oob_framework_ != nullptr && oob_framework_->verbosity() >= level) runtime_.log("oob", text);
@@ -363,6 +368,12 @@ void Oob::c_peer_lost(void* host, orca_process_name peer, const char* why) {
   if (!self->selection_error_.empty()) reason += " (ranking failed: " + self->selection_error_ + ")";
   const ProcessName name = ProcessName::from_c(peer);
   self->deferred_->defer([self, name, reason] { self->lost_handlers_.call_each(name, reason); });
+}
+
+void Oob::c_peer_connected(void* host, orca_process_name peer) {
+  // Called at once, not deferred: what a handler sends joins the
+  // handshake's last write (orca_oob_host::peer_connected).
+  static_cast<Oob*>(host)->connected_handlers_.call_each(ProcessName::from_c(peer));
 }
 
 void Oob::c_peer_ready(void* host, orca_process_name peer) {

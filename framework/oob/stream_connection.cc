@@ -270,17 +270,16 @@ void Connection::handshake_step(HandshakeStep step) {
   auto done = std::move(on_dial_done);
   on_dial_done = nullptr;
   engine_.on_established(this, peer_, peer_delivered);
-  corked_ = false;
-  if (!closed_ && !out_.empty()) {
-    flush();
-    // The COMMIT did not go out (the peer closed right after its CHALLENGE):
-    // the dial failed, as when the write came before the engine heard.
-    if (closed_) {
-      if (done) done(Message("oob", "connection-failed", {{"label", label_}, {"why", closed_why_}}));
-      return;
-    }
-  }
+  // The dialer settles its round first (oob/tcp: which address won, which
+  // route() then tells), then whoever waits for the connection hears of
+  // it; both before the cork comes off, so that what they send leaves in
+  // the same write. Should that write fail (the peer closed right after
+  // its CHALLENGE), the connection closes as any other that dies: the
+  // engine wants a new one for what it carried.
   if (done) done(Status{});
+  if (!closed_) engine_.announce_connected(this);
+  corked_ = false;
+  if (!closed_ && !out_.empty()) flush();
 }
 
 void Connection::on_handshake_timeout() {
@@ -335,7 +334,6 @@ void Connection::close(const std::string& why) {
   closing_ = true;
   if (!out_.empty()) flush();
   closed_ = true;
-  closed_why_ = why;
   read_watch_.disable();
   write_watch_.disable();
   handshake_timer_.cancel();

@@ -100,7 +100,6 @@ class Connection {
   bool corked_ = false;        // frames wait in out_ for one write (the handshake's end)
   bool write_failed_ = false;  // the socket refused a write: stop writing
   bool closed_ = false;
-  std::string closed_why_;     // what close() was told
 };
 
 }  // namespace orca::oob

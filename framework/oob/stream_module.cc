@@ -20,6 +20,7 @@ void StreamModule::start_engine(const orca_oob_host& host) {
   callbacks.want_connection = [this](ProcessName peer) { want_connection(peer); };
   callbacks.log = [this](int level, const std::string& text) { log(level, text); };
   callbacks.ready = [this](ProcessName peer) { host_->peer_ready(host_->host, peer.to_c()); };
+  callbacks.connected = [this](ProcessName peer) { host_->peer_connected(host_->host, peer.to_c()); };
   engine_ = std::make_unique<Engine>(*loop_, engine_config_, std::move(callbacks));
 }
 

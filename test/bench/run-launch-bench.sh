@@ -532,7 +532,7 @@ if want startup; then
         sed -n 's/^  /      /p' "$work/err" | grep -E 'agents|daemon|command|teardown' || true
         cat "$work/figures.probe"
         echo "  Not visible without instrumenting orcad: within 'main -> component scan', waiting for the bootstrap"
-        echo "  vs decoding it; after the 1st message, the welcome and report round trip vs waiting for the others."
+        echo "  vs decoding it; after the 1st message, the handshake round trip (the report leaves with it) vs waiting for the others."
     else
         echo "  (strace with --seccomp-bpf not available: orcad's own phases are not measured; --timing only)"
     fi

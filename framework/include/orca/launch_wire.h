@@ -123,8 +123,8 @@ struct DaemonReport {
  * from the agent's start to main (the agent's own cost included; only
  * meaningful when parent and daemon share a clock, else 0), reading the
  * bootstrap, settings and component load, opening the frameworks, opening
- * the oob (interface inventory, listeners), and the first message to the
- * parent answered. */
+ * the oob (interface inventory, listeners), and the connection to the
+ * parent made (the parent answered the handshake). */
 inline constexpr const char* kStartupPhases[] = {"agent to main", "bootstrap", "settings and components",
                                                  "frameworks", "oob open", "parent answered"};
 
@@ -316,7 +316,8 @@ using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputC
 /* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
 inline constexpr std::uint32_t kTagHello = oob::tags::kPlmFirst + 1;    // DaemonReport, a new daemon -> its parent
-inline constexpr std::uint32_t kTagWelcome = oob::tags::kPlmFirst + 2;  // empty, parent -> the new daemon
+// kPlmFirst + 2 was the parent's Welcome, which the report waited for
+// before the oob told of connections made (Oob::on_peer_connected).
 inline constexpr std::uint32_t kTagReport = oob::tags::kPlmFirst + 3;   // DaemonReport -> orcarun
 inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown,
                                                                         // FenceRelease: down the tree

@@ -38,8 +38,11 @@ extern "C" {
  * Version 4: a module that declined a send for a full queue tells the host
  * when it takes more (peer_ready): senders wait for that, not a timer.
  * Version 5: the host says which peers it told to end (forget_peer), so
- * that their connections closing is no cause to dial them again. */
-#define ORCA_OOB_INTERFACE_VERSION 5u
+ * that their connections closing is no cause to dial them again.
+ * Version 6: a module tells the host when a connection to a peer is made
+ * (peer_connected), so that what needs the connection (the route it took)
+ * leaves with the handshake, not after a round trip of its own. */
+#define ORCA_OOB_INTERFACE_VERSION 6u
 
 struct event_base;
 
@@ -87,6 +90,12 @@ typedef struct orca_oob_host {
      * this after each such refusal (once is enough for several), from the
      * loop, never from inside send. */
     void (*peer_ready)(void *host, orca_process_name peer);
+    /* A connection to `peer` was made: both sides proved the secret, and
+     * describe_peer now names it. Once per connection (a reconnect calls
+     * it again), from the loop, never from inside a send; the host may
+     * send from it, and what it sends goes out with the handshake's last
+     * frames. A module without connections never calls it. */
+    void (*peer_connected)(void *host, orca_process_name peer);
 } orca_oob_host;
 
 typedef struct orca_oob_module {
@@ -188,6 +197,7 @@ class ORCA_EXPORT Oob {
   using Receiver = std::function<void(ProcessName from, std::span<const std::uint8_t> bytes)>;
   using LostHandler = std::function<void(ProcessName peer, const std::string& why)>;
   using ReadyHandler = std::function<void(ProcessName peer)>;
+  using ConnectedHandler = std::function<void(ProcessName peer)>;
   /* The neighbour to send a message for `final` to, or nullopt for none. */
   using Router = std::function<std::optional<ProcessName>(ProcessName final)>;
   static constexpr size_t kMaxWaiting = 4096;
@@ -237,6 +247,12 @@ class ORCA_EXPORT Oob {
    * cancel_peer_ready(). */
   size_t on_peer_ready(ReadyHandler handler);
   void cancel_peer_ready(size_t token);
+  /* A connection to the neighbour `peer` was made (orca_oob_host's
+   * peer_connected): route(peer) names it from now on. A handler may send;
+   * what it sends to `peer` leaves with the handshake's last frames.
+   * Returns a token for cancel_peer_connected(). */
+  size_t on_peer_connected(ConnectedHandler handler);
+  void cancel_peer_connected(size_t token);
   /* `peer` was told to end (a daemon's teardown) and will be sent nothing
    * more: its connection closing is no loss, and no module dials it again
    * (nor reports it lost). A later send to it undoes this. */
@@ -293,6 +309,7 @@ class ORCA_EXPORT Oob {
                                     orca_mca_reason* why);
   static void c_link_outcome(void* host, const char* local, const char* remote, int connected);
   static void c_peer_ready(void* host, orca_process_name peer);
+  static void c_peer_connected(void* host, orca_process_name peer);
   using Selection = std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>;
   /* The inventory (scanned afresh, or the cached scan) and the selection
    * the caller's lists make of it. */
@@ -350,6 +367,7 @@ class ORCA_EXPORT Oob {
   };
   Subscribers<LostHandler> lost_handlers_;
   Subscribers<ReadyHandler> ready_handlers_;
+  Subscribers<ConnectedHandler> connected_handlers_;
   Router router_;
   std::deque<Waiting> waiting_;
   std::deque<LinkOutcome> link_outcomes_;

@@ -98,6 +98,12 @@ struct ORCA_EXPORT EngineCallbacks {
    * again. Once per refusal, from the loop (while reading the peer's
    * frames, as deliver is). */
   std::function<void(ProcessName peer)> ready;
+  /* A connection to `peer` became its current one (handshake done), after
+   * what waited for it was queued on it and the dialer's done callback ran
+   * (a component knows by then which of its attempts won), and before any
+   * of it is written: what this sends to `peer` goes out in the same write.
+   * From the loop. */
+  std::function<void(ProcessName peer)> connected;
 };
 
 /* Bytes to send, kept alive by an owner until they are written and
@@ -215,6 +221,9 @@ class ORCA_EXPORT Engine {
   friend class Connection;
   PeerState& peer(ProcessName name);
   void on_established(Connection* c, ProcessName peer, std::uint64_t peer_delivered);
+  /* After the dialer heard: EngineCallbacks::connected, if `c` is still
+   * its peer's current connection. */
+  void announce_connected(Connection* c);
   void on_closed(Connection* c, const std::string& why);
   void on_data(Connection* c, ProcessName from, std::uint32_t tag, std::uint64_t seq, std::span<const std::uint8_t> bytes);
   void on_ack(ProcessName from, std::uint64_t ack);

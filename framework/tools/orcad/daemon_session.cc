@@ -119,7 +119,6 @@ Status DaemonSession::start() {
   oob_->set_router(routed::make_router(*tree_, name(bootstrap_.vpid)));
 
   oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
-  oob_->on_receive(launch::kTagWelcome, [this](ProcessName, std::span<const std::uint8_t>) { on_welcome(); });
   oob_->on_receive(launch::kTagControl, [this](ProcessName, std::span<const std::uint8_t> b) { on_control(b); });
   oob_->on_receive(launch::kTagStdin, [this](ProcessName, std::span<const std::uint8_t> b) { on_stdin(b); });
   oob_->on_receive(launch::kTagOutputCredit, [this](ProcessName from, std::span<const std::uint8_t> b) {
@@ -175,6 +174,11 @@ Status DaemonSession::start() {
   sighup_ = std::make_unique<SignalWatch>(
       process_.loop(), SIGHUP, [this] { if (!ending_) end_at_once(); }, SignalWatch::Unwatched::kIgnore);
 
+  // The report needs the route the connection to the parent took: it is
+  // sent once the oob has made it, in the same write as the hello.
+  oob_->on_peer_connected([this](ProcessName peer) {
+    if (peer == name(bootstrap_.parent)) report_up();
+  });
   // Hello first: it opens the connection to the parent.
   auto bytes = launch::encode(who_we_are());
   if (!bytes) return bytes.error();
@@ -265,7 +269,6 @@ void DaemonSession::on_hello(ProcessName from, std::span<const std::uint8_t> byt
     report_failure(from.vpid, "cannot add the daemon on " + host_of(from.vpid) + " as a peer: " + st.error().summary());
     return;
   }
-  (void)oob_->send(from, launch::kTagWelcome, std::span<const std::uint8_t>());
   if (launcher_) launcher_->daemon_up(from.vpid);
 }
 
@@ -275,9 +278,9 @@ launch::DaemonReport DaemonSession::who_we_are() const {
   return r;
 }
 
-void DaemonSession::on_welcome() {
-  if (welcomed_) return;
-  welcomed_ = true;
+void DaemonSession::report_up() {
+  if (reported_) return;  // a reconnect to the parent: reported already
+  reported_ = true;
   launch::DaemonReport report = who_we_are();
   report.route = oob_->route(name(bootstrap_.parent));
   if (auto addresses = data_plane_addresses(*oob_, process_.runtime().registry())) report.addresses = std::move(addresses.value());

@@ -1,9 +1,11 @@
 // DaemonSession: what one orcad does between its bootstrap and its exit.
 //
 //   wire-up   open the oob, say hello to the parent (which learns our
-//             contact URI and welcomes us), then report to orcarun with
-//             the route the connection took; with tree spawn, start our
-//             children in the routing tree meanwhile;
+//             contact URI), and once the connection is made report to
+//             orcarun with the route it took: both leave in the
+//             handshake's last write, so the parent wakes once for them;
+//             with tree spawn, start our children in the routing tree
+//             meanwhile;
 //   run       on the launch command, start this node's ranks; hand their
 //             output and exits up to orcarun in order; relay control
 //             messages to our children;
@@ -60,7 +62,8 @@ class DaemonSession {
   Status find_own_place();
   Status await_parent_contact();
   void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
-  void on_welcome();
+  /* The connection to the parent is made: the report goes up. */
+  void report_up();
   /* The hello: name, host and contact URI (the report adds the rest). */
   launch::DaemonReport who_we_are() const;
   void on_control(std::span<const std::uint8_t> bytes);
@@ -119,7 +122,7 @@ class DaemonSession {
   std::unique_ptr<Timer> end_limit_;
   std::string hostname_;
   std::chrono::milliseconds partial_delay_{200};
-  bool welcomed_ = false;
+  bool reported_ = false;
   bool ending_ = false;
   bool done_said_ = false;  // DaemonDone sent: orcarun's Teardown for this daemon alone follows
   bool parent_gone_ = false;  // ranks killed because the parent is gone: their exits are not news

@@ -392,7 +392,6 @@ void JobLaunch::on_hello(ProcessName from, std::span<const std::uint8_t> bytes) 
     return;
   }
   daemon_[from.vpid].hello = true;
-  (void)oob_->send(from, launch::kTagWelcome, std::span<const std::uint8_t>());
   launcher_->daemon_up(from.vpid);
 }
 

@@ -61,6 +61,10 @@ struct Side {
     };
     cb.want_connection = [this](ProcessName peer) { wanted.push_back(peer); };
     cb.ready = [this](ProcessName peer) { ready.push_back(peer); };
+    cb.connected = [this](ProcessName peer) {
+      connected.push_back(peer);
+      if (on_connected) on_connected(peer);
+    };
     cb.log = [this](int level, const std::string& text) {
       log.push_back(text);
       levels.push_back(level);
@@ -80,6 +84,8 @@ struct Side {
   }
   std::unique_ptr<Engine> engine;
   std::vector<ProcessName> ready;  // EngineCallbacks::ready, in order
+  std::vector<ProcessName> connected;  // EngineCallbacks::connected, in order
+  std::function<void(ProcessName)> on_connected;  // run by it, after recording
   size_t delivered = 0;
   ProcessName last_from;
   size_t last_size = 0;
@@ -959,10 +965,11 @@ void answer_hello(EventLoop& loop, int fd, FrameReader& reader) {
 TEST_F(EngineTest, AServerGoneRightAfterItsChallengeLeavesNoConnection) {
   // The client's last handshake step writes RESPONSE and COMMIT; when the
   // server has closed by then (a daemon ending as it answered), that write
-  // fails and the connection closes inside the step. It must not be
-  // established after that: the engine kept it as the peer's connection
-  // once it was freed, and the next send wrote through freed memory (found
-  // with orcads whose parent could not fork any more).
+  // fails and the connection closes inside the step. The handshake itself
+  // succeeded (the dial says so, and the peer is told connected once), but
+  // the connection must not be kept: the engine once kept it as the peer's
+  // connection after it was freed, and the next send wrote through freed
+  // memory (found with orcads whose parent could not fork any more).
   Side a(loop_, kA);
   // Not a structured binding: the lambda below reads `theirs`, and clang
   // before 16 lets no lambda capture one (C++20 allows it).
@@ -975,7 +982,8 @@ TEST_F(EngineTest, AServerGoneRightAfterItsChallengeLeavesNoConnection) {
   if (HasFatalFailure()) return;
   theirs.reset();  // gone before the client reads the CHALLENGE
   ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
-  EXPECT_FALSE(outcome->ok());
+  EXPECT_TRUE(outcome->ok());
+  EXPECT_EQ(a.connected.size(), 1u);
   EXPECT_FALSE(a.engine->connected(kB)) << "a closed connection was kept as the peer's";
   // The closed connection is freed on the next pass of the loop; a send
   // then must ask for a new connection, not write through the old one.
@@ -1024,6 +1032,48 @@ TEST_F(EngineTest, TheResponseTheCommitAndTheFirstMessagesLeaveInOneWrite) {
   EXPECT_EQ(frames[2].header.type, FrameType::Data);
   EXPECT_EQ(frames[2].header.tag, 9u);
   EXPECT_EQ(frames[2].payload, std::vector<std::uint8_t>(16, 7));
+}
+
+TEST_F(EngineTest, WhatTheConnectedCallbackSendsLeavesWithTheHandshakesLastWrite) {
+  // A daemon reports the route its connection took once it is made: the
+  // report must not cost the parent a wake-up of its own. The callback
+  // runs once, after what waited was queued and before it is written.
+  Side a(loop_, kA);
+  a.on_connected = [&](ProcessName peer) {
+    EXPECT_TRUE(a.engine->connected(peer)) << "told before the connection was the peer's";
+    EXPECT_TRUE(a.engine->send(peer, 10, Payload(std::vector<std::uint8_t>(4, 2))).ok());
+  };
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+  UniqueFd mine(sv[0]), theirs(sv[1]);
+  FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
+  std::optional<Status> outcome;
+  auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
+  ASSERT_TRUE(a.engine->send(kB, 9, Payload(std::vector<std::uint8_t>(16, 7))).ok());
+  EXPECT_TRUE(a.connected.empty());
+  answer_hello(loop_, theirs.get(), reader);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
+  ASSERT_TRUE(outcome->ok());
+  ASSERT_EQ(a.connected, std::vector<ProcessName>{kB});
+
+  std::uint8_t record[4096];
+  const ssize_t n = ::read(theirs.get(), record, sizeof record);
+  ASSERT_GT(n, 0);
+  std::span<const std::uint8_t> bytes(record, static_cast<size_t>(n));
+  std::vector<Frame> frames;
+  for (int i = 0; i < 2; ++i) {
+    auto taken = reader.feed_some(bytes, frames);
+    ASSERT_TRUE(taken) << taken.error().summary();
+    bytes = bytes.subspan(taken.value());
+  }
+  reader.set_phase(FrameReader::Phase::Established);
+  ASSERT_TRUE(reader.feed(bytes, frames));
+  ASSERT_EQ(frames.size(), 4u) << "the callback's message left in a write of its own";
+  EXPECT_EQ(frames[2].header.tag, 9u);  // what waited first, in order
+  EXPECT_EQ(frames[3].header.tag, 10u);
+  loop_.run_until([] { return false; }, 20ms);
+  EXPECT_EQ(a.connected.size(), 1u) << "told twice of one connection";
 }
 
 TEST_F(EngineTest, ARefusalOfTheCommittedResponseClosesWithItsReasonAndKeepsTheMessage) {

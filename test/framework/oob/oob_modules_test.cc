@@ -144,6 +144,43 @@ TEST_F(OobModules, TcpAloneCarriesAThousandMessagesEachWayOverLoopback) {
   EXPECT_TRUE(std::regex_match(p_[1]->oob->route(n0), route)) << p_[1]->oob->route(n0);
 }
 
+TEST_F(OobModules, EachSideHearsOfTheConnectionOnceAndTheRouteNamesItThen) {
+  // Over tcp alone and over usock (both peers on this host): the dialing
+  // side and the accepting side each hear of the connection once, and
+  // route() names it when they do (a daemon's report carries it).
+  for (bool usock : {false, true}) {
+    SCOPED_TRACE(usock ? "usock" : "tcp");
+    p_.clear();
+    auto settings = base_settings();
+    settings.push_back(usock ? "oob=usock" : "oob=tcp");
+    start_two(settings);
+    if (HasFatalFailure()) return;
+    const ProcessName n0 = p_[0]->oob->self(), n1 = p_[1]->oob->self();
+    std::vector<std::string> heard0, heard1, routes;
+    p_[0]->oob->on_peer_connected([&](ProcessName peer) {
+      heard0.push_back(peer.to_string());
+      routes.push_back(p_[0]->oob->route(peer));
+    });
+    const size_t token = p_[1]->oob->on_peer_connected([&](ProcessName peer) { heard1.push_back(peer.to_string()); });
+    std::vector<std::string> at1;
+    receive_into(1, 21, at1);
+    ASSERT_TRUE(p_[0]->oob->send(n1, 21, bytes_of("first")).ok());
+    ASSERT_TRUE(loop_.run_until([&] { return at1.size() == 1; }, 10s));
+    loop_.run_until([] { return false; }, 50ms);
+    EXPECT_EQ(heard0, std::vector<std::string>{n1.to_string()});
+    EXPECT_EQ(heard1, std::vector<std::string>{n0.to_string()});
+    ASSERT_EQ(routes.size(), 1u);
+    EXPECT_EQ(routes[0].rfind(usock ? "usock: " : "tcp: ", 0), 0u) << routes[0];
+    // A cancelled handler hears nothing more; a later send on the same
+    // connection is no new connection.
+    p_[1]->oob->cancel_peer_connected(token);
+    ASSERT_TRUE(p_[0]->oob->send(n1, 21, bytes_of("second")).ok());
+    ASSERT_TRUE(loop_.run_until([&] { return at1.size() == 2; }, 10s));
+    EXPECT_EQ(heard0.size(), 1u);
+    EXPECT_EQ(heard1.size(), 1u);
+  }
+}
+
 TEST_F(OobModules, TcpReportsAPeerThatWentAwayToEverySubscriberWithinItsRetryBudget) {
   constexpr auto kConnectTimeout = 500ms;
   start_two(tcp_only({"oob_tcp_retries=0", "oob_tcp_connect_timeout=500", "oob_tcp_retry_backoff=50"}));
