@@ -1,4 +1,4 @@
-// RankKeeper: the words on orcad's pipe to its keeper, and the keeper.
+// RankKeeper: the ledger orcad shares with its keeper, and the keeper.
 #include "rank_keeper.h"
 
 #include <orca/address_sanitizer.h>
@@ -20,18 +20,11 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <utility>
 
 namespace orca::orcad {
 namespace {
-
-constexpr std::uint8_t kCheck0 = 'O', kCheck1 = 'K';
-
-bool known_kind(std::uint8_t k) {
-  return k == static_cast<std::uint8_t>(KeeperWord::Kind::Watch) ||
-         k == static_cast<std::uint8_t>(KeeperWord::Kind::Forget) || k == static_cast<std::uint8_t>(KeeperWord::Kind::End) ||
-         k == static_cast<std::uint8_t>(KeeperWord::Kind::Directory);
-}
 
 // How long orcad waits for its keeper to exit after the end word.
 constexpr std::chrono::milliseconds kExitLimit{1000};
@@ -41,8 +34,8 @@ constexpr std::chrono::milliseconds kExitLimit{1000};
 struct KeeperStart {
   int fd = -1;
   sigset_t mask{};
-  std::span<pid_t> storage;
-  std::span<char> directory;
+  KeeperShared* shared = nullptr;
+  std::span<std::atomic<pid_t>> slots;
 };
 
 // Removes `name` (in directory `parent`) and what it holds, without
@@ -106,18 +99,15 @@ int keeper_main(void* arg) {
   if (fd > 0) ::syscall(SYS_close_range, 0u, static_cast<unsigned>(fd - 1), 0u);
   ::syscall(SYS_close_range, static_cast<unsigned>(fd + 1), ~0u, 0u);
   (void)!::chdir("/");
-  KeeperLedger ledger(start.storage, start.directory);
-  std::uint8_t buf[512];
+  const KeeperLedger ledger(*start.shared, start.slots);
+  // One sleep until orcad's end closes the pipe (nothing is written on it).
+  std::uint8_t buf[64];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-      ledger.feed(std::span<const std::uint8_t>(buf, static_cast<size_t>(n)));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    break;  // the end (or an error: orcad can no longer tell us anything)
+    if (n > 0 || (n < 0 && errno == EINTR)) continue;
+    break;  // the end (or an error: orcad can no longer be watched)
   }
-  for (pid_t pgid : ledger.groups_to_kill()) ::kill(-pgid, SIGKILL);
+  ledger.groups_to_kill([](pid_t pgid) { ::kill(-pgid, SIGKILL); });
   // After the ranks: nothing of the job writes there any more.
   if (!ledger.ended_cleanly() && ledger.directory()[0] == '/') (void)remove_tree_at(AT_FDCWD, ledger.directory(), kRemoveDepth);
   ::_exit(0);
@@ -129,8 +119,8 @@ int keeper_main(void* arg) {
 constexpr std::size_t kGuard = 4096;
 constexpr std::size_t kStack = 64 * 1024;
 constexpr std::size_t kStartArea = 4096;
-constexpr std::size_t kDirectoryArea = 4096;
-static_assert(kMaxKeeperPath < kDirectoryArea);
+constexpr std::size_t kSharedArea = 4096;
+static_assert(sizeof(KeeperShared) <= kSharedArea);
 
 // Starts keeper_main in a process of its own: sharing this process's
 // memory, or a fork of it in sanitized builds. Every signal is blocked
@@ -155,96 +145,63 @@ pid_t start_keeper(const KeeperMemory& memory, KeeperStart* start) {
 
 }  // namespace
 
-std::array<std::uint8_t, kKeeperWordSize> encode_word(const KeeperWord& word) {
-  const auto p = static_cast<std::uint32_t>(word.pgid);
-  return {kCheck0,
-          kCheck1,
-          static_cast<std::uint8_t>(word.kind),
-          0,
-          static_cast<std::uint8_t>(p),
-          static_cast<std::uint8_t>(p >> 8),
-          static_cast<std::uint8_t>(p >> 16),
-          static_cast<std::uint8_t>(p >> 24)};
+bool KeeperLedger::watch(pid_t pgid) {
+  if (pgid <= 1) return false;
+  const std::uint32_t used = shared_.used.load(std::memory_order_relaxed);  // ours alone to write
+  for (std::uint32_t i = 0; i < used; ++i) {
+    if (slots_[i].load(std::memory_order_relaxed) == pgid) return true;
+  }
+  if (!free_.empty()) {
+    slots_[free_.back()].store(pgid, std::memory_order_release);
+    free_.pop_back();
+    return true;
+  }
+  if (used == slots_.size()) return false;  // cannot happen with kMaxKeeperGroups slots
+  slots_[used].store(pgid, std::memory_order_release);
+  shared_.used.store(used + 1, std::memory_order_release);
+  return true;
 }
 
-void KeeperLedger::feed(std::span<const std::uint8_t> bytes) noexcept {
-  for (std::uint8_t b : bytes) {
-    if (spoiled_) return;
-    if (path_left_ > 0) {  // a Directory word's path
-      if (b == 0) {
-        spoiled_ = true;
-        return;
-      }
-      directory_[directory_length_++] = static_cast<char>(b);
-      if (--path_left_ == 0) directory_[directory_length_] = '\0';
-      continue;
-    }
-    partial_[have_++] = b;
-    if (have_ < kKeeperWordSize) continue;
-    have_ = 0;
-    const auto& w = partial_;
-    const std::uint32_t p = w[4] | (std::uint32_t{w[5]} << 8) | (std::uint32_t{w[6]} << 16) | (std::uint32_t{w[7]} << 24);
-    const auto pgid = static_cast<pid_t>(p);
-    if (w[0] != kCheck0 || w[1] != kCheck1 || w[3] != 0 || !known_kind(w[2])) {
-      spoiled_ = true;
-      return;
-    }
-    const auto kind = static_cast<KeeperWord::Kind>(w[2]);
-    if (kind == KeeperWord::Kind::Directory) {
-      if (p == 0 || p > kMaxKeeperPath || p >= directory_.size()) {
-        spoiled_ = true;
-        return;
-      }
-      directory_length_ = 0;
-      path_left_ = p;
-      continue;
-    }
-    if (kind != KeeperWord::Kind::End && pgid <= 1) {
-      spoiled_ = true;
-      return;
-    }
-    apply(KeeperWord{kind, pgid});
+void KeeperLedger::forget(pid_t pgid) {
+  if (pgid <= 1) return;
+  const std::uint32_t used = shared_.used.load(std::memory_order_relaxed);
+  for (std::uint32_t i = 0; i < used; ++i) {
+    if (slots_[i].load(std::memory_order_relaxed) != pgid) continue;
+    slots_[i].store(0, std::memory_order_release);
+    free_.push_back(i);
+    return;
   }
 }
 
-void KeeperLedger::apply(const KeeperWord& word) noexcept {
-  const auto kept = storage_.first(count_);
-  switch (word.kind) {
-    case KeeperWord::Kind::Watch:
-      if (std::find(kept.begin(), kept.end(), word.pgid) != kept.end()) break;
-      if (count_ == storage_.size()) {
-        spoiled_ = true;  // cannot happen with kMaxKeeperGroups of storage
-        break;
-      }
-      storage_[count_++] = word.pgid;
-      break;
-    case KeeperWord::Kind::Forget:
-      count_ = static_cast<std::size_t>(std::remove(kept.begin(), kept.end(), word.pgid) - kept.begin());
-      break;
-    case KeeperWord::Kind::End:
-      ended_ = true;
-      break;
-    case KeeperWord::Kind::Directory:
-      break;  // taken in feed(): its path follows the word
-  }
+bool KeeperLedger::directory(std::string_view path) {
+  if (path.empty() || path.size() > kMaxKeeperPath || path.find('\0') != std::string_view::npos) return false;
+  // Unnamed while the bytes change: a keeper that reads now (orcad killed
+  // right here) removes nothing rather than half a path.
+  shared_.directory_length.store(0, std::memory_order_release);
+  std::memcpy(shared_.directory, path.data(), path.size());
+  shared_.directory[path.size()] = '\0';
+  shared_.directory_length.store(static_cast<std::uint32_t>(path.size()), std::memory_order_release);
+  return true;
 }
 
-std::span<const pid_t> KeeperLedger::groups_to_kill() const noexcept {
-  if (ended_cleanly()) return {};
-  return groups();
+const char* KeeperLedger::directory() const noexcept {
+  const std::uint32_t n = shared_.directory_length.load(std::memory_order_acquire);
+  return n > 0 && n <= kMaxKeeperPath && shared_.directory[n] == '\0' ? shared_.directory : "";
 }
 
 Result<KeeperMemory> KeeperMemory::map() {
   KeeperMemory m;
-  m.size_ = kGuard + kStack + kStartArea + kDirectoryArea + kMaxKeeperGroups * sizeof(pid_t);
-  // Reserved, not committed: only the pages the keeper touches count.
-  void* base = ::mmap(nullptr, m.size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  m.size_ = kGuard + kStack + kStartArea + kSharedArea + kMaxKeeperGroups * sizeof(pid_t);
+  // Reserved, not committed: only the pages touched count. Shared, so
+  // that a forked keeper (sanitized builds) reads what orcad writes.
+  void* base = ::mmap(nullptr, m.size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) {
     const int err = errno;
     return Message("plm", "keeper-failed", {{"call", "mmap"}, {"why", std::strerror(err)}, {"hint", ""}});
   }
   m.base_ = base;
   ::mprotect(base, kGuard, PROT_NONE);
+  std::construct_at(reinterpret_cast<KeeperShared*>(static_cast<char*>(base) + kGuard + kStack + kStartArea));
   return m;
 }
 
@@ -268,12 +225,15 @@ void* KeeperMemory::stack_top() const noexcept { return static_cast<char*>(base_
 
 void* KeeperMemory::start_area() const noexcept { return stack_top(); }
 
-std::span<char> KeeperMemory::directory_storage() const noexcept {
-  return {static_cast<char*>(base_) + kGuard + kStack + kStartArea, kDirectoryArea};
+KeeperShared& KeeperMemory::shared() const noexcept {
+  return *std::launder(reinterpret_cast<KeeperShared*>(static_cast<char*>(base_) + kGuard + kStack + kStartArea));
 }
 
-std::span<pid_t> KeeperMemory::ledger_storage() const noexcept {
-  return {reinterpret_cast<pid_t*>(static_cast<char*>(base_) + kGuard + kStack + kStartArea + kDirectoryArea), kMaxKeeperGroups};
+std::span<std::atomic<pid_t>> KeeperMemory::slots() const noexcept {
+  // Zero-filled, never constructed one by one (that would touch all 16 MiB):
+  // an atomic pid_t is a pid_t in memory (rank_keeper.h), 0 an empty slot.
+  return {reinterpret_cast<std::atomic<pid_t>*>(static_cast<char*>(base_) + kGuard + kStack + kStartArea + kSharedArea),
+          kMaxKeeperGroups};
 }
 
 Result<RankKeeper> RankKeeper::start() {
@@ -290,8 +250,8 @@ Result<RankKeeper> RankKeeper::start() {
   KeeperStart* start = std::construct_at(static_cast<KeeperStart*>(memory.value().start_area()),
                                         KeeperStart{.fd = read_end.get(),
                                                     .mask = {},
-                                                    .storage = memory.value().ledger_storage(),
-                                                    .directory = memory.value().directory_storage()});
+                                                    .shared = &memory.value().shared(),
+                                                    .slots = memory.value().slots()});
   const pid_t pid = start_keeper(memory.value(), start);
   const int start_errno = errno;
   if (pid < 0) {
@@ -299,56 +259,21 @@ Result<RankKeeper> RankKeeper::start() {
                    {{"call", "clone"}, {"why", std::strerror(start_errno)}, {"hint", plm::limit_hint("fork", start_errno)}});
   }
   read_end.reset();
-  // Nonblocking: orcad's loop never waits on its keeper (a full pipe
-  // keeps the words in unsent_).
-  ::fcntl(write_end.get(), F_SETFL, ::fcntl(write_end.get(), F_GETFL) | O_NONBLOCK);
   return RankKeeper(pid, std::move(write_end), std::move(memory.value()));
 }
 
 RankKeeper::RankKeeper(RankKeeper&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
       pipe_(std::move(other.pipe_)),
-      unsent_(std::move(other.unsent_)),
-      memory_(std::move(other.memory_)) {}
+      memory_(std::move(other.memory_)),
+      ledger_(std::move(other.ledger_)) {}
 
 RankKeeper::~RankKeeper() { end(); }
 
-void RankKeeper::tell(const KeeperWord& word, std::string_view after) {
-  if (!pipe_.valid()) return;
-  const auto bytes = encode_word(word);
-  unsent_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  unsent_.append(after);
-  flush();
-}
-
-void RankKeeper::directory(std::string_view path) {
-  if (path.empty() || path.size() > kMaxKeeperPath || path.find('\0') != std::string_view::npos) return;
-  tell({KeeperWord::Kind::Directory, static_cast<pid_t>(path.size())}, path);
-}
-
-bool RankKeeper::flush() {
-  while (!unsent_.empty()) {
-    const ssize_t n = ::write(pipe_.get(), unsent_.data(), unsent_.size());
-    if (n > 0) {
-      unsent_.erase(0, static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return false;
-    unsent_.clear();  // the keeper is gone (EPIPE): nobody to tell
-    return true;
-  }
-  return true;
-}
-
 void RankKeeper::end() {
   if (pid_ <= 0) return;
-  tell({KeeperWord::Kind::End, 0});
-  // Not all said (the keeper stopped with a full pipe): it must not act on
-  // what it has, so it goes now. orcad's ranks' groups are ended already.
-  const bool said = unsent_.empty();
-  pipe_.reset();
-  if (!said) ::kill(pid_, SIGKILL);
+  ledger_.end();
+  pipe_.reset();  // the keeper wakes, sees the clean end, and exits
   if (!plm::exits_within(pid_, kExitLimit)) ::kill(pid_, SIGKILL);
   while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }

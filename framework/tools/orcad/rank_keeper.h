@@ -22,17 +22,22 @@
 // keeps no agent, session or output channel open), it ignores SIGINT,
 // SIGTERM and SIGHUP (a signal to the daemon's group must not end it
 // before orcad), and stays in orcad's process group and session, so that
-// a SIGKILL of the whole group or agent still ends it. orcad writes on the
-// pipe the process group of each rank it starts, and a group to forget
-// once it is empty (its number may be taken again). When the pipe reaches
-// its end without orcad's "clean end" word first (orcad died: SIGKILL, a
-// crash), the keeper SIGKILLs every group it was told of, removes the
-// job's directory in TMPDIR if orcad made one (what libpmix keeps there
-// would be left behind in every user's TMPDIR), then exits; on the clean
-// end word it just exits (orcad removed the directory), and orcad reaps it.
+// a SIGKILL of the whole group or agent still ends it.
 //
-// The words on the pipe (KeeperWord, encode_word, KeeperLedger) are pure
-// and unit tested; RankKeeper is the process around them.
+// Nothing crosses the pipe: the keeper sleeps in one read() from its
+// start to orcad's end, when the pipe closes. What it must act on is in
+// memory both share (KeeperLedger, in KeeperMemory): orcad writes there
+// the process group of each rank it starts, forgets a group once it is
+// empty (its number may be taken again), names the job's directory in
+// TMPDIR if it made one, and marks its clean end before it closes the
+// pipe. A pipe that closes without that mark (orcad died: SIGKILL, a
+// crash) makes the keeper SIGKILL every group still listed and remove the
+// job's directory (what libpmix keeps there would be left behind in every
+// user's TMPDIR), then exit; after the mark it just exits, and orcad
+// reaps it. (A word on the pipe per group, as before, woke the keeper
+// twice a rank: 4% of a daemon's CPU for a one-rank job.)
+//
+// KeeperLedger is pure and unit tested; RankKeeper is the process around it.
 #ifndef ORCA_TOOLS_ORCAD_RANK_KEEPER_H
 #define ORCA_TOOLS_ORCAD_RANK_KEEPER_H
 
@@ -41,7 +46,8 @@
 
 #include <sys/types.h>
 
-#include <array>
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -51,75 +57,76 @@
 
 namespace orca::orcad {
 
-/* One word from orcad to its keeper. */
-struct KeeperWord {
-  enum class Kind : std::uint8_t {
-    Watch = 'W',   // a rank's process group: SIGKILL it should orcad die
-    Forget = 'F',  // that group ended: its number may be reused
-    End = 'E',     // orcad ends cleanly: kill nothing (pgid unused)
-    Directory = 'D',  // the job's directory: its path's length in pgid, the path's bytes follow
-  };
-  Kind kind = Kind::End;
-  pid_t pgid = 0;
-};
-
-/* Eight bytes: "OK" (a check), the kind, a zero byte, the pgid as four
- * bytes little-endian. Fixed size and below PIPE_BUF: each write is whole
- * (a Directory word and its path are written at once too). */
-inline constexpr std::size_t kKeeperWordSize = 8;
-std::array<std::uint8_t, kKeeperWordSize> encode_word(const KeeperWord& word);
 /* The longest directory path the keeper takes (its storage holds it and a
  * terminating zero). */
 inline constexpr std::size_t kMaxKeeperPath = 1023;
 
-/* What the keeper knows: the groups to kill, and whether orcad ended
- * cleanly. Fed the bytes from the pipe as they come, in any pieces. It
- * allocates nothing: the groups are kept in `storage`, which the keeper
- * sizes for every process id the kernel can hand out (kMaxKeeperGroups),
- * so that distinct live groups always fit. */
-class KeeperLedger {
- public:
-  /* `directory` holds the job directory's path (kMaxKeeperPath + 1 bytes). */
-  KeeperLedger(std::span<pid_t> storage, std::span<char> directory) noexcept : storage_(storage), directory_(directory) {}
-  /* Takes bytes off the pipe. A malformed word (a bad check or kind, or a
-   * group id of 1 or less, which kill(-pgid) would make every process or
-   * our own group) spoils the ledger: later words are ignored, and the
-   * end will not count as clean. So does a group beyond the storage
-   * (kept: the groups before it), and a Directory word whose length is 0,
-   * longer than kMaxKeeperPath or than the storage, or whose path holds a
-   * zero byte. A later Directory word replaces an earlier one. */
-  void feed(std::span<const std::uint8_t> bytes) noexcept;
-  /* The pipe's end: SIGKILL these groups (none after a clean end). */
-  std::span<const pid_t> groups_to_kill() const noexcept;
-  bool ended_cleanly() const noexcept { return ended_ && !spoiled_; }
-  bool spoiled() const noexcept { return spoiled_; }
-  std::span<const pid_t> groups() const noexcept { return storage_.first(count_); }
-  /* The job's directory, zero-terminated; "" when orcad made none (or its
-   * path has not arrived whole). */
-  const char* directory() const noexcept { return directory_length_ > 0 && path_left_ == 0 ? directory_.data() : ""; }
-
- private:
-  void apply(const KeeperWord& word) noexcept;
-
-  std::span<pid_t> storage_;
-  std::span<char> directory_;
-  std::size_t directory_length_ = 0;
-  std::size_t path_left_ = 0;  // bytes of a Directory word's path still to come
-  std::size_t count_ = 0;
-  std::array<std::uint8_t, kKeeperWordSize> partial_{};
-  std::size_t have_ = 0;
-  bool ended_ = false;
-  bool spoiled_ = false;
-};
-
 /* The most process ids Linux hands out (PID_MAX_LIMIT on 64-bit): the
- * keeper's ledger has room for this many groups. The memory is reserved,
+ * ledger has room for this many groups at once. The memory is reserved,
  * not used: a page is touched per 1024 groups watched at once. */
 inline constexpr std::size_t kMaxKeeperGroups = std::size_t{4} * 1024 * 1024;
 
-/* The memory the keeper runs in: its stack, what it starts with, and its
- * ledger's storage; one private anonymous mapping, unmapped once the
- * keeper is reaped. */
+/* The fixed part of what orcad and its keeper share. Every field is
+ * stored with release and loaded with acquire: what orcad stored before it
+ * died (a SIGKILL stops it between two instructions, never inside one
+ * aligned store) is what the keeper reads. */
+struct KeeperShared {
+  std::atomic<std::uint32_t> ended{0};             // 1: orcad's clean end
+  std::atomic<std::uint32_t> used{0};              // slots [0, used) were ever written
+  std::atomic<std::uint32_t> directory_length{0};  // 0: no job directory (yet)
+  char directory[kMaxKeeperPath + 1] = {};
+};
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free &&
+              sizeof(std::atomic<pid_t>) == sizeof(pid_t));
+
+/* The groups and the job directory, over the shared memory: orcad writes
+ * (one writer: watch, forget, directory, end), the keeper reads once its
+ * pipe has closed (groups_to_kill, directory). A group's slot holds it
+ * until it is forgotten (then 0), and forgotten slots are used again, so
+ * distinct live groups always fit in kMaxKeeperGroups slots. The reading
+ * side allocates nothing (the keeper may not). */
+class KeeperLedger {
+ public:
+  KeeperLedger(KeeperShared& shared, std::span<std::atomic<pid_t>> slots) noexcept : shared_(shared), slots_(slots) {}
+
+  /* A rank's process group, right after it was made. False, and nothing
+   * kept: a group of 1 or less (kill(-pgid) would reach every process or
+   * our own group), or no slot left. A group watched already stays once. */
+  bool watch(pid_t pgid);
+  /* A group that has no member left: not killed, its slot free again. */
+  void forget(pid_t pgid);
+  /* The job's directory orcad made (a later one replaces it). False, and
+   * nothing kept: empty, longer than kMaxKeeperPath, or holding a zero byte. */
+  bool directory(std::string_view path);
+  /* Every rank's group was ended by orcad: nothing to kill. */
+  void end() noexcept { shared_.ended.store(1, std::memory_order_release); }
+
+  bool ended_cleanly() const noexcept { return shared_.ended.load(std::memory_order_acquire) == 1; }
+  /* Calls kill(pgid) for each group to SIGKILL now: every group watched
+   * and not forgotten, none after the clean end. */
+  template <class Kill>
+  void groups_to_kill(Kill&& kill) const noexcept {
+    if (ended_cleanly()) return;
+    const std::uint32_t used = std::min<std::uint32_t>(shared_.used.load(std::memory_order_acquire),
+                                                       static_cast<std::uint32_t>(slots_.size()));
+    for (std::uint32_t i = 0; i < used; ++i) {
+      const pid_t pgid = slots_[i].load(std::memory_order_acquire);
+      if (pgid > 1) kill(pgid);
+    }
+  }
+  /* The job's directory, zero-terminated; "" when none was named. */
+  const char* directory() const noexcept;
+
+ private:
+  KeeperShared& shared_;
+  std::span<std::atomic<pid_t>> slots_;
+  std::vector<std::uint32_t> free_;  // orcad's side: slots of forgotten groups
+};
+
+/* The memory the keeper runs in: its stack, what it starts with, and the
+ * ledger both share; one anonymous mapping, MAP_SHARED so that a forked
+ * keeper (sanitized builds) shares it too, unmapped once the keeper is
+ * reaped. */
 class KeeperMemory {
  public:
   KeeperMemory() = default;
@@ -132,11 +139,11 @@ class KeeperMemory {
   ~KeeperMemory();
 
   /* The top of the keeper's stack (16-byte aligned), what it starts
-   * with, and its ledger's storage. */
+   * with, and the ledger's two parts. */
   void* stack_top() const noexcept;
   void* start_area() const noexcept;
-  std::span<pid_t> ledger_storage() const noexcept;
-  std::span<char> directory_storage() const noexcept;
+  KeeperShared& shared() const noexcept;
+  std::span<std::atomic<pid_t>> slots() const noexcept;
 
  private:
   void* base_ = nullptr;
@@ -158,13 +165,13 @@ class RankKeeper {
   RankKeeper& operator=(const RankKeeper&) = delete;
 
   pid_t pid() const noexcept { return pid_; }
-  /* A rank's process group, right after it was made. */
-  void watch(pid_t pgid) { tell({KeeperWord::Kind::Watch, pgid}); }
+  /* A rank's process group, right after it was made (KeeperLedger::watch). */
+  void watch(pid_t pgid) { (void)ledger_.watch(pgid); }
   /* A group that has no member left (kill(-pgid, 0) says ESRCH). */
-  void forget(pid_t pgid) { tell({KeeperWord::Kind::Forget, pgid}); }
+  void forget(pid_t pgid) { ledger_.forget(pgid); }
   /* The job's directory orcad made: removed with what it holds should
-   * orcad die. A path longer than kMaxKeeperPath is not told. */
-  void directory(std::string_view path);
+   * orcad die. A path longer than kMaxKeeperPath is not kept. */
+  void directory(std::string_view path) { (void)ledger_.directory(path); }
   /* Every rank's group was ended by orcad: the keeper exits without
    * killing anything, and is reaped here (SIGKILLed if it has not exited
    * within a moment, stopped say: it has nothing left to do). */
@@ -172,14 +179,12 @@ class RankKeeper {
 
  private:
   RankKeeper(pid_t pid, UniqueFd pipe, KeeperMemory memory)
-      : pid_(pid), pipe_(std::move(pipe)), memory_(std::move(memory)) {}
-  void tell(const KeeperWord& word, std::string_view after = {});
-  bool flush();  // false: bytes are still waiting (the pipe is full)
+      : pid_(pid), pipe_(std::move(pipe)), memory_(std::move(memory)), ledger_(memory_.shared(), memory_.slots()) {}
 
   pid_t pid_ = -1;
-  UniqueFd pipe_;        // write end, nonblocking, close-on-exec
-  std::string unsent_;   // words the full pipe did not take yet (rare: a stopped keeper)
+  UniqueFd pipe_;        // write end, close-on-exec: closing it is the keeper's cue
   KeeperMemory memory_;  // freed after pid_ is reaped (member order: destroyed after end())
+  KeeperLedger ledger_;  // in memory_
 };
 
 }  // namespace orca::orcad

@@ -1,4 +1,4 @@
-// RankKeeper: the words on orcad's pipe to its keeper (pure), and the
+// RankKeeper: the ledger orcad shares with its keeper (pure), and the
 // keeper process itself, started by a stand-in for orcad that the test
 // kills, ends cleanly or signals.
 #include "orcad/rank_keeper.h"
@@ -30,178 +30,119 @@
 namespace orca::orcad {
 namespace {
 
-using Kind = KeeperWord::Kind;
-
-// A ledger with room for a few groups, as the keeper's has for every pid.
-struct Ledger {
-  explicit Ledger(std::size_t room = 16) : storage(room), directory(kMaxKeeperPath + 1), ledger(storage, directory) {}
-  Ledger(const Ledger&) = delete;
-  Ledger& operator=(const Ledger&) = delete;
-  void feed(std::span<const std::uint8_t> bytes) { ledger.feed(bytes); }
+// What orcad and its keeper share, with room for a few groups, and the
+// two sides over it: orcad's ledger writes, a fresh one reads (as the
+// keeper builds its own over the same memory).
+struct Shared {
+  explicit Shared(std::size_t room = 16) : slots(room) {}
+  Shared(const Shared&) = delete;
+  Shared& operator=(const Shared&) = delete;
   std::vector<pid_t> groups_to_kill() const {
-    const auto g = ledger.groups_to_kill();
-    return {g.begin(), g.end()};
+    std::vector<pid_t> out;
+    KeeperLedger(const_cast<KeeperShared&>(shared), const_cast<std::vector<std::atomic<pid_t>>&>(slots))
+        .groups_to_kill([&](pid_t g) { out.push_back(g); });
+    return out;
   }
-  bool ended_cleanly() const { return ledger.ended_cleanly(); }
-  bool spoiled() const { return ledger.spoiled(); }
-  std::string dir() const { return ledger.directory(); }
-  std::vector<pid_t> storage;
-  std::vector<char> directory;
-  KeeperLedger ledger;
+  std::string dir() const {
+    return KeeperLedger(const_cast<KeeperShared&>(shared), const_cast<std::vector<std::atomic<pid_t>>&>(slots)).directory();
+  }
+  KeeperShared shared;
+  std::vector<std::atomic<pid_t>> slots;
+  KeeperLedger daemon{shared, slots};  // orcad's side
 };
 
-std::vector<std::uint8_t> words(std::initializer_list<KeeperWord> ws) {
-  std::vector<std::uint8_t> out;
-  for (const auto& w : ws) {
-    const auto b = encode_word(w);
-    out.insert(out.end(), b.begin(), b.end());
-  }
-  return out;
+TEST(KeeperLedger, WatchedGroupsAreKilledWithoutTheCleanEnd) {
+  Shared s;
+  EXPECT_TRUE(s.daemon.watch(100));
+  EXPECT_TRUE(s.daemon.watch(200));
+  EXPECT_TRUE(s.daemon.watch(100));  // once
+  EXPECT_FALSE(s.daemon.ended_cleanly());
+  EXPECT_EQ((std::vector<pid_t>{100, 200}), s.groups_to_kill());
 }
 
-// A Directory word and its path, as RankKeeper::directory writes them.
-std::vector<std::uint8_t> directory_word(const std::string& path, std::uint32_t length) {
-  auto out = words({{Kind::Directory, static_cast<pid_t>(length)}});
-  out.insert(out.end(), path.begin(), path.end());
-  return out;
-}
-std::vector<std::uint8_t> directory_word(const std::string& path) {
-  return directory_word(path, static_cast<std::uint32_t>(path.size()));
-}
-
-TEST(KeeperWords, EncodeIsFixedAndLittleEndian) {
-  const auto b = encode_word({Kind::Watch, 0x01020304});
-  EXPECT_EQ((std::array<std::uint8_t, 8>{'O', 'K', 'W', 0, 4, 3, 2, 1}), b);
-  EXPECT_EQ('E', encode_word({Kind::End, 0})[2]);
-  EXPECT_EQ('F', encode_word({Kind::Forget, 7})[2]);
+TEST(KeeperLedger, ForgottenGroupsAreNotKilledAndTheirSlotsServeAgain) {
+  Shared s;
+  s.daemon.watch(100);
+  s.daemon.watch(200);
+  s.daemon.forget(100);
+  s.daemon.forget(300);  // never watched: nothing happens
+  EXPECT_EQ((std::vector<pid_t>{200}), s.groups_to_kill());
+  s.daemon.watch(400);
+  EXPECT_EQ(2u, s.shared.used.load()) << "a forgotten slot was not used again";
+  EXPECT_EQ((std::vector<pid_t>{400, 200}), s.groups_to_kill());
 }
 
-TEST(KeeperLedger, WatchedGroupsAreKilledWithoutTheEndWord) {
-  Ledger l;
-  l.feed(words({{Kind::Watch, 100}, {Kind::Watch, 200}, {Kind::Watch, 100}}));
-  EXPECT_FALSE(l.ended_cleanly());
-  EXPECT_EQ((std::vector<pid_t>{100, 200}), l.groups_to_kill());
+TEST(KeeperLedger, TheCleanEndKillsNothing) {
+  Shared s;
+  s.daemon.watch(100);
+  s.daemon.end();
+  EXPECT_TRUE(s.daemon.ended_cleanly());
+  EXPECT_TRUE(s.groups_to_kill().empty());
 }
 
-TEST(KeeperLedger, ForgottenGroupsAreNotKilled) {
-  Ledger l;
-  l.feed(words({{Kind::Watch, 100}, {Kind::Watch, 200}, {Kind::Forget, 100}, {Kind::Forget, 300}}));
-  EXPECT_EQ((std::vector<pid_t>{200}), l.groups_to_kill());
-}
-
-TEST(KeeperLedger, TheEndWordKillsNothing) {
-  Ledger l;
-  l.feed(words({{Kind::Watch, 100}, {Kind::End, 0}}));
-  EXPECT_TRUE(l.ended_cleanly());
-  EXPECT_TRUE(l.groups_to_kill().empty());
-}
-
-TEST(KeeperLedger, WordsMayArriveInAnyPieces) {
-  const auto all = words({{Kind::Watch, 70000}, {Kind::Watch, 4242}, {Kind::Forget, 70000}});
-  for (size_t cut = 0; cut <= all.size(); ++cut) {
-    Ledger l;
-    l.feed(std::span(all).first(cut));
-    l.feed(std::span(all).subspan(cut));
-    EXPECT_EQ((std::vector<pid_t>{4242}), l.groups_to_kill()) << "cut at " << cut;
-  }
-  Ledger bytewise;
-  for (std::uint8_t b : all) bytewise.feed(std::span(&b, 1));
-  EXPECT_EQ((std::vector<pid_t>{4242}), bytewise.groups_to_kill());
-}
-
-TEST(KeeperLedger, AHalfWordAtTheEndIsNotAnEnd) {
-  Ledger l;
-  auto bytes = words({{Kind::Watch, 100}, {Kind::End, 0}});
-  bytes.pop_back();
-  l.feed(bytes);
-  EXPECT_FALSE(l.ended_cleanly());
-  EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill());
-}
-
-// kill(-0) is our own group and kill(-1) every process we may signal:
-// never a rank's group.
-TEST(KeeperLedger, GroupsZeroAndOneAndNegativeSpoilIt) {
-  for (pid_t bad : {0, 1, -5}) {
-    Ledger l;
-    l.feed(words({{Kind::Watch, 100}, {Kind::Watch, bad}, {Kind::Watch, 300}, {Kind::End, 0}}));
-    EXPECT_TRUE(l.spoiled()) << bad;
-    EXPECT_FALSE(l.ended_cleanly()) << bad;
-    EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill()) << bad;
+TEST(KeeperLedger, GroupsZeroAndOneAndNegativeAreRefused) {
+  for (pid_t bad : {0, 1, -1, -100}) {
+    Shared s;
+    EXPECT_FALSE(s.daemon.watch(bad)) << bad;
+    s.daemon.forget(bad);
+    EXPECT_TRUE(s.groups_to_kill().empty()) << bad;
+    EXPECT_EQ(0u, s.shared.used.load()) << bad;
   }
 }
 
-TEST(KeeperLedger, ABadCheckOrKindSpoilsIt) {
-  auto bad_check = words({{Kind::Watch, 100}, {Kind::Watch, 200}});
-  bad_check[8] = 'X';
-  auto bad_kind = words({{Kind::Watch, 100}, {Kind::Watch, 200}});
-  bad_kind[10] = 'Q';
-  for (const auto& bytes : {bad_check, bad_kind}) {
-    Ledger l;
-    l.feed(bytes);
-    l.feed(words({{Kind::End, 0}}));
-    EXPECT_TRUE(l.spoiled());
-    EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill());
-  }
+TEST(KeeperLedger, NoRoomLeftIsRefusedAndForgottenRoomIsUsedAgain) {
+  Shared s(2);
+  EXPECT_TRUE(s.daemon.watch(10));
+  EXPECT_TRUE(s.daemon.watch(11));
+  EXPECT_FALSE(s.daemon.watch(12));
+  EXPECT_EQ((std::vector<pid_t>{10, 11}), s.groups_to_kill());
+  s.daemon.forget(10);
+  EXPECT_TRUE(s.daemon.watch(12));
+  EXPECT_EQ((std::vector<pid_t>{12, 11}), s.groups_to_kill());
 }
 
-// Room freed by a forgotten group is used again; a group beyond the room
-// spoils the ledger (the keeper's room is every pid, so it never happens
-// there), and the groups before it are still killed.
-TEST(KeeperLedger, AGroupBeyondItsRoomSpoilsItAndForgottenRoomIsReused) {
-  Ledger l(2);
-  l.feed(words({{Kind::Watch, 100}, {Kind::Watch, 200}, {Kind::Forget, 100}, {Kind::Watch, 300}}));
-  EXPECT_FALSE(l.spoiled());
-  EXPECT_EQ((std::vector<pid_t>{200, 300}), l.groups_to_kill());
-  l.feed(words({{Kind::Watch, 400}, {Kind::End, 0}}));
-  EXPECT_TRUE(l.spoiled());
-  EXPECT_FALSE(l.ended_cleanly());
-  EXPECT_EQ((std::vector<pid_t>{200, 300}), l.groups_to_kill());
+TEST(KeeperLedger, ACountBeyondItsSlotsIsNotReadPastThem) {
+  // A count the reader cannot trust (the memory is shared) never makes it
+  // read beyond the slots it has.
+  Shared s(2);
+  s.daemon.watch(10);
+  s.daemon.watch(11);
+  s.shared.used.store(1000);
+  EXPECT_EQ((std::vector<pid_t>{10, 11}), s.groups_to_kill());
 }
 
-TEST(KeeperLedger, TheJobDirectoryArrivesWholeInAnyPiecesAmongTheWords) {
-  auto all = words({{Kind::Watch, 100}});
-  const auto dir = directory_word("/tmp/orca-7-1-AbCdEf");
-  all.insert(all.end(), dir.begin(), dir.end());
-  const auto tail = words({{Kind::Watch, 200}, {Kind::Forget, 100}});
-  all.insert(all.end(), tail.begin(), tail.end());
-  for (size_t cut = 0; cut <= all.size(); ++cut) {
-    Ledger l;
-    l.feed(std::span(all).first(cut));
-    if (cut < 8 + 8 + 20) {
-      EXPECT_EQ("", l.dir()) << "a path not yet whole, cut at " << cut;
-    }
-    l.feed(std::span(all).subspan(cut));
-    EXPECT_FALSE(l.spoiled()) << "cut at " << cut;
-    EXPECT_EQ("/tmp/orca-7-1-AbCdEf", l.dir()) << "cut at " << cut;
-    EXPECT_EQ((std::vector<pid_t>{200}), l.groups_to_kill()) << "cut at " << cut;
-  }
-  // A later one replaces it; the clean end still knows it (orcad removed it).
-  Ledger l;
-  l.feed(directory_word("/tmp/a-long-first-path"));
-  l.feed(directory_word("/tmp/b"));
-  l.feed(words({{Kind::End, 0}}));
-  EXPECT_EQ("/tmp/b", l.dir());
-  EXPECT_TRUE(l.ended_cleanly());
+TEST(KeeperLedger, TheJobDirectoryIsNamedWholeAndALaterOneReplacesIt) {
+  Shared s;
+  EXPECT_EQ("", s.dir());
+  EXPECT_TRUE(s.daemon.directory("/tmp/orca-7-1-XyZ"));
+  EXPECT_EQ("/tmp/orca-7-1-XyZ", s.dir());
+  EXPECT_TRUE(s.daemon.directory("/tmp/b"));
+  EXPECT_EQ("/tmp/b", s.dir()) << "a shorter path must not keep the longer one's tail";
+  // Named with the clean end or not: only the keeper's use of it differs.
+  s.daemon.end();
+  EXPECT_EQ("/tmp/b", s.dir());
 }
 
-TEST(KeeperLedger, ADirectoryOfNoLengthTooLongOrWithAZeroByteSpoilsIt) {
-  const std::string longest(kMaxKeeperPath, 'x');
-  Ledger fits;
-  fits.feed(directory_word(longest));
-  EXPECT_FALSE(fits.spoiled());
-  EXPECT_EQ(longest, fits.dir());
-  for (const auto& bytes : {directory_word("", 0), directory_word(longest + "x"), directory_word(std::string("/tmp/a\0b", 8))}) {
-    Ledger l;
-    l.feed(words({{Kind::Watch, 100}}));
-    l.feed(bytes);
-    l.feed(words({{Kind::End, 0}}));
-    EXPECT_TRUE(l.spoiled());
-    EXPECT_FALSE(l.ended_cleanly());
-    EXPECT_EQ((std::vector<pid_t>{100}), l.groups_to_kill());
-  }
+TEST(KeeperLedger, ADirectoryOfNoLengthTooLongOrWithAZeroByteIsRefused) {
+  Shared s;
+  ASSERT_TRUE(s.daemon.directory("/tmp/kept"));
+  EXPECT_FALSE(s.daemon.directory(""));
+  EXPECT_FALSE(s.daemon.directory(std::string(kMaxKeeperPath + 1, 'a')));
+  EXPECT_FALSE(s.daemon.directory(std::string("/tmp/a\0b", 8)));
+  EXPECT_EQ("/tmp/kept", s.dir()) << "a refused path replaced the one named";
+  EXPECT_TRUE(s.daemon.directory("/" + std::string(kMaxKeeperPath - 1, 'a')));
+  EXPECT_EQ(kMaxKeeperPath, s.dir().size());
 }
 
-// The keeper's room is for every process id this kernel may hand out.
+TEST(KeeperLedger, AHalfWrittenDirectoryIsNoDirectory) {
+  // orcad killed while it writes the path: the length is 0 until the
+  // bytes are in, and a length whose path is not terminated is refused.
+  Shared s;
+  s.shared.directory_length.store(5);
+  std::memcpy(s.shared.directory, "/tmp/abc", 8);
+  EXPECT_EQ("", s.dir());
+}
+
 TEST(KeeperLedger, TheKeepersRoomHoldsEveryPidOfThisMachine) {
   std::ifstream in("/proc/sys/kernel/pid_max");
   std::size_t pid_max = 0;
@@ -220,7 +161,9 @@ TEST(KeeperLedger, TheKeepersRoomHoldsEveryPidOfThisMachine) {
 struct FakeDaemon {
   pid_t daemon = -1, keeper = -1, rank = -1;
 
-  explicit FakeDaemon(bool end_cleanly, const std::string& directory = {}) {
+  /* `churn`: groups watched and forgotten again after the rank's, 2 ms
+   * apart, as ranks that come and go. */
+  explicit FakeDaemon(bool end_cleanly, const std::string& directory = {}, int churn = 0) {
     int p[2];
     EXPECT_EQ(0, ::pipe(p));
     daemon = ::fork();
@@ -237,6 +180,12 @@ struct FakeDaemon {
       }
       ::setpgid(r, r);
       k.value().watch(r);
+      for (int i = 0; i < churn; ++i) {
+        k.value().watch(1000000 + i);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        k.value().forget(1000000 + i);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
       if (!directory.empty()) k.value().directory(directory);
       const pid_t both[2] = {k.value().pid(), r};
       if (::write(p[1], both, sizeof both) != sizeof both) ::_exit(3);
@@ -395,6 +344,24 @@ TEST_F(RankKeeperProcess, TheKeeperSharesTheDaemonsMemory) {
   EXPECT_EQ(0, same) << "kcmp: " << std::strerror(errno);
   EXPECT_NE(0, ::syscall(SYS_kcmp, fake_->daemon, fake_->keeper, KCMP_FILES, 0, 0)) << "its descriptors must be its own";
 #endif
+}
+
+// Ranks that come and go do not wake the keeper: it sleeps once, in its
+// read, until the daemon ends (a word on the pipe per group woke it twice
+// a rank). Read from its own /proc figures.
+TEST_F(RankKeeperProcess, RanksComingAndGoingDoNotWakeTheKeeper) {
+  fake_.emplace(false, std::string(), 20);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // whatever it would do, done
+  std::ifstream status("/proc/" + std::to_string(fake_->keeper) + "/status");
+  std::string line;
+  long voluntary = -1;
+  while (std::getline(status, line)) {
+    if (line.rfind("voluntary_ctxt_switches:", 0) == 0) voluntary = std::stol(line.substr(24));
+  }
+  ASSERT_GE(voluntary, 0) << "no voluntary_ctxt_switches in /proc/PID/status";
+  EXPECT_LE(voluntary, 3) << "the keeper woke for the ranks that came and went";
+  // And it still does its work: the rank's group goes with the daemon.
+  ASSERT_NO_FATAL_FAILURE(kill_daemon_and_reap_all("the keeper did not exit"));
 }
 
 // The keeper holds nothing but its pipe: not the daemon's stdin, stdout
