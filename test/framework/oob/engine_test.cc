@@ -962,6 +962,49 @@ void answer_hello(EventLoop& loop, int fd, FrameReader& reader) {
   write_frame(fd, challenge.send.front());
 }
 
+/* A dial from a client engine to kB over `mine`, whose server side the
+ * test plays by hand on the other end (answer_hello, then reads). */
+struct HandDial {
+  HandDial(Side& client, UniqueFd mine)
+      : attempt(client.engine->dial(std::move(mine), kB, "a -> b", [this](const Status& st) { outcome = st; })) {}
+  FrameReader reader{1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake};
+  std::optional<Status> outcome;
+  std::unique_ptr<Engine::Attempt> attempt;
+};
+
+/* The frames of the client's next write on `fd` (one SOCK_SEQPACKET
+ * record): its RESPONSE and COMMIT, read one at a time as the server's
+ * reader does in the handshake phase, then what came with them. */
+std::vector<Frame> frames_of_one_write(int fd, FrameReader& reader) {
+  std::uint8_t record[4096];
+  const ssize_t n = ::read(fd, record, sizeof record);
+  if (n <= 0) {
+    ADD_FAILURE() << "nothing after the CHALLENGE";
+    return {};
+  }
+  std::span<const std::uint8_t> bytes(record, static_cast<size_t>(n));
+  std::vector<Frame> frames;
+  for (int i = 0; i < 2; ++i) {
+    auto taken = reader.feed_some(bytes, frames);
+    if (!taken) {
+      ADD_FAILURE() << taken.error().summary();
+      return {};
+    }
+    bytes = bytes.subspan(taken.value());
+  }
+  reader.set_phase(FrameReader::Phase::Established);
+  EXPECT_TRUE(reader.feed(bytes, frames));
+  return frames;
+}
+
+/* A SOCK_SEQPACKET pair: every write a record of its own, so one read
+ * shows exactly what one write carried. */
+std::pair<UniqueFd, UniqueFd> record_pair() {
+  int sv[2];
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+  return {UniqueFd(sv[0]), UniqueFd(sv[1])};
+}
+
 TEST_F(EngineTest, AServerGoneRightAfterItsChallengeLeavesNoConnection) {
   // The client's last handshake step writes RESPONSE and COMMIT; when the
   // server has closed by then (a daemon ending as it answered), that write
@@ -975,14 +1018,12 @@ TEST_F(EngineTest, AServerGoneRightAfterItsChallengeLeavesNoConnection) {
   // before 16 lets no lambda capture one (C++20 allows it).
   auto ends = stream_pair();
   UniqueFd mine = std::move(ends.first), theirs = std::move(ends.second);
-  FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
-  std::optional<Status> outcome;
-  auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
-  answer_hello(loop_, theirs.get(), reader);
+  HandDial dial(a, std::move(mine));
+  answer_hello(loop_, theirs.get(), dial.reader);
   if (HasFatalFailure()) return;
   theirs.reset();  // gone before the client reads the CHALLENGE
-  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
-  EXPECT_TRUE(outcome->ok());
+  ASSERT_TRUE(loop_.run_until([&] { return dial.outcome.has_value(); }, 5s));
+  EXPECT_TRUE(dial.outcome->ok());
   EXPECT_EQ(a.connected.size(), 1u);
   EXPECT_FALSE(a.engine->connected(kB)) << "a closed connection was kept as the peer's";
   // The closed connection is freed on the next pass of the loop; a send
@@ -997,35 +1038,18 @@ TEST_F(EngineTest, TheResponseTheCommitAndTheFirstMessagesLeaveInOneWrite) {
   // What was sent while the client dialed goes out with its RESPONSE and
   // COMMIT, in one write: the peer wakes once for all of them (a daemon's
   // hello to its parent), and the client waits for no answer to its
-  // RESPONSE (protocol 3). Over a SOCK_SEQPACKET pair every write is a
-  // record of its own, so one read shows exactly what one write carried.
+  // RESPONSE (protocol 3).
   Side a(loop_, kA);
-  int sv[2];
-  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
-  UniqueFd mine(sv[0]), theirs(sv[1]);
-  FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
-  std::optional<Status> outcome;
-  auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
+  auto [mine, theirs] = record_pair();
+  HandDial dial(a, std::move(mine));
   ASSERT_TRUE(a.engine->send(kB, 9, Payload(std::vector<std::uint8_t>(16, 7))).ok());
-  answer_hello(loop_, theirs.get(), reader);
+  answer_hello(loop_, theirs.get(), dial.reader);
   if (HasFatalFailure()) return;
-  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
-  ASSERT_TRUE(outcome->ok()) << outcome->error().summary();
+  ASSERT_TRUE(loop_.run_until([&] { return dial.outcome.has_value(); }, 5s));
+  ASSERT_TRUE(dial.outcome->ok()) << dial.outcome->error().summary();
   EXPECT_TRUE(a.engine->connected(kB)) << "established without an answer to its RESPONSE";
 
-  std::uint8_t record[4096];
-  const ssize_t n = ::read(theirs.get(), record, sizeof record);
-  ASSERT_GT(n, 0) << "nothing after the CHALLENGE";
-  std::span<const std::uint8_t> bytes(record, static_cast<size_t>(n));
-  std::vector<Frame> frames;
-  // The handshake phase stops after each frame: the RESPONSE, then the COMMIT.
-  for (int i = 0; i < 2; ++i) {
-    auto taken = reader.feed_some(bytes, frames);
-    ASSERT_TRUE(taken) << taken.error().summary();
-    bytes = bytes.subspan(taken.value());
-  }
-  reader.set_phase(FrameReader::Phase::Established);
-  ASSERT_TRUE(reader.feed(bytes, frames));
+  const std::vector<Frame> frames = frames_of_one_write(theirs.get(), dial.reader);
   ASSERT_EQ(frames.size(), 3u) << "the RESPONSE, the COMMIT and the message came in separate writes";
   EXPECT_EQ(frames[0].header.type, FrameType::Response);
   EXPECT_EQ(frames[1].header.type, FrameType::Commit);
@@ -1043,32 +1067,17 @@ TEST_F(EngineTest, WhatTheConnectedCallbackSendsLeavesWithTheHandshakesLastWrite
     EXPECT_TRUE(a.engine->connected(peer)) << "told before the connection was the peer's";
     EXPECT_TRUE(a.engine->send(peer, 10, Payload(std::vector<std::uint8_t>(4, 2))).ok());
   };
-  int sv[2];
-  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
-  UniqueFd mine(sv[0]), theirs(sv[1]);
-  FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
-  std::optional<Status> outcome;
-  auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
+  auto [mine, theirs] = record_pair();
+  HandDial dial(a, std::move(mine));
   ASSERT_TRUE(a.engine->send(kB, 9, Payload(std::vector<std::uint8_t>(16, 7))).ok());
   EXPECT_TRUE(a.connected.empty());
-  answer_hello(loop_, theirs.get(), reader);
+  answer_hello(loop_, theirs.get(), dial.reader);
   if (HasFatalFailure()) return;
-  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
-  ASSERT_TRUE(outcome->ok());
+  ASSERT_TRUE(loop_.run_until([&] { return dial.outcome.has_value(); }, 5s));
+  ASSERT_TRUE(dial.outcome->ok());
   ASSERT_EQ(a.connected, std::vector<ProcessName>{kB});
 
-  std::uint8_t record[4096];
-  const ssize_t n = ::read(theirs.get(), record, sizeof record);
-  ASSERT_GT(n, 0);
-  std::span<const std::uint8_t> bytes(record, static_cast<size_t>(n));
-  std::vector<Frame> frames;
-  for (int i = 0; i < 2; ++i) {
-    auto taken = reader.feed_some(bytes, frames);
-    ASSERT_TRUE(taken) << taken.error().summary();
-    bytes = bytes.subspan(taken.value());
-  }
-  reader.set_phase(FrameReader::Phase::Established);
-  ASSERT_TRUE(reader.feed(bytes, frames));
+  const std::vector<Frame> frames = frames_of_one_write(theirs.get(), dial.reader);
   ASSERT_EQ(frames.size(), 4u) << "the callback's message left in a write of its own";
   EXPECT_EQ(frames[2].header.tag, 9u);  // what waited first, in order
   EXPECT_EQ(frames[3].header.tag, 10u);
@@ -1083,16 +1092,13 @@ TEST_F(EngineTest, ARefusalOfTheCommittedResponseClosesWithItsReasonAndKeepsTheM
   // and what went out with the COMMIT is unacknowledged: a new connection
   // is wanted for it.
   Side a(loop_, kA);
-  auto ends = stream_pair();
-  UniqueFd mine = std::move(ends.first), theirs = std::move(ends.second);
-  FrameReader reader(1u << 20, "oob_tcp_max_msg_size", FrameReader::Phase::Handshake);
-  std::optional<Status> outcome;
-  auto attempt = a.engine->dial(std::move(mine), kB, "a -> b", [&](const Status& st) { outcome = st; });
+  auto [mine, theirs] = stream_pair();
+  HandDial dial(a, std::move(mine));
   ASSERT_TRUE(a.engine->send(kB, 9, Payload(std::vector<std::uint8_t>(16, 7))).ok());
-  answer_hello(loop_, theirs.get(), reader);
+  answer_hello(loop_, theirs.get(), dial.reader);
   if (HasFatalFailure()) return;
-  ASSERT_TRUE(loop_.run_until([&] { return outcome.has_value(); }, 5s));
-  ASSERT_TRUE(outcome->ok());
+  ASSERT_TRUE(loop_.run_until([&] { return dial.outcome.has_value(); }, 5s));
+  ASSERT_TRUE(dial.outcome->ok());
   a.wanted.clear();
   write_frame(theirs.get(), refusal_frame(RefuseCode::BadKey, "slot given to another"));
   ASSERT_TRUE(loop_.run_until([&] { return !a.engine->connected(kB); }, 5s));
