@@ -483,6 +483,9 @@ srun_options_are_remembered() {
     chmod 0755 "$CASE_TMP/bin/srun"
     run_job() { # NAME [ORCARUN-ARGS...]
         local name=$1 rc=0; shift
+        # The job before may leave h2 and h3 completing for a moment: the
+        # next allocation would get other nodes.
+        slurm_await_idle 30 || fail "the nodes are not idle again"
         client "$name" 60 salloc -N 2 env PATH="$CASE_TMP/bin:$PATH" "$ORCARUN" "$@" hostname || rc=$?
         expect_status "$name" 0 $rc
         expect_sorted_stdout "$name" h2 h3

@@ -17,6 +17,12 @@
 #                          message on stderr (and the daemons' log tails) when
 #                          something does not come up; call slurm_stop then
 #                          too (from the trap). One cluster at a time.
+#   slurm_await_idle [SECONDS]
+#                          waits (up to SECONDS, default 60) until sinfo shows
+#                          every node idle: a job just ended may leave its
+#                          nodes completing for a moment, and the next salloc
+#                          would get other ones. Returns 1 with a message
+#                          naming what sinfo printed.
 #   slurm_exec CMD...      CMD in h1 with SLURM_CONF set and no other SLURM_*
 #                          variable of the caller's environment
 #   slurm_exec_on HOST CMD...  the same in another host of the cluster
@@ -341,9 +347,13 @@ slurm_start() {
         mkdir -p "$ORCA_SLURM_DIR/spool/$h"
         _slurm_daemon "slurmd.$h" "$h" "$(_slurm_bin slurmd)" -D -N "$h" -f "$ORCA_SLURM_CONF" || return 1
     done
-    # Every node idle (not idle*, not drained, not down).
-    local limit=${ORCA_SLURM_START_TIMEOUT:-60} out="" bad
-    for ((i = 0; i < limit * 2; i++)); do
+    slurm_await_idle "${ORCA_SLURM_START_TIMEOUT:-60}"
+}
+
+slurm_await_idle() {
+    # Every node idle (not idle*, not drained, not down, not completing).
+    local limit=${1:-60} out="" bad h i
+    for ((i = 0; i < limit * 10; i++)); do
         out=$(slurm_exec timeout -k 2 10 sinfo -h -N -o '%N %T' 2>&1) || true
         bad=0
         for h in "${ORCA_SLURM_NODES[@]}"; do
@@ -351,7 +361,7 @@ slurm_start() {
         done
         [ $bad = 0 ] && return 0
         _slurm_check_alive || return 1
-        sleep 0.5
+        sleep 0.1
     done
     _slurm_fail "not every node is idle after $limit s; sinfo -h -N -o '%N %T' printed:
 $out"
