@@ -26,7 +26,7 @@
 namespace orca::orcad {
 namespace {
 
-// How long orcad waits for its keeper to exit after the end word.
+// How long orcad waits for its keeper to exit after its clean end.
 constexpr std::chrono::milliseconds kExitLimit{1000};
 
 // What the keeper starts with, in its own memory (orcad's stack frame is
