@@ -4,7 +4,8 @@
 #include "mca/var/text.h"
 
 #include <algorithm>
-#include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <tuple>
 
@@ -38,6 +39,22 @@ std::string VarSpec::full_name() const {
   return out;
 }
 
+namespace {
+
+// The shortest %g text that parses back to exactly `v` (17 digits always
+// do). Not std::to_chars: its floating-point part is the one piece of
+// libstdc++ that needs libm, a shared object every orcad would map.
+std::string shortest_text(double v) {
+  char buf[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+}  // namespace
+
 std::string Variable::group() const { return spec_.component.empty() ? "base" : spec_.component; }
 
 std::string Variable::text() const {
@@ -46,12 +63,7 @@ std::string Variable::text() const {
     case VarType::Int: return std::to_string(as_int());
     case VarType::Unsigned:
     case VarType::Size: return std::to_string(as_unsigned());
-    case VarType::Double: {
-      // The shortest text that parses back to exactly this value.
-      char buf[64];
-      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, as_double());
-      return ec == std::errc() ? std::string(buf, end) : std::string("?");
-    }
+    case VarType::Double: return shortest_text(as_double());
     case VarType::String:
     case VarType::Enum: return as_string();
     case VarType::StringList: return join(as_list(), ",");

@@ -606,6 +606,9 @@ TEST(VariableText, CanonicalForms) {
   EXPECT_EQ(text_of(make_spec("t", "v", "d", VarType::Double, "0"), "3"), "3");
   EXPECT_EQ(text_of(make_spec("t", "v", "d", VarType::Double, "0"), "-1.5e1"), "-15");
   EXPECT_EQ(text_of(make_spec("t", "v", "d", VarType::Double, "0"), "2.50"), "2.5");
+  EXPECT_EQ(text_of(make_spec("t", "v", "d", VarType::Double, "0"), "0.1"), "0.1");
+  EXPECT_EQ(text_of(make_spec("t", "v", "d", VarType::Double, "0"), "1e-7"), "1e-07");
+  EXPECT_EQ(text_of(make_spec("t", "v", "d", VarType::Double, "0"), "0.30000000000000004"), "0.30000000000000004");
   EXPECT_EQ(text_of(make_spec("t", "v", "str", VarType::String, ""), " as is "), " as is ");
   VarSpec e = make_spec("t", "v", "e", VarType::Enum, "none");
   e.enum_words = {"none", "Lazy"};
