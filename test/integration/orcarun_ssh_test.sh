@@ -520,8 +520,10 @@ $(grep -F 'Permission denied' "$CASE_DIR/job.err")"
 # run of 32 hex digits (the secret is 64) on its command line.
 expect_secret_kept_off_command_lines() {
     local ssh_count=$1; shift
-    orcarun_ssh_bg job "$@" --host h2,h3,h4,h5 -n 4 sleep 3
-    await_ranks sleep 4
+    # The ranks last until the scan is over: a fixed sleep can end before a
+    # slow machine has read every host's processes.
+    orcarun_ssh_bg job "$@" --host h2,h3,h4,h5 -n 4 sh -c 'until [ -e "$0" ]; do sleep 0.1; done' "$CASE_DIR/scanned"
+    await_ranks sh 4
     local i pid comm args words w h orcads=0 agents=0 want
     for ((i = 1; i <= HOSTS; i++)); do
         for pid in $(host_pids "h$i"); do
@@ -560,6 +562,7 @@ expect_secret_kept_off_command_lines() {
 $(leftovers)"
     [ $agents -eq "$ssh_count" ] || fail "$agents ssh agents, not $ssh_count:
 $(leftovers)"
+    : >"$CASE_DIR/scanned"
     local rc=0
     orcarun_wait 30 || rc=$?
     [ $rc -eq 0 ] || fail "orcarun exited with $rc:
