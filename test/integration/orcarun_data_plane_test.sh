@@ -203,4 +203,5 @@ $(orun_output job)"
 CASES=(torch_loopback_names torch_bridges_and_dropped_link user_gloo_wins user_setting_without_route_warns
        ucx_bridges_and_dropped_link fi_bridges_and_dropped_link
        mesh_all_pairs_connect mesh_black_holed_pair)
+skip_cases_when_sanitized OrcarunDataPlane "every multi-host job of orcarun_netns_test gathers and chooses the data plane; these cases add PyTorch, UCX and libfabric" "${CASES[@]}"
 run_netns_suite OrcarunDataPlane

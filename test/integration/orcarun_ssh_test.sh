@@ -708,6 +708,7 @@ skip_all() {
     exit 0
 }
 
+skip_cases_when_sanitized OrcarunSsh "orcarun_netns_test launches through the same plm/rsh and orcad code; sshd adds none of ours" "${CASES[@]}"
 if ! netns_available; then skip_all "cannot create network namespaces here (needs root and ip netns)"; fi
 for tool in "$SSHD" ssh ssh-keygen; do
     command -v "$tool" >/dev/null 2>&1 || skip_all "$tool is not installed (openssh-server and openssh-client)"
