@@ -53,7 +53,7 @@ Usage: $me --builddir DIR [OPTIONS]
   --sizes "K..."        hosts per job, one rank each (default "8 32 64")
   --repeat N            timed runs per size and launcher (default 5)
   --local-sizes "N..."  simulated nodes with plm/local (default "16 64 256 1024")
-  --local-repeat N      runs per simulated size (default 3)
+  --local-repeat N      runs per simulated size (default 5)
   --tree-size K         hosts of the flat/tree comparison (default 64)
   --tree-radix R        routed_radix_radix of its tree (default 8)
   --tree-repeat N       runs per variant (default 3)
@@ -77,7 +77,7 @@ srcdir=$(cd "$here/../.." && pwd)
 sizes="8 32 64"
 repeat=5
 local_sizes="16 64 256 1024"
-local_repeat=3
+local_repeat=5
 tree_size=64
 tree_radix=8
 tree_repeat=3
@@ -144,13 +144,20 @@ echo "  machine:  $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 # --- 1. simulated nodes (plm/local) ----------------------------------------
 if want local; then
     banner "1. simulated nodes: orcarun --mca plm_local_num_nodes N -n N hostname (plm/local, routed/radix default), median of $local_repeat"
-    echo "  (cpu: user+system time of orcarun and everything it waited for, i.e. all orcads and ranks, per daemon)"
-    printf '%6s %10s %12s %10s %10s %14s %12s\n' N "wall ms" "per daemon" "agents ms" "all up ms" "cpu/daemon ms" "slowest ms"
+    echo "  (cpu: user+system time of orcarun and everything it waited for, i.e. all orcads and ranks, per daemon;"
+    echo "   bare: the processes such a job cannot do without, N of them each starting hostname, $(nproc) at a time:"
+    echo "   seq N | xargs -P $(nproc) -n 1 sh -c 'hostname; :', in the same rounds; it is this machine's floor:"
+    echo "   what fork, exec and exit cost here, whatever launcher runs the job)"
+    printf '%6s %10s %12s %10s %10s %14s %12s %10s %10s\n' N "wall ms" "per daemon" "agents ms" "all up ms" "cpu/daemon ms" "slowest ms" \
+        "bare ms" "orca/bare"
     for n in $local_sizes; do
         cmd=("${orca_env[@]}" "$orcarun" --timing --mca plm_base_daemon "$orcad" --mca plm_local_num_nodes "$n"
             -n "$n" hostname)
-        : >"$work/local.ms"; : >"$work/local.agents"; : >"$work/local.up"; : >"$work/local.cpu"
+        bare=(sh -c "seq $n | xargs -P $(nproc) -n 1 sh -c 'hostname; :' bare")
+        : >"$work/local.ms"; : >"$work/local.agents"; : >"$work/local.up"; : >"$work/local.cpu"; : >"$work/local.bare"
         for ((r = 1; r <= local_repeat; r++)); do
+            ms=$(run_one "" "bare-$n" "$n" "${bare[@]}")
+            [ "$ms" = fail ] || echo "$ms" >>"$work/local.bare"
             ms=$(run_one "" "local-$n" "$n" "${cmd[@]}")
             [ "$ms" = fail ] && continue
             echo "$ms" >>"$work/local.ms"
@@ -162,11 +169,15 @@ if want local; then
         per=$(awk -v m="$m" -v n="$n" 'BEGIN { if (m + 0 > 0) printf "%.2f", m / n; else print "-" }')
         cpu=$(median <"$work/local.cpu")
         slowest=$(maxof <"$work/local.ms")
-        printf '%6s %10s %12s %10s %10s %14s %12s\n' "$n" "$m" "$per" "$(median <"$work/local.agents")" "$(median <"$work/local.up")" "$cpu" "$slowest"
+        b=$(median <"$work/local.bare")
+        printf '%6s %10s %12s %10s %10s %14s %12s %10s %10s\n' "$n" "$m" "$per" "$(median <"$work/local.agents")" \
+            "$(median <"$work/local.up")" "$cpu" "$slowest" "$b" "$(ratio "$m" "$b")"
         figure "local_n${n}_orcarun" "$m" ms
         figure "local_n${n}_slowest" "$slowest" ms
         figure "local_n${n}_per_daemon" "$per" ms
         figure "local_n${n}_cpu_per_daemon" "$cpu" ms
+        figure "local_n${n}_bare" "$b" ms
+        figure "local_n${n}_ratio_orca_bare" "$(ratio "$m" "$b")" ratio
     done
     echo "  invocation: ${cmd[*]:${#orca_env[@]}}"
 fi
