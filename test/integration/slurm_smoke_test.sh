@@ -174,7 +174,11 @@ $(slurm_logs 20)"
         read -r pid start <<<"$entry"
         [ -n "$start" ] && [ "$(_start_of "$pid")" = "$start" ] || continue
         [ "$(sed -E 's/.*\) (.).*/\1/' "/proc/$pid/stat" 2>/dev/null)" != Z ] || continue
-        left+=$'\n'"process $pid ($(cat "/proc/$pid/comm" 2>/dev/null)): $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+        # A process still in its exit when read above can be gone now.
+        local comm cmdline
+        comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+        cmdline=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || continue
+        left+=$'\n'"process $pid ($comm): $cmdline"
     done
     [ -z "$left" ] || fail "left after slurm_stop:
 $left"
