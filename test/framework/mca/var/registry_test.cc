@@ -626,7 +626,8 @@ TEST(VariableText, DefaultValueText) {
 
 // Regression: doubles were once printed with six decimals, losing value.
 TEST(VariableText, DoubleTextParsesBackToTheSameValue) {
-  for (const std::string setting : {"0.25", "1e-7", "0.1234567", "123456.789", "1e20", "5e-324", "-1.7976931348623157e308"}) {
+  for (const std::string setting :
+       {"0.25", "1e-7", "0.1234567", "123456.789", "1e20", "5e-324", "-1.7976931348623157e308"}) {
     SCOPED_TRACE(setting);
     Registry reg;
     ASSERT_TRUE(Succeeded(reg.add_setting(make_setting("t_v_d", setting, kCmd))));
