@@ -46,10 +46,11 @@ echo "== make lint, in the background at nice 19 (${SECONDS}s so far)"
 ( nice -n 19 bash -c "$(declare -f run_case); run_case lint make lint LINT_DIRS='framework components contrib'" ) &
 lint_pid=$!
 # The test programs at -O1 -g1: their GoogleTest code compiles in two
-# thirds of the time -O2 takes (engine_test.cc: 8.9 s against 13.1), some
-# 120 s of the run. What they exercise of liborca, the components, orcarun
-# and orcad is the -O2 build above, which `make check` does not rebuild;
-# only the few component sources a unit test compiles in itself are -O1.
+# thirds of the time -O2 takes (engine_test.cc: 8.9 s against 13.1; the
+# test programs are 700 s of CPU at -O2). What they exercise of liborca,
+# the components, orcarun and orcad is the -O2 build above, which
+# `make check` does not rebuild; only the few component sources a unit
+# test compiles in itself are -O1.
 echo "== make check, its test programs at -O1 (${SECONDS}s so far)"
 make -j"$(nproc)" check CFLAGS="-O1 -g1" CXXFLAGS="-O1 -g1" || true
 # distcheck proves the tarball builds, tests, installs and uninstalls on its
