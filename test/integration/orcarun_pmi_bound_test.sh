@@ -167,15 +167,15 @@ $(output)"
 # same fences reach the bound, and libpmix's copies of each, made with
 # ASan's allocator, took 140 s of a loaded CI instead of 5.
 if [ "${ORCA_TEST_SANITIZED:-no}" = yes ]; then
-    PMIX_VALUE_BYTES=4096 PMIX_BOUND=2M PMIX_BOUND_BYTES=2097152
+    PMIX_VALUE_BYTES=4096 PMIX_BOUND_MIB=2
 else
-    PMIX_VALUE_BYTES=16384 PMIX_BOUND=8M PMIX_BOUND_BYTES=8388608
+    PMIX_VALUE_BYTES=16384 PMIX_BOUND_MIB=8
 fi
 
 pmix_bytes() {
     [ -x "$PMIX_FLOOD" ] || fail "$PMIX_FLOOD is not built"
-    FLOOD_ROUNDS=$ROUNDS FLOOD_VALUE_BYTES=$PMIX_VALUE_BYTES flood_job pmix --mca pmi_base_max_job_bytes "$PMIX_BOUND" "$PMIX_FLOOD"
-    expect_bound_message "pmi/pmix data would reach [0-9]+ bytes with the data from the daemon on $HOST_RE#1, over the bound of $PMIX_BOUND_BYTES bytes" \
+    FLOOD_ROUNDS=$ROUNDS FLOOD_VALUE_BYTES=$PMIX_VALUE_BYTES flood_job pmix --mca pmi_base_max_job_bytes "${PMIX_BOUND_MIB}M" "$PMIX_FLOOD"
+    expect_bound_message "pmi/pmix data would reach [0-9]+ bytes with the data from the daemon on $HOST_RE#1, over the bound of $((PMIX_BOUND_MIB << 20)) bytes" \
         pmi_base_max_job_bytes
     expect_rss_under "$PMIX_RSS_MIB"
     ! grep -q "rank 0 done" "$T/out" || fail "the flooding rank got through every fence:
