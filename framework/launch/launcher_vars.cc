@@ -79,6 +79,15 @@ Status declare_launcher_variables(mca::Registry& registry) {
                       "imports no way to run or load another program, as hostname), always, or never. "
                       "--report-routes and --mesh-check hold it whatever this says",
        .enum_words = {"auto", "always", "never"}},
+      {.framework = "orcarun",
+       .name = "start_early",
+       .type = mca::VarType::Bool,
+       .default_text = "true",
+       .level = 3,
+       .description = "Start the ranks of each part of the routing tree (each daemon, up to 64 daemons) as soon as "
+                      "that part is up, instead of once every daemon is, when the job needs nothing from the other "
+                      "daemons first: no data-plane round, no --report-routes or --report-topology. A daemon that "
+                      "fails later still ends the job, and the ranks already started with it"},
   };
   for (const auto& spec : specs) {
     if (registry.find(spec.full_name()) != nullptr) continue;
@@ -99,6 +108,7 @@ LauncherSettings launcher_settings(const mca::Registry& registry) {
   if (const auto* v = registry.find("orcarun_pmix_server")) s.pmix_server = v->as_string();
   if (const auto* v = registry.find("orcarun_pmi_simple_server")) s.pmi_simple_server = v->as_string();
   if (const auto* v = registry.find("orcarun_data_plane_round")) s.data_plane_round = v->as_string();
+  if (const auto* v = registry.find("orcarun_start_early")) s.start_early = v->as_bool();
   return s;
 }
 

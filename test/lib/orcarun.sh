@@ -151,6 +151,24 @@ orcarun_wait() {
     return "$rc"
 }
 
+# await_file PATH [SECONDS]: waits (hang guard, default 20 s) until PATH
+# exists; fails if the orcarun of orcarun_start ended first or it never
+# comes.
+await_file() {
+    local path=$1 limit=${2:-20} i
+    for ((i = 0; i < limit * 20; i++)); do
+        [ -e "$path" ] && return 0
+        if [ -n "${ORCARUN_PID:-}" ] && ! kill -0 "$ORCARUN_PID" 2>/dev/null; then
+            orcarun_wait 1 || true
+            show_output
+            fail "orcarun ended before $path appeared"
+        fi
+        sleep 0.05
+    done
+    show_output
+    fail "$path did not appear within $limit s"
+}
+
 # orcad_pid MARKER VPID: the pid of the live orcad of daemon VPID among
 # the processes of MARKER on this host (plm/local), told by its usock
 # listener, named @orca/JOB.VPID/PID/...; nothing when there is none.

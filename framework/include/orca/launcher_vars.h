@@ -13,6 +13,8 @@
  *   orcarun_pmix_server      auto, always or never (pmix_server_choice.h)
  *   orcarun_pmi_simple_server  the same for the PMI-1/2 server (pmi/simple)
  *   orcarun_data_plane_round   the same for the data-plane round
+ *   orcarun_start_early      whether ranks start as their part of the tree
+ *                            comes up, when nothing needs every daemon first
  */
 #ifndef ORCA_LAUNCHER_VARS_H
 #define ORCA_LAUNCHER_VARS_H
@@ -35,6 +37,7 @@ struct LauncherSettings {
   std::string pmix_server = "auto";
   std::string pmi_simple_server = "auto";
   std::string data_plane_round = "auto";
+  bool start_early = true;
 };
 
 /* Declares them (idempotent: a second call changes nothing). Errors: a

@@ -86,6 +86,7 @@ JobLaunch::JobLaunch(Process& process, const Options& options, JobPlan plan, Clo
   for (std::uint32_t v = 1; v <= daemons(); ++v) daemon_[v].host = plan_.nodes[v - 1].name;
   rank_done_.assign(plan_.ranks.placements.size(), false);
   ranks_left_ = static_cast<std::uint32_t>(plan_.ranks.placements.size());
+  if (plan_.start_early) arrivals_.emplace(*plan_.tree);
 }
 
 JobLaunch::~JobLaunch() = default;
@@ -416,7 +417,21 @@ void JobLaunch::on_report(std::span<const std::uint8_t> bytes) {
     // Not during the teardown: a daemon started after it would not hear it.
     launch_children_of(d.report.vpid);
   }
+  if (arrivals_ && phase_ == Phase::WireUp && !failed_) {
+    if (const auto child = arrivals_->arrived(vpid)) start_early(*child);
+  }
   if (up_count_ == daemons() && phase_ == Phase::WireUp) all_up();
+}
+
+// A part of the tree is up and nothing holds the job for the rest
+// (early_start.h): its ranks start now. Until every daemon is up the
+// phase stays WireUp, so a failure, a signal or the start-up timeout
+// still ends the job by its teardown, which ends these ranks too.
+void JobLaunch::start_early(std::uint32_t child) {
+  if (Status sent = command_child(child); !sent) {
+    const Message& why = sent.error();
+    fail_job(Message("orcarun", "command-not-sent", {{"why", why.arg("why").empty() ? why.summary() : why.arg("why")}}), 1);
+  }
 }
 
 void JobLaunch::all_up() {
@@ -522,6 +537,37 @@ void JobLaunch::start_command() {
     }
   }
   phase_ = Phase::Running;
+  Status sent = prepare_command();
+  for (std::uint32_t c : plan_.tree->children(0)) {
+    if (!sent) break;
+    if (!daemon_[c].commanded) sent = command_child(c);
+  }
+  if (!sent) {
+    // Else the job would wait forever for ranks no daemon starts (an
+    // environment forwarded past oob_*_max_msg_size, say).
+    const Message& why = sent.error();
+    fail_job(Message("orcarun", "command-not-sent", {{"why", why.arg("why").empty() ? why.summary() : why.arg("why")}}), 1);
+    begin_teardown();
+    return;
+  }
+  // stdin: to the daemons of the ranks that read it.
+  std::vector<ProcessName> targets;
+  std::uint64_t readers = 0;
+  for (const auto& p : plan_.ranks.placements) {
+    const bool reads = options_.stdin_target == StdinTarget::All ||
+                       (options_.stdin_target == StdinTarget::Rank && p.rank == options_.stdin_rank);
+    if (!reads) continue;
+    ++readers;
+    const ProcessName n = name(static_cast<std::uint32_t>(p.node + 1));
+    if (std::find(targets.begin(), targets.end(), n) == targets.end()) targets.push_back(n);
+  }
+  if (!targets.empty()) {
+    stdin_ = std::make_unique<StdinForwarder>(process_.loop(), *outbox_, std::move(targets), readers);
+  }
+}
+
+Status JobLaunch::prepare_command() {
+  if (command_) return {};
   launch::LaunchCommand command;
   command.argv = options_.command;
   command.environment = forwarded_environment();
@@ -537,32 +583,19 @@ void JobLaunch::start_command() {
     case StdinTarget::All: command.stdin_target = launch::kStdinAll; break;
     case StdinTarget::Rank: command.stdin_target = static_cast<std::int32_t>(options_.stdin_rank); break;
   }
+  auto bytes = launch::encode(launch::WireMessage(command));
+  if (!bytes) return bytes.error();
+  command_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes.value()));
   std::vector<std::string> hosts(daemons() + 1);
   for (std::uint32_t v = 1; v <= daemons(); ++v) hosts[v] = printable(daemon_[v].host);
   fences_ = std::make_unique<FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()),
                                         plan_.pmi_bound, std::move(hosts));
-  if (Status sent = broadcast(command); !sent) {
-    // Else the job would wait forever for ranks no daemon starts (an
-    // environment forwarded past oob_*_max_msg_size, say).
-    const Message& why = sent.error();
-    fail_job(Message("orcarun", "command-not-sent", {{"why", why.arg("why").empty() ? why.summary() : why.arg("why")}}), 1);
-    begin_teardown();
-    return;
-  }
   t_command_ = Clock::now();
-  // stdin: to the daemons of the ranks that read it.
-  std::vector<ProcessName> targets;
-  std::uint64_t readers = 0;
-  for (const auto& p : plan_.ranks.placements) {
-    const bool reads = options_.stdin_target == StdinTarget::All ||
-                       (options_.stdin_target == StdinTarget::Rank && p.rank == options_.stdin_rank);
-    if (!reads) continue;
-    ++readers;
-    const ProcessName n = name(static_cast<std::uint32_t>(p.node + 1));
-    if (std::find(targets.begin(), targets.end(), n) == targets.end()) targets.push_back(n);
-  }
-  if (!targets.empty()) {
-    stdin_ = std::make_unique<StdinForwarder>(process_.loop(), *outbox_, std::move(targets), readers);
+  // Ranks print from here on: the progress line would cut into their lines.
+  progress_timer_.reset();
+  if (progress_shown_) {
+    say("\r\033[K");
+    progress_shown_ = false;
   }
   if (options_.timeout_seconds) {
     timeout_timer_ = std::make_unique<Timer>(process_.loop(), [this] {
@@ -571,6 +604,15 @@ void JobLaunch::start_command() {
     });
     timeout_timer_->start(std::chrono::duration<double>(*options_.timeout_seconds));
   }
+  return {};
+}
+
+Status JobLaunch::command_child(std::uint32_t child) {
+  if (Status made = prepare_command(); !made) return made;
+  Daemon& d = daemon_[child];
+  if (d.commanded || d.gone || !oob_->knows(name(child))) return {};
+  d.commanded = true;
+  return oob_->send(name(child), launch::kTagControl, command_);
 }
 
 Status JobLaunch::broadcast(const launch::WireMessage& message) {
@@ -627,8 +669,11 @@ void JobLaunch::on_status(ProcessName from, std::span<const std::uint8_t> bytes)
 // From here it counts as gone: nothing more is sent to it, and its end
 // (connection, agent) is no failure; a crash at its end still is.
 void JobLaunch::daemon_done(std::uint32_t vpid) {
-  if (vpid == 0 || vpid > daemons() || (phase_ != Phase::Running && phase_ != Phase::Draining)) return;
+  if (vpid == 0 || vpid > daemons()) return;
   Daemon& d = daemon_[vpid];
+  // Early started (WireUp), a daemon can be done before the last is up.
+  const bool commanded_early = phase_ == Phase::WireUp && d.commanded;
+  if (phase_ != Phase::Running && phase_ != Phase::Draining && !commanded_early) return;
   if (d.gone || plan_.tree->parent(vpid) != 0 || !plan_.tree->children(vpid).empty()) return;
   for (const auto& p : plan_.ranks.placements) {
     if (p.node + 1 == vpid && !rank_done_[p.rank]) return;
@@ -644,7 +689,11 @@ void JobLaunch::daemon_done(std::uint32_t vpid) {
 
 void JobLaunch::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
-  if (!m || !std::holds_alternative<launch::FenceData>(m.value()) || !fences_ || phase_ != Phase::Running) return;
+  // From the command on: with an early start, still in WireUp.
+  if (!m || !std::holds_alternative<launch::FenceData>(m.value()) || !fences_ ||
+      (phase_ != Phase::Running && phase_ != Phase::WireUp)) {
+    return;
+  }
   auto release = fences_->add(from.vpid, std::get<launch::FenceData>(m.value()), Clock::now());
   if (!release) {
     fail_job(release.error(), 1);
@@ -818,8 +867,12 @@ void JobLaunch::signal_ranks(int signo) {
 void JobLaunch::on_signal(int signo) {
   ++signals_seen_;
   if (phase_ == Phase::WireUp) {
-    show(Message("orcarun", "interrupted-wire-up",
-                 {{"signal", ::strsignal(signo)}, {"up", std::to_string(up_count_)}, {"daemons", std::to_string(daemons())}}));
+    // Started early (orcarun_start_early), some ranks may run already.
+    const char* ranks = command_ ? "and with them the ranks already started on those that were up" : "and no rank was started";
+    show(Message("orcarun", "interrupted-wire-up", {{"signal", ::strsignal(signo)},
+                                                    {"up", std::to_string(up_count_)},
+                                                    {"daemons", std::to_string(daemons())},
+                                                    {"ranks", ranks}}));
     failed_ = true;
     exit_status_ = 128 + signo;
     begin_teardown();
@@ -1016,6 +1069,8 @@ void JobLaunch::print_timing() {
   text += "  command ended     " + milliseconds_since(t_start_, t_ended_) + "\n";
   text += "  teardown done     " + milliseconds_since(t_start_, t_down_) + "\n";
   if (!plan_.no_data_plane_round.empty()) text += printable(plan_.no_data_plane_round) + "\n";
+  text += plan_.start_early ? "ranks started as each part of the routing tree came up (orcarun_start_early)\n"
+                            : "ranks held until every daemon was up: " + printable(plan_.no_early_start) + "\n";
   // Each daemon's own start-up, median and slowest over the daemons.
   const size_t phases = std::size(launch::kStartupPhases);
   std::vector<std::vector<std::uint32_t>> per_phase(phases);

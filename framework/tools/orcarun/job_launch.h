@@ -6,6 +6,7 @@
 #define ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
 
 #include "data_plane_gather.h"
+#include "early_start.h"
 #include "fence_root.h"
 #include "orcarun_options.h"
 #include "stdin_forwarder.h"
@@ -44,6 +45,8 @@ struct JobPlan {
   pmi::DataBound pmi_bound;  // pmi_base_max_job_keys / _bytes
   std::vector<std::string> data_plane_families;  // orcarun_data_plane; empty: no data-plane round
   std::string no_data_plane_round;               // why orcarun_data_plane_round left the round out ("" : it did not)
+  bool start_early = false;                      // each child's subtree gets the command once it is up (early_start.h)
+  std::string no_early_start;                    // why not, when it does not
   std::vector<std::string> environment;          // NAME=VALUE forwarded to every rank (-x, -genv, -genvlist)
   bool mesh_check = false;                       // --mesh-check / orcarun_mesh_check
   std::chrono::milliseconds mesh_check_timeout{3000};
@@ -65,6 +68,7 @@ class JobLaunch {
     bool hello = false;
     bool up = false;
     bool gone = false;  // its agent ended or it was lost, or it was released
+    bool commanded = false;  // a child of orcarun's that was sent the launch command
     bool released = false;  // done before the job (DaemonDone): told to end, its end is no failure
     launch::DaemonReport report;
     std::string agent_tail;
@@ -97,8 +101,16 @@ class JobLaunch {
   void data_plane_answered(const launch::DataPlaneAnswer& answer);
   void mesh_checked(const launch::MeshResult& result);
   /* Every daemon up and, with the data plane, every host's link chosen:
-   * print what was asked for and send the command. */
+   * print what was asked for and send the command to every child of
+   * orcarun that does not have it yet. */
   void start_command();
+  /* The launch command, made once (with the collectives' root and the
+   * --timeout timer) when the first child of orcarun is sent it. */
+  Status prepare_command();
+  /* Sends the command to orcarun's child `child`, which relays it to its
+   * subtree (early_start.h): one whose subtree is up before the rest. */
+  Status command_child(std::uint32_t child);
+  void start_early(std::uint32_t child);
   const std::vector<std::string>& forwarded_environment() const { return plan_.environment; }
   void rank_ended(const launch::ExitRecord& record);
   void daemon_failed(std::uint32_t vpid, const std::string& message);
@@ -146,6 +158,8 @@ class JobLaunch {
   std::unique_ptr<oob::Outbox> outbox_;  // stdin and output credit to the daemons
   std::unique_ptr<StdinForwarder> stdin_;
   std::unique_ptr<FenceRoot> fences_;  // from the launch command on
+  std::shared_ptr<const std::vector<std::uint8_t>> command_;  // the launch command's bytes, once made
+  std::optional<SubtreeArrivals> arrivals_;  // with plan_.start_early
   std::unique_ptr<DataPlaneGather> gather_;  // from every daemon up until the command
   std::unique_ptr<Timer> data_plane_timer_;
   std::vector<Daemon> daemon_;  // by vpid; [0] unused

@@ -172,6 +172,12 @@ static int orcarun_main(int argc, char** argv) {
     plan.data_plane_families.clear();
     plan.no_data_plane_round = round.why;
   }
+  const auto early = orca::orcarun::choose_early_start({.variable = launcher.start_early,
+                                                       .data_plane_round = !plan.data_plane_families.empty(),
+                                                       .report_routes = options->report_routes,
+                                                       .report_topology = options->report_topology});
+  plan.start_early = early.start;
+  plan.no_early_start = early.why;
   // What the daemons will not use, they do not even load (orcarun itself
   // loads every component it finds).
   std::vector<orca::orcarun::FoundComponent> found;

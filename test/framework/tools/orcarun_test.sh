@@ -115,23 +115,6 @@ expect_no_match() {
     fi
 }
 
-# await_file PATH [SECONDS]: waits (hang guard, default 20 s) until PATH
-# exists; fails if orcarun ended first or it never comes.
-await_file() {
-    local path=$1 limit=${2:-20} i
-    for ((i = 0; i < limit * 20; i++)); do
-        [ -e "$path" ] && return 0
-        if [ -n "${ORCARUN_PID:-}" ] && ! kill -0 "$ORCARUN_PID" 2>/dev/null; then
-            finish 1
-            show_output
-            fail "orcarun ended before $path appeared"
-        fi
-        sleep 0.05
-    done
-    show_output
-    fail "$path did not appear within $limit s"
-}
-
 # await_ranks COUNT: waits until ranks 0..COUNT-1 have each created
 # $T/up.RANK (the commands below do so before they settle).
 await_ranks() {

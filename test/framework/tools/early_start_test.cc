@@ -1,0 +1,74 @@
+// choose_early_start and SubtreeArrivals: which jobs start their ranks
+// before every daemon is up, and when each of orcarun's children may get
+// the command.
+#include "orcarun/early_start.h"
+#include "routed/radix/radix_tree.h"
+
+#include "lib/result_assertions.h"
+
+#include <gtest/gtest.h>
+
+namespace orca::orcarun {
+namespace {
+
+using test::Succeeded;
+
+routed::RoutingTree radix_tree(std::uint32_t radix, std::uint32_t daemons) {
+  routed::radix::RadixTree shape(radix);
+  auto t = routed::RoutingTree::build(shape.module(), daemons, "radix");
+  EXPECT_TRUE(Succeeded(t));
+  return std::move(t.value());
+}
+
+TEST(EarlyStart, StartsWhenNothingNeedsEveryDaemonFirst) {
+  const auto c = choose_early_start({});
+  EXPECT_TRUE(c.start);
+  EXPECT_EQ(c.why, "");
+}
+
+TEST(EarlyStart, EachHoldOfTheWireUpSaysWhy) {
+  EXPECT_EQ(choose_early_start({.variable = false}).why, "orcarun_start_early is false");
+  const auto round = choose_early_start({.data_plane_round = true});
+  EXPECT_FALSE(round.start);
+  EXPECT_NE(round.why.find("data-plane round"), std::string::npos);
+  EXPECT_FALSE(choose_early_start({.report_routes = true}).start);
+  EXPECT_FALSE(choose_early_start({.report_topology = true}).start);
+  // The variable is named first: it is the one the user can change.
+  EXPECT_EQ(choose_early_start({.variable = false, .data_plane_round = true}).why, "orcarun_start_early is false");
+}
+
+TEST(SubtreeArrivals, OnAFlatTreeEachDaemonIsItsOwnSubtree) {
+  const auto t = radix_tree(64, 4);
+  SubtreeArrivals a(t);
+  EXPECT_EQ(a.arrived(3), std::optional<std::uint32_t>(3));
+  EXPECT_EQ(a.arrived(1), std::optional<std::uint32_t>(1));
+  EXPECT_EQ(a.arrived(4), std::optional<std::uint32_t>(4));
+  EXPECT_EQ(a.arrived(2), std::optional<std::uint32_t>(2));
+}
+
+TEST(SubtreeArrivals, AChildOfOrcarunIsDoneWhenItsWholeSubtreeIs) {
+  // Radix 2 over 6: 1 and 2 below orcarun; 3, 4 below 1; 5, 6 below 2.
+  const auto t = radix_tree(2, 6);
+  SubtreeArrivals a(t);
+  EXPECT_EQ(a.arrived(1), std::nullopt);
+  EXPECT_EQ(a.arrived(5), std::nullopt);
+  EXPECT_EQ(a.arrived(3), std::nullopt);
+  EXPECT_EQ(a.arrived(4), std::optional<std::uint32_t>(1));
+  EXPECT_EQ(a.arrived(6), std::nullopt);
+  EXPECT_EQ(a.arrived(2), std::optional<std::uint32_t>(2));
+}
+
+TEST(SubtreeArrivals, RepeatsAndStrangersChangeNothing) {
+  const auto t = radix_tree(2, 3);  // 1, 2 below orcarun; 3 below 1
+  SubtreeArrivals a(t);
+  EXPECT_EQ(a.arrived(1), std::nullopt);
+  EXPECT_EQ(a.arrived(1), std::nullopt);  // a second report of 1 does not stand in for 3
+  EXPECT_EQ(a.arrived(0), std::nullopt);
+  EXPECT_EQ(a.arrived(4), std::nullopt);
+  EXPECT_EQ(a.arrived(3), std::optional<std::uint32_t>(1));
+  EXPECT_EQ(a.arrived(3), std::nullopt);  // completed once only
+  EXPECT_EQ(a.arrived(2), std::optional<std::uint32_t>(2));
+}
+
+}  // namespace
+}  // namespace orca::orcarun
