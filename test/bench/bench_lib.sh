@@ -235,6 +235,9 @@ cmd_of() { # LAUNCHER K [EXTRA...] : the command words into array `cmd`
     local l=$1 k=$2; shift 2
     case $l in
         orca) words cmd "$(orca_cmd "$k" "$@")" ;;
+        # orcarun with its ranks held until every daemon is up: the
+        # baseline, in the same run, of orcarun_start_early.
+        held) words cmd "$(orca_cmd "$k" --mca orcarun_start_early false "$@")" ;;
         hydra) words cmd "$(hydra_cmd "$k" "$@")" ;;
         ompi) words cmd "$(ompi_cmd "$k" "$@")" ;;
     esac

@@ -194,7 +194,7 @@ kmax=$tree_size
 for k in $sizes; do [ "$k" -gt "$kmax" ] && kmax=$k; done
 bench_cluster lb "$kmax"
 
-launchers=(orca)
+launchers=(orca held)
 [ -n "$hydra" ] && launchers+=(hydra)
 [ -n "$ompi" ] && launchers+=(ompi)
 # Each launcher must put one rank on each of the K hosts: the ranks print
@@ -235,10 +235,11 @@ if want launch; then
             done
         done
     done
-    printf '%5s %11s %11s %11s %12s %14s\n' K "orcarun ms" "hydra ms" "openmpi ms" "orca/hydra" "orca/openmpi"
+    printf '%5s %11s %11s %11s %11s %12s %14s %11s\n' K "orcarun ms" "held ms" "hydra ms" "openmpi ms" "orca/hydra" \
+        "orca/openmpi" "orca/held"
     for k in $sizes; do
         declare -A med=()
-        for l in orca hydra ompi; do
+        for l in orca held hydra ompi; do
             if [ -s "$work/launch.$l.$k" ]; then
                 med[$l]=$(grep -v fail "$work/launch.$l.$k" | median)
                 nf=$(grep -c fail "$work/launch.$l.$k" || true)
@@ -249,15 +250,20 @@ if want launch; then
         done
         rh=$(ratio "${med[orca]%%(*}" "${med[hydra]%%(*}")
         ro=$(ratio "${med[orca]%%(*}" "${med[ompi]%%(*}")
-        printf '%5s %11s %11s %11s %12s %14s\n' "$k" "${med[orca]}" "${med[hydra]}" "${med[ompi]}" "$rh" "$ro"
+        rd=$(ratio "${med[orca]%%(*}" "${med[held]%%(*}")
+        printf '%5s %11s %11s %11s %11s %12s %14s %11s\n' "$k" "${med[orca]}" "${med[held]}" "${med[hydra]}" "${med[ompi]}" \
+            "$rh" "$ro" "$rd"
         figure "launch_k${k}_orcarun" "${med[orca]%%(*}" ms
+        figure "launch_k${k}_orcarun_held" "${med[held]%%(*}" ms
+        figure "launch_k${k}_ratio_orca_held" "$rd" ratio
         figure "launch_k${k}_hydra" "${med[hydra]%%(*}" ms
         figure "launch_k${k}_openmpi" "${med[ompi]%%(*}" ms
         figure "launch_k${k}_ratio_orca_hydra" "$rh" ratio
         figure "launch_k${k}_ratio_orca_openmpi" "$ro" ratio
         unset med
     done
-    echo "  (nF: n runs failed and are left out; ratios below 1 mean orcarun is faster)"
+    echo "  (nF: n runs failed and are left out; ratios below 1 mean orcarun is faster; held: orcarun with"
+    echo "   --mca orcarun_start_early false, its ranks started once every daemon is up, as before that variable)"
     echo "  min / max of the runs:"
     for k in $sizes; do
         line="    K=$k"

@@ -140,10 +140,14 @@ if [ "$inner" = 1 ]; then
         [ "$got" = "$want" ]
     }
 
-    launchers=(orca)
-    declare -A name_of=([orca]=orcarun [ompi]=mpirun.openmpi [hydra]=mpiexec.hydra [srun]="srun (reference)")
+    launchers=(orca held)
+    declare -A name_of=([orca]=orcarun [held]="orcarun, held" [ompi]=mpirun.openmpi [hydra]=mpiexec.hydra
+                        [srun]="srun (reference)")
     declare -A cmd_of=()
     cmd_of[orca]="${orca_words[*]} hostname"
+    # The baseline of the same run: ranks held until every daemon is up,
+    # as before orcarun_start_early.
+    cmd_of[held]="${orca_words[*]} --mca orcarun_start_early false hostname"
     # Open MPI: one rank per slot, and salloc -N gives each node 1 slot
     # (SLURM_TASKS_PER_NODE=1(xN)), so no -n; as root it needs
     # --allow-run-as-root. Its plm/slurm starts the orteds with srun.
@@ -196,7 +200,7 @@ if [ "$inner" = 1 ]; then
     declare -A med=() shown=()
     bad=0
     printf '  %-18s %10s %16s %8s %8s\n' launcher "median ms" "min..max ms" "good" "waited"
-    for l in orca ompi hydra srun; do
+    for l in orca held ompi hydra srun; do
         if [ -z "${cmd_of[$l]:-}" ]; then
             med[$l]=-; shown[$l]="not installed"
             continue
@@ -223,7 +227,9 @@ if [ "$inner" = 1 ]; then
     r_ompi=$(ratio "${med[orca]}" "${med[ompi]}")
     r_hydra=$(ratio "${med[orca]}" "${med[hydra]}")
     r_best=$(ratio "${med[orca]}" "$best")
+    r_held=$(ratio "${med[orca]}" "${med[held]}")
     echo "  orcarun / mpirun.openmpi: $r_ompi   orcarun / mpiexec.hydra: $r_hydra   orcarun / the faster: $r_best"
+    echo "  orcarun / orcarun held (--mca orcarun_start_early false: ranks start once every daemon is up): $r_held"
     echo "  (ratios below 1: orcarun is faster; the srun line is one bare step, no launcher: the floor;"
     echo "   good: runs that printed the $nodes node names; waited: timed runs whose srun had to retry for a step)"
     echo "  invocations (in h1, as the command of salloc -N $nodes, under timeout $limit):"
@@ -246,6 +252,8 @@ if [ "$inner" = 1 ]; then
     figure "slurm_k${nodes}_ratio_orca_openmpi" "$r_ompi" ratio
     figure "slurm_k${nodes}_ratio_orca_hydra" "$r_hydra" ratio
     figure "slurm_k${nodes}_ratio_orca_best" "$r_best" ratio
+    figure "slurm_k${nodes}_orcarun_held" "${med[held]}" ms
+    figure "slurm_k${nodes}_ratio_orca_held" "$r_held" ratio
     sp() { local v=$1; echo "${v/not installed/skipped}"; }
     echo "FIGURE slurm_launch orcarun_ms=$(sp "${shown[orca]}") mpirun_ms=$(sp "${shown[ompi]}") hydra_ms=$(sp "${shown[hydra]}") ratio_vs_best=$r_best"
     # 2 (not die's 1): the outer run tells this from a failure of its own.

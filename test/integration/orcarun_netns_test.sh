@@ -189,10 +189,13 @@ radix_case() {
     fi
     orun_start job "$p" h1 --mca plm_rsh_agent "$(agent "$p")" --mca routed radix --mca routed_radix_radix 2 \
         "${spawn_args[@]}" "$@" --host "$(hosts_list 2 8)" --report-routes \
-        -n 7 --map-by node sh -c 'sleep 2; echo "$ORCA_RANK $(ip netns identify)"'
+        -n 7 --map-by node sh -c 'while [ ! -e "$0/go" ]; do sleep 0.05; done; echo "$ORCA_RANK $(ip netns identify)"' \
+        "$RUN_DIR"
     await_err job '^  daemon 7 on '
-    # Every agent is still running (it lives as long as its daemon).
+    # Every agent is still running (it lives as long as its daemon): the
+    # ranks wait for the scan, which a loaded machine can make slow.
     local agents; agents=$(agent_namespaces "$p" | sort)
+    touch "$RUN_DIR/go"
     local rc=0 v parent expected_agents=
     orun_wait job 60 || rc=$?
     expect_ok job $rc
