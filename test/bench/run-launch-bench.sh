@@ -317,7 +317,9 @@ if want tree; then
     variants=("orca-flat|orca|--mca plm_rsh_tree_spawn 0"
         "orca-tree-r$tree_radix|orca|--mca plm_rsh_tree_spawn 1 --mca routed_radix_radix $tree_radix"
         "orca-flat-cap8|orca|--mca plm_rsh_tree_spawn 0 --mca plm_rsh_num_concurrent 8"
-        "orca-tree-r$tree_radix-cap8|orca|--mca plm_rsh_tree_spawn 1 --mca routed_radix_radix $tree_radix --mca plm_rsh_num_concurrent 8")
+        "orca-tree-r$tree_radix-cap8|orca|--mca plm_rsh_tree_spawn 1 --mca routed_radix_radix $tree_radix --mca plm_rsh_num_concurrent 8"
+        "orca-flat-held|held|--mca plm_rsh_tree_spawn 0"
+        "orca-flat-cap8-held|held|--mca plm_rsh_tree_spawn 0 --mca plm_rsh_num_concurrent 8")
     [ -n "$hydra" ] && variants+=("hydra-flat|hydra|")
     [ -n "$ompi" ] && variants+=("openmpi-default|ompi|" "openmpi-radix$tree_radix|ompi|--mca routed_radix $tree_radix"
         "openmpi-flat|ompi|--mca plm_rsh_no_tree_spawn 1")
@@ -331,7 +333,7 @@ if want tree; then
             ms=$(run_one "$h1" "tree-$name" "$k" env NETNS_AGENT_DELAY="$delay" "${cmd[@]}" hostname)
             [ "$ms" = fail ] && continue
             echo "$ms" >>"$work/tree.ms"
-            [ "$l" = orca ] && phases "$work/err" | awk '$1 == "all_daemons_up" { print $2 }' >>"$work/tree.up"
+            case $l in orca | held) phases "$work/err" | awk '$1 == "all_daemons_up" { print $2 }' >>"$work/tree.up" ;; esac
         done
         m=$(median <"$work/tree.ms")
         up=$(median <"$work/tree.up")
@@ -339,7 +341,8 @@ if want tree; then
         figure "tree_k${k}_${name//-/_}" "$m" ms
     done
     echo "  (Open MPI 4.1's default is tree spawn over routed_radix 64: with K<=64 every orted is mpirun's child, i.e. flat;"
-    echo "   plm_rsh_num_concurrent defaults: orcarun 128, Open MPI 128; Hydra starts every proxy at once)"
+    echo "   plm_rsh_num_concurrent defaults: orcarun 128, Open MPI 128; Hydra starts every proxy at once;"
+    echo "   -held: --mca orcarun_start_early false, every rank started once every daemon is up)"
 fi
 
 # --- 4. peak RSS ---------------------------------------------------------------
