@@ -428,10 +428,14 @@ void JobLaunch::on_report(std::span<const std::uint8_t> bytes) {
 // phase stays WireUp, so a failure, a signal or the start-up timeout
 // still ends the job by its teardown, which ends these ranks too.
 void JobLaunch::start_early(std::uint32_t child) {
-  if (Status sent = command_child(child); !sent) {
-    const Message& why = sent.error();
-    fail_job(Message("orcarun", "command-not-sent", {{"why", why.arg("why").empty() ? why.summary() : why.arg("why")}}), 1);
-  }
+  if (Status sent = command_child(child); !sent) command_not_sent(sent.error());
+}
+
+// Else the job would wait forever for ranks no daemon starts (an
+// environment forwarded past oob_*_max_msg_size, say).
+void JobLaunch::command_not_sent(const Message& why) {
+  fail_job(Message("orcarun", "command-not-sent", {{"why", why.arg("why").empty() ? why.summary() : why.arg("why")}}), 1);
+  begin_teardown();
 }
 
 void JobLaunch::all_up() {
@@ -543,11 +547,7 @@ void JobLaunch::start_command() {
     if (!daemon_[c].commanded) sent = command_child(c);
   }
   if (!sent) {
-    // Else the job would wait forever for ranks no daemon starts (an
-    // environment forwarded past oob_*_max_msg_size, say).
-    const Message& why = sent.error();
-    fail_job(Message("orcarun", "command-not-sent", {{"why", why.arg("why").empty() ? why.summary() : why.arg("why")}}), 1);
-    begin_teardown();
+    command_not_sent(sent.error());
     return;
   }
   // stdin: to the daemons of the ranks that read it.

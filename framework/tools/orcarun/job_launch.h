@@ -111,6 +111,8 @@ class JobLaunch {
    * subtree (early_start.h): one whose subtree is up before the rest. */
   Status command_child(std::uint32_t child);
   void start_early(std::uint32_t child);
+  /* The command could not be made or sent: the job fails, and ends. */
+  void command_not_sent(const Message& why);
   const std::vector<std::string>& forwarded_environment() const { return plan_.environment; }
   void rank_ended(const launch::ExitRecord& record);
   void daemon_failed(std::uint32_t vpid, const std::string& message);
