@@ -61,11 +61,16 @@ run_one() {
     # ASan's quarantine of freed memory (256 MB by default) counts against
     # -rss_limit_mb, which is meant for the code's own memory: a million
     # hosts (the documented limit) cost ~110 MB live, 450 MB with it.
+    # -timeout and -report_slow_units (an input slower than that is saved,
+    # and fails the run) are hang guards, not measurements: an input at a
+    # documented bound (--host with a million names) takes 5 s here under
+    # ASan alone and took 15 s with libFuzzer's coverage beside the rest of
+    # a sanitized `make check` on 2 cores, past libFuzzer's 10 s default.
     # shellcheck disable=SC2086
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:quarantine_size_mb=64} \
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
         "$program" "$corpus" "${dict[@]}" \
-        -max_total_time="$seconds" -rss_limit_mb=512 -timeout=10 -max_len="$(max_len_of "$name")" \
+        -max_total_time="$seconds" -rss_limit_mb=512 -timeout=60 -report_slow_units=60 -max_len="$(max_len_of "$name")" \
         -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$artifacts/" \
         ${ORCA_FUZZ_ARGS:-} >"$dir/fuzz.log" 2>&1
     rc=$?

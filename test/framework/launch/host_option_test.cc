@@ -83,6 +83,28 @@ TEST(MergeDuplicateHosts, KeepsOrderAndAddsSlots) {
                          "host-bad-slots"));
 }
 
+TEST(MergeDuplicateHosts, NamesTheFirstHostInListOrderWhoseSlotsAddUpPastTheBound) {
+  // "z" sorts after "a" but goes past the bound earlier in the list.
+  const unsigned half = kMaxSlotsPerHost / 2 + 1;
+  auto r = merge_duplicate_hosts({given("z", half), given("a", half), given("z", half), given("a", half)}, "test");
+  ASSERT_TRUE(FailedWith(r, "launch", "host-bad-slots"));
+  EXPECT_EQ(r.error().arg("host"), "z");
+  EXPECT_EQ(r.error().arg("slots"), std::to_string(2 * half));
+  EXPECT_TRUE(Contains(r.error().arg("why"), "more than once"));
+}
+
+TEST(MergeDuplicateHosts, AMillionHostsWithRepeatsKeepTheirFirstOrder) {
+  // The documented bound (kMaxHostNames), every name twice but the last.
+  Hosts in;
+  for (unsigned i = 0; i < kMaxHostNames / 2; ++i) in.push_back(defaulted("n" + std::to_string(kMaxHostNames / 2 - i)));
+  for (unsigned i = 0; i < kMaxHostNames / 2 - 1; ++i) in.push_back(given("n" + std::to_string(kMaxHostNames / 2 - i), 3));
+  auto r = merge_duplicate_hosts(std::move(in), "test");
+  ASSERT_TRUE(Succeeded(r));
+  ASSERT_EQ(r->size(), kMaxHostNames / 2);
+  EXPECT_EQ(r->front(), given("n" + std::to_string(kMaxHostNames / 2), 4));
+  EXPECT_EQ(r->back(), defaulted("n1"));
+}
+
 TEST(HostsWithCounts, PairsInOrder) {
   auto r = hosts_with_counts({"n1", "n2", "n3"}, {2, 2, 5}, "SLURM_JOB_NODELIST", "SLURM_TASKS_PER_NODE");
   ASSERT_TRUE(Succeeded(r));
