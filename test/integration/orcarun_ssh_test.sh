@@ -319,8 +319,19 @@ expect_cluster_clean() {
 $left"
 }
 
+_ppid_of() { sed -nE 's/^PPid:[[:space:]]+//p' "/proc/$1/status" 2>/dev/null; }
+
+# _is_rank PID COMM: PID is named COMM and its parent is not. A rank's own
+# child between fork and exec (sh forking its sleep) bears the rank's name
+# too; counted, it let the wait end while a daemon was still starting, since
+# ranks start as their own daemon comes up (orcarun_start_early).
+_is_rank() {
+    [ "$(_comm_of "$1")" = "$2" ] && [ "$(_comm_of "$(_ppid_of "$1")")" != "$2" ]
+}
+
 # await_ranks COMM COUNT [SECONDS]: waits (default 20 s) until COUNT
-# processes named COMM run on h2..h5; fails at once if orcarun ends first.
+# processes named COMM (_is_rank) run on h2..h5; fails at once if orcarun
+# ends first.
 await_ranks() {
     local comm=$1 count=$2 limit=${3:-20} i n=0 h pid
     for ((i = 0; i < limit * 10; i++)); do
@@ -328,7 +339,7 @@ await_ranks() {
 $(job_output job)"
         n=0
         for h in h2 h3 h4 h5; do
-            for pid in $(host_pids "$h"); do [ "$(_comm_of "$pid")" = "$comm" ] && n=$((n + 1)); done
+            for pid in $(host_pids "$h"); do _is_rank "$pid" "$comm" && n=$((n + 1)); done
         done
         [ "$n" -ge "$count" ] && return 0
         sleep 0.1
@@ -527,8 +538,11 @@ expect_secret_kept_off_command_lines() {
     local i pid comm args words w h orcads=0 agents=0 want
     for ((i = 1; i <= HOSTS; i++)); do
         for pid in $(host_pids "h$i"); do
-            comm=$(_comm_of "$pid")
-            args=$(_args_of "$pid")
+            # A process may end between the listing and the reading (the
+            # ranks' own sleeps do, every 0.1 s); under set -e an unchecked
+            # failed read ended the case with no message.
+            comm=$(_comm_of "$pid") || continue
+            args=$(_args_of "$pid") || continue
             mapfile -d '' -t words 2>/dev/null <"/proc/$pid/cmdline" || continue
             [ ${#words[@]} -gt 0 ] || continue  # gone meanwhile
             if grep -qzE '^ORCA_JOB_SECRET(_FD)?=' "/proc/$pid/environ" 2>/dev/null; then

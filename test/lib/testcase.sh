@@ -9,9 +9,13 @@
 
 _cases_failed=0
 
+# fail's own status, so that run_case can tell a failure it explained from a
+# command that failed under set -e and ended the case without a word.
+_FAIL_STATUS=99
+
 fail() {
     echo "FAILURE: $*" >&2
-    exit 1
+    exit $_FAIL_STATUS
 }
 
 skip() {
@@ -32,7 +36,12 @@ run_case() {
     case $rc in
         0) _case_line "      OK" "$name" $((end - start)) ;;
         77) _case_line " SKIPPED" "$name" $((end - start)) ;;
-        *) _case_line " FAILED " "$name" $((end - start)); _cases_failed=$((_cases_failed + 1)) ;;
+        *)
+            [ "$rc" -eq $_FAIL_STATUS ] ||
+                echo "FAILURE: the case ended with status $rc, not by fail: a command failed under set -e (run the case by hand with bash -x to see which)" >&2
+            _case_line " FAILED " "$name" $((end - start))
+            _cases_failed=$((_cases_failed + 1))
+            ;;
     esac
     if declare -F teardown_case >/dev/null; then teardown_case; fi
 }
