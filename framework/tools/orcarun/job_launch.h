@@ -1,15 +1,20 @@
-// JobLaunch: one run of orcarun once the plan is made: start the daemons
-// (plm), wait until every one has reported (wire-up), start the command
-// everywhere, print its output, collect exit statuses, tear everything
-// down, and say what went wrong when something did.
+// JobLaunch: one run of orcarun once the plan is made, as the adapter of a
+// JobMachine (launch/job_machine.h), which decides the job's life: this
+// turns loop events (oob messages, agents' exits, signals, timers) into the
+// machine's events and its hooks into I/O: daemons started through the plm,
+// messages sent through the oob, output printed, timers armed. What the
+// machine leaves to the program stays here: the bootstrap, the data-plane
+// round and the mesh check, the collectives' root, stdin, and the reports
+// (--report-routes, --timing, the progress line).
 #ifndef ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
 #define ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
 
 #include "data_plane_gather.h"
-#include "early_start.h"
 #include "fence_root.h"
 #include "orcarun_options.h"
 #include "stdin_forwarder.h"
+
+#include "launch/job_machine.h"
 
 #include <orca/iof_flow.h>
 #include <orca/iof_lines.h>
@@ -45,7 +50,7 @@ struct JobPlan {
   pmi::DataBound pmi_bound;  // pmi_base_max_job_keys / _bytes
   std::vector<std::string> data_plane_families;  // orcarun_data_plane; empty: no data-plane round
   std::string no_data_plane_round;               // why orcarun_data_plane_round left the round out ("" : it did not)
-  bool start_early = false;                      // each child's subtree gets the command once it is up (early_start.h)
+  bool start_early = false;                      // each child's subtree gets the command once it is up (launch/early_start.h)
   std::string no_early_start;                    // why not, when it does not
   std::vector<std::string> environment;          // NAME=VALUE forwarded to every rank (-x, -genv, -genvlist)
   bool mesh_check = false;                       // --mesh-check / orcarun_mesh_check
@@ -64,81 +69,60 @@ class JobLaunch {
  private:
   struct Daemon {
     std::string host;
-    bool launched = false;
-    bool hello = false;
-    bool up = false;
-    bool gone = false;  // its agent ended or it was lost, or it was released
-    bool commanded = false;  // a child of orcarun's that was sent the launch command
-    bool released = false;  // done before the job (DaemonDone): told to end, its end is no failure
     launch::DaemonReport report;
-    std::string agent_tail;
-    bool agent_is_daemon = false;  // orcarun started the daemon itself (plm/local)
-    // Lost by the oob while orcarun runs its agent: the agent's exit, which
-    // says how the daemon ended, may be a moment behind (until this fires).
-    std::unique_ptr<Timer> awaiting_exit;
   };
-  enum class Phase { WireUp, Running, Draining, TearingDown, Done };
 
   Status open();
+  launch::JobMachine::Hooks machine_hooks();
   launch::Bootstrap bootstrap_for(std::uint32_t vpid) const;
-  void launch_daemon(std::uint32_t vpid);
+  /* Starts the agent of `vpid`; returns whether the agent is the daemon
+   * itself (plm/local). */
+  bool launch_daemon(std::uint32_t vpid);
   void launch_all();
   void relay_contact(const launch::DaemonReport& report);
-  void step_ended(int wait_status, const std::string& tail);
   void daemon_ended_said(const std::string& line);
   bool all_at_once() const { return plm::starts_all_at_once(plan_.plm); }
-  void launch_children_of(std::uint32_t vpid);
   void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_report(std::span<const std::uint8_t> bytes);
   void on_status(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_output(ProcessName from, std::span<const std::uint8_t> bytes);
   void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
-  void job_failed(const launch::JobFailure& failure);
-  void daemon_done(std::uint32_t vpid);
-  void rank_aborted(const launch::RankAbort& abort);
   void on_agent_exit(std::uint32_t vpid, int wait_status, const std::string& tail);
+  /* Every daemon is up (the machine's wired_up): the data-plane round, if
+   * any, then start_command. */
   void all_up();
   void data_plane_answered(const launch::DataPlaneAnswer& answer);
   void mesh_checked(const launch::MeshResult& result);
-  /* Every daemon up and, with the data plane, every host's link chosen:
-   * print what was asked for and send the command to every child of
-   * orcarun that does not have it yet. */
+  /* What was asked for is printed, and the machine sends the command to
+   * every child of orcarun that does not have it yet; then stdin. */
   void start_command();
-  /* The launch command, made once (with the collectives' root and the
-   * --timeout timer) when the first child of orcarun is sent it. */
+  /* The launch command, made once (with the collectives' root) when the
+   * first child of orcarun is sent it. */
   Status prepare_command();
-  /* Sends the command to orcarun's child `child`, which relays it to its
-   * subtree (early_start.h): one whose subtree is up before the rest. */
-  Status command_child(std::uint32_t child);
-  void start_early(std::uint32_t child);
-  /* The command could not be made or sent: the job fails, and ends. */
-  void command_not_sent(const Message& why);
+  /* The machine's send_command: to orcarun's child `child`, which relays it
+   * to its subtree. */
+  Status send_command(std::uint32_t child);
   const std::vector<std::string>& forwarded_environment() const { return plan_.environment; }
-  void rank_ended(const launch::ExitRecord& record);
-  void daemon_failed(std::uint32_t vpid, const std::string& message);
-  /* The oob lost the daemon of `vpid`: daemon_failed, after a moment for
-   * its exit when orcarun is the daemon's parent (agent_is_daemon). */
-  void daemon_lost(std::uint32_t vpid, const std::string& message);
-  void fail_job(const Message& message, int status);
-  void signal_ranks(int signo);
-  void on_signal(int signo);
-  void begin_teardown();
-  void maybe_done();
-  /* Sends `message` to orcarun's children in the tree; the first send that
-   * failed, if one did (the others are still made). */
+  void send_teardown(bool failed);
+  void release_daemon(std::uint32_t vpid);
+  void arm(launch::JobTimer timer, std::uint32_t vpid, std::chrono::milliseconds after);
+  void cancel(launch::JobTimer timer, std::uint32_t vpid);
+  /* Sends `message` to orcarun's children in the tree that are not gone;
+   * the first send that failed, if one did (the others are still made). */
   Status broadcast(const launch::WireMessage& message);
+  void clear_progress_line();
+  void end_progress();
   void show_progress();
   void print_routes();
   void print_timing();
   void print_collectives();
-  std::string describe(std::uint32_t vpid) const;
+  std::string describe(std::uint32_t vpid) const { return machine_->describe(vpid); }
   ProcessName name(std::uint32_t vpid) const { return ProcessName{job_, vpid}; }
   std::uint32_t daemons() const { return static_cast<std::uint32_t>(plan_.nodes.size()); }
   void show(const Message& message);
   /* orcarun's own text on its stderr, in order with the ranks' (never blocking). */
   void say(std::string_view text);
   void output_written(std::uint32_t vpid, std::uint64_t bytes);
-  void output_broken();
 
   Process& process_;
   const Options& options_;
@@ -161,24 +145,12 @@ class JobLaunch {
   std::unique_ptr<StdinForwarder> stdin_;
   std::unique_ptr<FenceRoot> fences_;  // from the launch command on
   std::shared_ptr<const std::vector<std::uint8_t>> command_;  // the launch command's bytes, once made
-  std::optional<SubtreeArrivals> arrivals_;  // with plan_.start_early
   std::unique_ptr<DataPlaneGather> gather_;  // from every daemon up until the command
   std::unique_ptr<Timer> data_plane_timer_;
   std::vector<Daemon> daemon_;  // by vpid; [0] unused
-  std::vector<bool> rank_done_;
-  std::uint32_t ranks_left_ = 0;
-  std::uint32_t up_count_ = 0;
-  Phase phase_ = Phase::WireUp;
-  int exit_status_ = 0;
-  bool failed_ = false;
-  int signals_seen_ = 0;
-  std::unique_ptr<Timer> startup_timer_;
-  std::unique_ptr<Timer> grace_timer_;
-  std::unique_ptr<Timer> timeout_timer_;
-  std::unique_ptr<Timer> drain_timer_;
-  std::unique_ptr<Timer> teardown_timer_;
+  std::unique_ptr<launch::JobMachine> machine_;
+  std::map<std::pair<launch::JobTimer, std::uint32_t>, std::unique_ptr<Timer>> timers_;  // the machine's, made when first armed
   std::unique_ptr<Timer> progress_timer_;
-  std::unique_ptr<Timer> lost_kill_timer_;  // SIGKILL to lost daemons' agents that outlived SIGTERM
   bool progress_shown_ = false;
   bool bootstrap_checked_ = false;
   std::unique_ptr<SignalWatch> sigint_;

@@ -172,7 +172,7 @@ static int orcarun_main(int argc, char** argv) {
     plan.data_plane_families.clear();
     plan.no_data_plane_round = round.why;
   }
-  const auto early = orca::orcarun::choose_early_start({.variable = launcher.start_early,
+  const auto early = orca::launch::choose_early_start({.variable = launcher.start_early,
                                                        .data_plane_round = !plan.data_plane_families.empty(),
                                                        .report_routes = options->report_routes,
                                                        .report_topology = options->report_topology});

@@ -1,14 +1,14 @@
 // choose_early_start and SubtreeArrivals: which jobs start their ranks
 // before every daemon is up, and when each of orcarun's children may get
 // the command.
-#include "orcarun/early_start.h"
+#include "launch/early_start.h"
 #include "routed/radix/radix_tree.h"
 
 #include "lib/result_assertions.h"
 
 #include <gtest/gtest.h>
 
-namespace orca::orcarun {
+namespace orca::launch {
 namespace {
 
 using test::Succeeded;
@@ -71,4 +71,4 @@ TEST(SubtreeArrivals, RepeatsAndStrangersChangeNothing) {
 }
 
 }  // namespace
-}  // namespace orca::orcarun
+}  // namespace orca::launch

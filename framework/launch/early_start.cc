@@ -1,7 +1,7 @@
 // choose_early_start and SubtreeArrivals (early_start.h).
 #include "early_start.h"
 
-namespace orca::orcarun {
+namespace orca::launch {
 
 EarlyStartChoice choose_early_start(const EarlyStartInputs& in) {
   if (!in.variable) return {.start = false, .why = "orcarun_start_early is false"};
@@ -27,4 +27,4 @@ std::optional<std::uint32_t> SubtreeArrivals::arrived(std::uint32_t vpid) {
   return std::nullopt;
 }
 
-}  // namespace orca::orcarun
+}  // namespace orca::launch

@@ -9,10 +9,11 @@
 // is: on a flat tree (radix 64: up to 64 daemons) each daemon's ranks then
 // start with its report, overlapping the rest of the wire-up.
 //
-// Pure: no I/O, no clock. JobLaunch feeds it each daemon's report.
-#ifndef ORCA_TOOLS_ORCARUN_EARLY_START_H
-#define ORCA_TOOLS_ORCARUN_EARLY_START_H
+// Pure: no I/O, no clock. JobMachine feeds it each daemon's report.
+#ifndef ORCA_LAUNCH_EARLY_START_H
+#define ORCA_LAUNCH_EARLY_START_H
 
+#include <orca/export.h>
 #include <orca/routed.h>
 
 #include <cstdint>
@@ -20,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace orca::orcarun {
+namespace orca::launch {
 
 /* What a job asks of its wire-up that holds its ranks until every daemon
  * is up. */
@@ -36,10 +37,10 @@ struct EarlyStartChoice {
   std::string why;  // why not ("" when it starts early), for --timing
 };
 
-EarlyStartChoice choose_early_start(const EarlyStartInputs& in);
+ORCA_EXPORT EarlyStartChoice choose_early_start(const EarlyStartInputs& in);
 
 /* Which child of orcarun has its whole subtree up once a daemon is. */
-class SubtreeArrivals {
+class ORCA_EXPORT SubtreeArrivals {
  public:
   explicit SubtreeArrivals(const routed::RoutingTree& tree);
   /* Daemon `vpid` (1..daemons) is up. Returns the child of orcarun whose
@@ -54,6 +55,6 @@ class SubtreeArrivals {
   std::vector<bool> up_;
 };
 
-}  // namespace orca::orcarun
+}  // namespace orca::launch
 
 #endif
