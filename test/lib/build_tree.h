@@ -10,10 +10,16 @@
 
 namespace orca::test {
 
-/* ORCA_TEST_BUILDDIR (set by make check), or "." when run by hand there. */
+#ifndef ORCA_TEST_BUILD_DIR
+#error "ORCA_TEST_BUILD_DIR must name the build tree (TEST_PATHS_CPPFLAGS in test/Makefile.inc)"
+#endif
+
+/* ORCA_TEST_BUILDDIR (set by make check), else the build tree this test
+ * was built in, by its absolute path: the same components whatever the
+ * directory it is run from. */
 inline std::string build_dir() {
   const char* d = std::getenv("ORCA_TEST_BUILDDIR");
-  return d != nullptr ? d : ".";
+  return d != nullptr && *d != '\0' ? d : ORCA_TEST_BUILD_DIR;
 }
 
 /* A string's bytes, for oob payloads. */

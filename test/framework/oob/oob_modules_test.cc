@@ -113,7 +113,7 @@ class OobModules : public ::testing::Test {
 };
 
 TEST_F(OobModules, TcpAloneCarriesAThousandMessagesEachWayOverLoopback) {
-  start_two(tcp_only());
+  ASSERT_NO_FATAL_FAILURE(start_two(tcp_only()));
   // Only tcp contributes, and only loopback addresses.
   for (const auto& p : p_) {
     auto uri = ContactUri::parse(p->oob->contact_uri());
@@ -153,7 +153,7 @@ TEST_F(OobModules, EachSideHearsOfTheConnectionOnceAndTheRouteNamesItThen) {
     p_.clear();
     auto settings = base_settings();
     settings.push_back(usock ? "oob=usock" : "oob=tcp");
-    start_two(settings);
+    ASSERT_NO_FATAL_FAILURE(start_two(settings));
     if (HasFatalFailure()) return;
     const ProcessName n0 = p_[0]->oob->self(), n1 = p_[1]->oob->self();
     std::vector<std::string> heard0, heard1, routes;
@@ -183,7 +183,7 @@ TEST_F(OobModules, EachSideHearsOfTheConnectionOnceAndTheRouteNamesItThen) {
 
 TEST_F(OobModules, TcpReportsAPeerThatWentAwayToEverySubscriberWithinItsRetryBudget) {
   constexpr auto kConnectTimeout = 500ms;
-  start_two(tcp_only({"oob_tcp_retries=0", "oob_tcp_connect_timeout=500", "oob_tcp_retry_backoff=50"}));
+  ASSERT_NO_FATAL_FAILURE(start_two(tcp_only({"oob_tcp_retries=0", "oob_tcp_connect_timeout=500", "oob_tcp_retry_backoff=50"})));
   const ProcessName n1 = p_[1]->oob->self();
   std::vector<std::string> first, second, cancelled, why;
   p_[0]->oob->on_peer_lost([&](ProcessName peer, const std::string& w) {
@@ -218,7 +218,7 @@ TEST_F(OobModules, AFailedRankingSaysWhyInThePeerLostMessage) {
   // The interface scan is cached; the lists are read at every ranking. A
   // list that turns invalid after the start makes ranking fail, and the
   // peer-lost message carries the reason, not just "no local address".
-  start_two(tcp_only({"oob_tcp_retries=0", "oob_tcp_connect_timeout=500"}));
+  ASSERT_NO_FATAL_FAILURE(start_two(tcp_only({"oob_tcp_retries=0", "oob_tcp_connect_timeout=500"})));
   const ProcessName n1 = p_[1]->oob->self();
   std::vector<std::string> why;
   p_[0]->oob->on_peer_lost([&](ProcessName, const std::string& w) { why.push_back(w); });
@@ -343,7 +343,7 @@ TEST_F(OobModules, UsockConnectsAgainWhileAPeersListenBacklogIsFullForUpToTheHan
 TEST_F(OobModules, MessagesForATagNobodyReceivesWaitUpToTheBoundThenAreDroppedAndLogged) {
   auto settings = base_settings();
   settings.push_back("oob=usock");
-  start_two(settings);
+  ASSERT_NO_FATAL_FAILURE(start_two(settings));
   const ProcessName n1 = p_[1]->oob->self();
   constexpr size_t kExtra = 10;
   const size_t total = Oob::kMaxWaiting + kExtra;
