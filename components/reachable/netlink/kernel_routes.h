@@ -21,7 +21,16 @@ struct Route {
   std::optional<net::IpAddress> preferred_source;
 };
 
-class KernelRoutes {
+/* Where the ranker gets its routes: the kernel (KernelRoutes), or a
+ * table a test writes. */
+class RouteTable {
+ public:
+  virtual ~RouteTable() = default;
+  /* The route to each destination, in order (see KernelRoutes::lookup). */
+  virtual std::vector<Route> lookup(const std::vector<net::IpAddress>& destinations) = 0;
+};
+
+class KernelRoutes final : public RouteTable {
  public:
   /* From this many destinations of a family on, a lookup reads that
    * family's routing tables first (two or three dumps) and asks once per
@@ -34,7 +43,7 @@ class KernelRoutes {
    * link-local the scope (interface index) is passed as the output
    * interface. Asked together (NetlinkSocket::exchange_each);
    * destinations that provably share a route share one answer. */
-  std::vector<Route> lookup(const std::vector<net::IpAddress>& destinations);
+  std::vector<Route> lookup(const std::vector<net::IpAddress>& destinations) override;
   Route lookup(const net::IpAddress& destination) { return std::move(lookup(std::vector{destination}).front()); }
   /* Every destination asked about alone: what lookup() must equal. */
   std::vector<Route> lookup_each(const std::vector<net::IpAddress>& destinations);

@@ -69,7 +69,7 @@ int judge(const Route& route, const net::IpAddress& ra, const orca_reach_endpoin
 
 }  // namespace
 
-orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& q, orca_reach_verdict* verdicts) {
+orca_mca_rc rank(RouteTable& routes, const orca_reach_query& q, orca_reach_verdict* verdicts) {
   std::map<net::IpAddress, Route> cache;  // answers valid for this call only
   // if_indextoname costs a socket and an ioctl: name each interface once,
   // from the query's own locals where possible.

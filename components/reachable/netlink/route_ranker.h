@@ -14,9 +14,9 @@ inline constexpr int kLinkLocal = 600;      // a link-local peer address: the li
 inline constexpr int kLocalDelivery = 500;  // the destination is this host
 inline constexpr int kOtherInterface = 50;  // the kernel would use another interface
 
-/* Fills the undecided verdicts; one route lookup per distinct remote
- * address within the call. */
-orca_mca_rc rank(KernelRoutes& routes, const orca_reach_query& query, orca_reach_verdict* verdicts);
+/* Fills the undecided verdicts; one lookup of every distinct destination
+ * the call needs, all asked at once. */
+orca_mca_rc rank(RouteTable& routes, const orca_reach_query& query, orca_reach_verdict* verdicts);
 
 }  // namespace orca::reach::netlink
 
