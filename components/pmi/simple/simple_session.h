@@ -121,6 +121,24 @@ class SimpleSession {
   void handle(const WireMessage& message);
   void handle_pmi1(Command command, const WireMessage& message);
   void handle_pmi2(Command command, const WireMessage& message);
+  // PMI-1 commands (handle_pmi1 dispatches to them).
+  bool pmi1_expect_ready(std::string_view response);
+  bool pmi1_check_kvsname(const WireMessage& message, std::string_view response);
+  void pmi1_init(const WireMessage& message);
+  void pmi1_initack(const WireMessage& message);
+  void pmi1_put(const WireMessage& message);
+  void pmi1_get(const WireMessage& message);
+  void pmi1_abort(const WireMessage& message);
+  void pmi1_refuse_unknown(const WireMessage& message);
+  // PMI-2 commands (handle_pmi2 dispatches to them).
+  bool pmi2_expect_ready(std::string_view response);
+  void pmi2_fullinit(std::string_view response, const WireMessage& message);
+  void pmi2_kvs_put(std::string_view response, const WireMessage& message);
+  void pmi2_kvs_get(std::string_view response, const WireMessage& message);
+  void pmi2_info_getjobattr(std::string_view response, const WireMessage& message);
+  void pmi2_abort(const WireMessage& message);
+  // Both: the rank finalized; answers `response` with rc=0.
+  void finalize(std::string_view response);
   void reply(std::string_view command, Pairs pairs);
   void refuse(std::string_view response_command, std::string_view why);
   void enter_barrier(std::string_view response_command);
