@@ -214,9 +214,9 @@ void key_values(IO& io, V& entries) {
   });
 }
 
-// One field list per message, for both directions.
+// Start-up: a daemon's bootstrap and its report, then the launch command.
 template <typename IO, typename M>
-void fields(IO& io, M& m) {
+void startup_fields(IO& io, M& m) {
   using T = std::remove_const_t<M>;
   if constexpr (std::is_same_v<T, Bootstrap>) {
     io.u32("job", m.job);
@@ -261,7 +261,15 @@ void fields(IO& io, M& m) {
     io.u32("size", m.size);
     io.text("directory", m.directory);
     io.i32("stdin_target", m.stdin_target);
-  } else if constexpr (std::is_same_v<T, OutputChunk>) {
+  }
+}
+
+// While the ranks run: their output and input (with its flow control), how
+// they ended, the signals and teardown sent to them, and lost daemons.
+template <typename IO, typename M>
+void running_fields(IO& io, M& m) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, OutputChunk>) {
     io.u32("rank", m.rank);
     io.stream("stream", m.stream);
     io.boolean("eof", m.eof);
@@ -289,7 +297,15 @@ void fields(IO& io, M& m) {
     io.u32("vpid", m.vpid);
     io.text("host", m.host, 1024);
     io.text("message", m.message);
-  } else if constexpr (std::is_same_v<T, FenceData>) {
+  }
+}
+
+// The pmi components' traffic: collectives, direct modex, and a rank's
+// PMI abort.
+template <typename IO, typename M>
+void pmi_fields(IO& io, M& m) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, FenceData>) {
     io.text("component", m.component, 64);
     io.u64("epoch", m.epoch);
     io.u32("from", m.from);
@@ -309,7 +325,14 @@ void fields(IO& io, M& m) {
     io.u32("from", m.from);
     io.u32("to", m.to);
     io.bytes("bytes", m.bytes);
-  } else if constexpr (std::is_same_v<T, HostDirectory>) {
+  }
+}
+
+// The data-plane round and the optional full-mesh check.
+template <typename IO, typename M>
+void data_plane_fields(IO& io, M& m) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, HostDirectory>) {
     io.list("hosts", m.hosts, [](auto& sub, auto& h) {
       sub.text("identity", h.identity, 1024);
       sub.text("name", h.name, 1024);
@@ -342,7 +365,15 @@ void fields(IO& io, M& m) {
   } else if constexpr (std::is_same_v<T, MeshResult>) {
     io.u32("vpid", m.vpid);
     io.texts("failures", m.failures);
-  } else if constexpr (std::is_same_v<T, DaemonDone>) {
+  }
+}
+
+// A daemon's word that its part of the job is over, or that the job
+// cannot go on.
+template <typename IO, typename M>
+void ending_fields(IO& io, M& m) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, DaemonDone>) {
     io.u32("vpid", m.vpid);
   } else if constexpr (std::is_same_v<T, JobFailure>) {
     io.u32("vpid", m.vpid);
@@ -353,6 +384,18 @@ void fields(IO& io, M& m) {
       sub.text("arg value", kv.value);
     });
   }
+}
+
+// One field list per message, for both directions. Each group above
+// lists the fields of its own messages and leaves every other message
+// alone, so exactly one of them writes or reads a given message.
+template <typename IO, typename M>
+void fields(IO& io, M& m) {
+  startup_fields(io, m);
+  running_fields(io, m);
+  pmi_fields(io, m);
+  data_plane_fields(io, m);
+  ending_fields(io, m);
 }
 
 template <typename T>

@@ -1,9 +1,25 @@
 // orcarun's own variables.
 #include <orca/launcher_vars.h>
 
+#include <span>
+
 namespace orca::launch {
 
-Status declare_launcher_variables(mca::Registry& registry) {
+namespace {
+
+// Declares each spec not declared yet (so that a second call changes
+// nothing), in order, stopping at the first error.
+Status declare_all(mca::Registry& registry, std::span<const mca::VarSpec> specs) {
+  for (const auto& spec : specs) {
+    if (registry.find(spec.full_name()) != nullptr) continue;
+    auto v = registry.declare(spec);
+    if (!v) return v.error();
+  }
+  return {};
+}
+
+// How long wire-up may take, and the grace before SIGKILL.
+Status declare_time_limits(mca::Registry& registry) {
   const mca::VarSpec specs[] = {
       {.framework = "orcarun",
        .name = "startup_timeout",
@@ -23,6 +39,14 @@ Status declare_launcher_variables(mca::Registry& registry) {
                       "killing the ranks still running with SIGKILL (a second SIGINT kills at once)",
        .min_text = "0",
        .max_text = "3600"},
+  };
+  return declare_all(registry, specs);
+}
+
+// Which data-plane variables ranks get, and the full-mesh check of the
+// data-plane links.
+Status declare_data_plane_variables(mca::Registry& registry) {
+  const mca::VarSpec specs[] = {
       {.framework = "orcarun",
        .name = "data_plane",
        .type = mca::VarType::String,
@@ -49,6 +73,14 @@ Status declare_launcher_variables(mca::Registry& registry) {
        .description = "Seconds each connection of the full-mesh check may take before the pair counts as broken",
        .min_text = "0.05",
        .max_text = "600"},
+  };
+  return declare_all(registry, specs);
+}
+
+// What the job's start may leave out (the PMIx and PMI-1/2 servers, the
+// data-plane round), and whether ranks start before every daemon is up.
+Status declare_start_choices(mca::Registry& registry) {
+  const mca::VarSpec specs[] = {
       {.framework = "orcarun",
        .name = "pmix_server",
        .type = mca::VarType::Enum,
@@ -89,12 +121,15 @@ Status declare_launcher_variables(mca::Registry& registry) {
                       "daemons first: no data-plane round, no --report-routes or --report-topology. A daemon that "
                       "fails later still ends the job, and the ranks already started with it"},
   };
-  for (const auto& spec : specs) {
-    if (registry.find(spec.full_name()) != nullptr) continue;
-    auto v = registry.declare(spec);
-    if (!v) return v.error();
-  }
-  return {};
+  return declare_all(registry, specs);
+}
+
+}  // namespace
+
+Status declare_launcher_variables(mca::Registry& registry) {
+  if (Status st = declare_time_limits(registry); !st) return st;
+  if (Status st = declare_data_plane_variables(registry); !st) return st;
+  return declare_start_choices(registry);
 }
 
 LauncherSettings launcher_settings(const mca::Registry& registry) {
