@@ -258,108 +258,132 @@ std::optional<std::string> expand_origin(std::string dir, const std::string& ori
   return dir;
 }
 
-}  // namespace
+// The closure as a graph: one node a DT_NEEDED name (ld.so resolves each
+// name once), edges to what it needs.
+struct Node {
+  std::string path;
+  ElfObject object;
+  std::vector<size_t> needs;
+};
 
-ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& environment) {
-  ProgramLinkage out;
-  auto unknown = [&out](std::string why) {
-    out.kind = ProgramLinkage::Kind::Unknown;
-    out.unknown_why = std::move(why);
-    return out;
-  };
-  if (program.empty()) return unknown("no program");
-  if (!environment.ld_preload.empty()) return unknown("LD_PRELOAD or LD_AUDIT loads libraries not in its closure");
+struct Closure {
+  std::vector<Node> nodes;                              // nodes[0]: the program
+  std::map<std::string, size_t, std::less<>> index_of;  // a DT_NEEDED name's node
+};
 
-  auto program_path = find_program(program, environment.path.c_str());
-  if (!program_path) return unknown(std::string(program) + " is not found in PATH here");
-  out.path = std::move(*program_path);
+/* Where ld.so looks for a library besides an object's own DT_RPATH and
+ * DT_RUNPATH. */
+struct LibraryDirs {
+  std::vector<std::string> library_path;  // LD_LIBRARY_PATH
+  std::vector<std::string> system;        // /etc/ld.so.conf's, then the defaults
+};
 
-  std::string why;
-  auto main_object = read_object(out.path, why);
-  if (!main_object) return unknown(why);
-  if (!main_object->dynamic) return unknown(out.path + " is statically linked");
+LibraryDirs library_dirs(const LinkEnvironment& environment) {
+  LibraryDirs dirs;
+  read_ld_so_conf(environment.ld_so_conf, dirs.system, 0);
+  for (const char* d : {"/lib", "/usr/lib", "/lib64", "/usr/lib64"}) dirs.system.emplace_back(d);
+  dirs.library_path = split(environment.ld_library_path, ':');
+  return dirs;
+}
 
-  std::vector<std::string> system_dirs;
-  read_ld_so_conf(environment.ld_so_conf, system_dirs, 0);
-  for (const char* d : {"/lib", "/usr/lib", "/lib64", "/usr/lib64"}) system_dirs.emplace_back(d);
-  const std::vector<std::string> library_path = split(environment.ld_library_path, ':');
+/* The directories ld.so searches, in its order, for what `object` needs. */
+std::vector<std::string> search_order(const ElfObject& object, const LibraryDirs& library) {
+  std::vector<std::string> dirs;
+  if (object.runpath.empty()) dirs = object.rpath;
+  dirs.insert(dirs.end(), library.library_path.begin(), library.library_path.end());
+  dirs.insert(dirs.end(), object.runpath.begin(), object.runpath.end());
+  dirs.insert(dirs.end(), library.system.begin(), library.system.end());
+  return dirs;
+}
 
-  // The closure as a graph: one node a DT_NEEDED name (ld.so resolves each
-  // name once), edges to what it needs.
-  struct Node {
-    std::string path;
-    ElfObject object;
-    std::vector<size_t> needs;
-  };
-  std::vector<Node> nodes;
-  std::map<std::string, size_t, std::less<>> index_of;
-  std::deque<size_t> queue;
-  const unsigned char elf_class = main_object->elf_class;
-  nodes.push_back({out.path, std::move(*main_object), {}});
-  queue.push_back(0);
+/* `need` found as ld.so finds it: a path as it is, a name in the first of
+ * `dirs` that holds an object of `elf_class`. nullopt when none is found,
+ * with `last_why` the last object that could not be read. */
+std::optional<Node> find_needed(const std::string& need, const std::vector<std::string>& dirs,
+                                const std::string& origin, unsigned char elf_class, std::string& last_why) {
+  if (need.find('/') != std::string::npos) {
+    if (auto o = read_object(need, last_why); o && o->elf_class == elf_class) return Node{need, std::move(*o), {}};
+    return std::nullopt;
+  }
+  for (const auto& raw : dirs) {
+    const auto dir = expand_origin(raw, origin);
+    if (!dir) continue;
+    const std::string candidate = *dir + "/" + need;
+    if (::access(candidate.c_str(), F_OK) != 0) continue;
+    // ld.so passes over a library of the other class.
+    if (auto o = read_object(candidate, last_why); o && o->elf_class == elf_class) {
+      return Node{candidate, std::move(*o), {}};
+    }
+  }
+  return std::nullopt;
+}
+
+/* Links node `at` to what it needs, reading each name not read yet into a
+ * new node that `queue` gets. Why the closure cannot be read, or nullopt. */
+std::optional<std::string> link_needs(Closure& closure, size_t at, const LibraryDirs& library,
+                                      std::deque<size_t>& queue) {
+  std::vector<Node>& nodes = closure.nodes;
+  const unsigned char elf_class = nodes[0].object.elf_class;
+  const std::string origin = directory_of(nodes[at].path);
+  const std::vector<std::string> dirs = search_order(nodes[at].object, library);
+  const std::vector<std::string> needed = nodes[at].object.needed;  // a copy: `nodes` grows below
+  for (const auto& need : needed) {
+    if (auto it = closure.index_of.find(need); it != closure.index_of.end()) {
+      nodes[at].needs.push_back(it->second);
+      continue;
+    }
+    std::string last_why;
+    std::optional<Node> found = find_needed(need, dirs, origin, elf_class, last_why);
+    if (!found) {
+      return std::string(basename_of(nodes[at].path)) + " needs " + need + ", which is not found here" +
+             (last_why.empty() ? std::string() : " (" + last_why + ")");
+    }
+    if (nodes.size() >= kMaxObjects) {
+      return nodes[0].path + " links more than " + std::to_string(kMaxObjects) + " objects";
+    }
+    closure.index_of.emplace(need, nodes.size());
+    nodes[at].needs.push_back(nodes.size());
+    queue.push_back(nodes.size());
+    nodes.push_back(std::move(*found));
+  }
+  return std::nullopt;
+}
+
+/* Reads the closure of the program, nodes[0], breadth first. Stops at the
+ * first PMIx client library, named in `pmix_library`. Why the closure
+ * cannot be read, or nullopt. */
+std::optional<std::string> read_closure(Closure& closure, const LibraryDirs& library, std::string& pmix_library) {
+  std::deque<size_t> queue{0};
   while (!queue.empty()) {
     const size_t at = queue.front();
     queue.pop_front();
-    const std::string_view name = basename_of(nodes[at].path);
+    const std::string_view name = basename_of(closure.nodes[at].path);
     if (named_like(name, kPmixLibraryPrefixes)) {
-      out.pmix_library = std::string(name);  // decides for the server: the rest is not needed
-      out.kind = ProgramLinkage::Kind::Read;
-      return out;
+      pmix_library = std::string(name);  // decides for the server: the rest is not needed
+      return std::nullopt;
     }
     // The program itself running other code decides too.
-    if (at == 0 && !nodes[0].object.launcher_symbol.empty()) break;
-    const std::string origin = directory_of(nodes[at].path);
-    std::vector<std::string> dirs;
-    if (nodes[at].object.runpath.empty()) dirs = nodes[at].object.rpath;
-    dirs.insert(dirs.end(), library_path.begin(), library_path.end());
-    dirs.insert(dirs.end(), nodes[at].object.runpath.begin(), nodes[at].object.runpath.end());
-    dirs.insert(dirs.end(), system_dirs.begin(), system_dirs.end());
-    const std::vector<std::string> needed = nodes[at].object.needed;
-    for (const auto& need : needed) {
-      if (auto it = index_of.find(need); it != index_of.end()) {
-        nodes[at].needs.push_back(it->second);
-        continue;
-      }
-      std::optional<Node> found;
-      std::string last_why;
-      if (need.find('/') != std::string::npos) {
-        if (auto o = read_object(need, last_why); o && o->elf_class == elf_class) found = Node{need, std::move(*o), {}};
-      } else {
-        for (const auto& raw : dirs) {
-          const auto dir = expand_origin(raw, origin);
-          if (!dir) continue;
-          const std::string candidate = *dir + "/" + need;
-          if (::access(candidate.c_str(), F_OK) != 0) continue;
-          // ld.so passes over a library of the other class.
-          if (auto o = read_object(candidate, last_why); o && o->elf_class == elf_class) {
-            found = Node{candidate, std::move(*o), {}};
-            break;
-          }
-        }
-      }
-      if (!found) {
-        return unknown(std::string(name) + " needs " + need + ", which is not found here" +
-                       (last_why.empty() ? std::string() : " (" + last_why + ")"));
-      }
-      if (nodes.size() >= kMaxObjects) return unknown(out.path + " links more than " + std::to_string(kMaxObjects) + " objects");
-      index_of.emplace(need, nodes.size());
-      nodes[at].needs.push_back(nodes.size());
-      queue.push_back(nodes.size());
-      nodes.push_back(std::move(*found));
-    }
+    if (at == 0 && !closure.nodes[0].object.launcher_symbol.empty()) break;
+    if (auto why = link_needs(closure, at, library, queue)) return why;
   }
+  return std::nullopt;
+}
+
+/* The first library of the closure that a data-plane variable steers. */
+std::string first_network_library(const std::vector<Node>& nodes) {
   for (const auto& n : nodes) {
-    if (named_like(basename_of(n.path), kNetworkLibraryPrefixes)) {
-      out.network_library = std::string(basename_of(n.path));
-      break;
-    }
+    if (named_like(basename_of(n.path), kNetworkLibraryPrefixes)) return std::string(basename_of(n.path));
   }
-  // What can run or load code, breadth first from the program, not looking
-  // into a PMI-1/2 client library: a process holding one is an MPICH-family
-  // rank and never becomes a PMIx client through what that library and the
-  // libraries only it needs import (libmpich's execvp starts a process
-  // manager for a singleton; ucx and hwloc load their own plugins). A
-  // library also needed from elsewhere still counts.
+  return std::string();
+}
+
+// What can run or load code, breadth first from the program, not looking
+// into a PMI-1/2 client library: a process holding one is an MPICH-family
+// rank and never becomes a PMIx client through what that library and the
+// libraries only it needs import (libmpich's execvp starts a process
+// manager for a singleton; ucx and hwloc load their own plugins). A
+// library also needed from elsewhere still counts.
+void find_launcher(const std::vector<Node>& nodes, ProgramLinkage& out) {
   std::vector<bool> visited(nodes.size(), false);
   std::deque<size_t> walk{0};
   visited[0] = true;
@@ -383,6 +407,39 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
       }
     }
   }
+}
+
+}  // namespace
+
+ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& environment) {
+  ProgramLinkage out;
+  auto unknown = [&out](std::string why) {
+    out.kind = ProgramLinkage::Kind::Unknown;
+    out.unknown_why = std::move(why);
+    return out;
+  };
+  if (program.empty()) return unknown("no program");
+  if (!environment.ld_preload.empty()) return unknown("LD_PRELOAD or LD_AUDIT loads libraries not in its closure");
+
+  auto program_path = find_program(program, environment.path.c_str());
+  if (!program_path) return unknown(std::string(program) + " is not found in PATH here");
+  out.path = std::move(*program_path);
+
+  std::string why;
+  auto main_object = read_object(out.path, why);
+  if (!main_object) return unknown(why);
+  if (!main_object->dynamic) return unknown(out.path + " is statically linked");
+
+  const LibraryDirs library = library_dirs(environment);
+  Closure closure;
+  closure.nodes.push_back({out.path, std::move(*main_object), {}});
+  if (auto unread = read_closure(closure, library, out.pmix_library)) return unknown(std::move(*unread));
+  if (!out.pmix_library.empty()) {
+    out.kind = ProgramLinkage::Kind::Read;
+    return out;
+  }
+  out.network_library = first_network_library(closure.nodes);
+  find_launcher(closure.nodes, out);
   out.kind = ProgramLinkage::Kind::Read;
   return out;
 }

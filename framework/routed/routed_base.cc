@@ -60,10 +60,9 @@ std::optional<std::uint32_t> compute_depths(const std::vector<std::uint32_t>& pa
   return std::nullopt;
 }
 
-}  // namespace
-
-Result<RoutingTree> RoutingTree::build(const orca_routed_module& module, std::uint32_t daemons,
-                                       std::string_view component) {
+// routed/incomplete-module when a function of `module` is NULL,
+// routed/too-many-daemons beyond kMaxDaemons.
+Status check_module(const orca_routed_module& module, std::uint32_t daemons, std::string_view component) {
   const std::pair<const char*, bool> functions[] = {{"parent", module.parent != nullptr},
                                                     {"child_count", module.child_count != nullptr},
                                                     {"children", module.children != nullptr}};
@@ -73,11 +72,14 @@ Result<RoutingTree> RoutingTree::build(const orca_routed_module& module, std::ui
   if (daemons > kMaxDaemons) {
     return Message("routed", "too-many-daemons", about(component, daemons, {{"max", std::to_string(kMaxDaemons)}}));
   }
-  const std::uint32_t n = daemons;
-  RoutingTree t;
+  return {};
+}
 
-  // Parents: in range, the launcher its own, and no vpid its own.
-  t.parent_.resize(std::size_t{n} + 1);
+// Parents: in range, the launcher its own, and no vpid its own.
+Status ask_parents(const orca_routed_module& module, std::uint32_t daemons, std::string_view component,
+                   std::vector<std::uint32_t>& parent) {
+  const std::uint32_t n = daemons;
+  parent.resize(std::size_t{n} + 1);
   for (std::uint32_t v = 0; v <= n; ++v) {
     const std::uint32_t p = module.parent(module.self, n, v);
     auto parent_error = [&](const char* why) {
@@ -88,21 +90,20 @@ Result<RoutingTree> RoutingTree::build(const orca_routed_module& module, std::ui
     if (p > n) return parent_error("there is no such vpid");
     if (v == 0 && p != 0) return parent_error("the launcher, vpid 0, must be its own parent");
     if (v != 0 && p == v) return parent_error("a daemon cannot be its own parent");
-    t.parent_[v] = p;
+    parent[v] = p;
   }
-  if (auto looped = compute_depths(t.parent_, t.depth_)) {
-    return Message(
-        "routed", "parent-cycle",
-        about(component, daemons, {{"vpid", std::to_string(*looped)}, {"cycle", describe_cycle(t.parent_, *looped)}}));
-  }
-  t.height_ = *std::max_element(t.depth_.begin(), t.depth_.end());
+  return {};
+}
 
-  // Children: counted first, so a count that cannot be true is refused
-  // before anything is allocated for it.
-  t.child_begin_.resize(std::size_t{n} + 2);
+// Children: counted first, so a count that cannot be true is refused
+// before anything is allocated for it. Fills child_begin (per vpid + 1).
+Status count_children(const orca_routed_module& module, std::uint32_t daemons, std::string_view component,
+                      std::vector<std::uint32_t>& child_begin) {
+  const std::uint32_t n = daemons;
+  child_begin.resize(std::size_t{n} + 2);
   std::uint64_t total = 0;
   for (std::uint32_t v = 0; v <= n; ++v) {
-    t.child_begin_[v] = static_cast<std::uint32_t>(total);
+    child_begin[v] = static_cast<std::uint32_t>(total);
     const std::uint32_t c = module.child_count(module.self, n, v);
     total += c;
     if (total > n) {
@@ -113,54 +114,104 @@ Result<RoutingTree> RoutingTree::build(const orca_routed_module& module, std::ui
                                         std::to_string(n) + " daemons there are"}}));
     }
   }
-  t.child_begin_[std::size_t{n} + 1] = static_cast<std::uint32_t>(total);
-  t.child_list_.resize(total);
-  std::vector<bool> listed(std::size_t{n} + 1, false);
+  child_begin[std::size_t{n} + 1] = static_cast<std::uint32_t>(total);
+  return {};
+}
+
+// Fills child_list from the module, as child_begin counted them, and checks
+// each list against the parents; `listed` marks every vpid listed.
+Status ask_children(const orca_routed_module& module, std::uint32_t daemons, std::string_view component,
+                    const std::vector<std::uint32_t>& parent, const std::vector<std::uint32_t>& child_begin,
+                    std::vector<std::uint32_t>& child_list, std::vector<bool>& listed) {
+  const std::uint32_t n = daemons;
+  child_list.resize(child_begin[std::size_t{n} + 1]);
+  listed.assign(std::size_t{n} + 1, false);
   for (std::uint32_t v = 0; v <= n; ++v) {
-    const std::uint32_t begin = t.child_begin_[v], count = t.child_begin_[v + 1] - begin;
+    const std::uint32_t begin = child_begin[v], count = child_begin[v + 1] - begin;
     auto child_error = [&](std::string why) {
       return Message("routed", "bad-children",
                      about(component, daemons, {{"vpid", std::to_string(v)}, {"why", std::move(why)}}));
     };
-    const std::uint32_t got = module.children(module.self, n, v, count ? &t.child_list_[begin] : nullptr, count);
+    const std::uint32_t got = module.children(module.self, n, v, count ? &child_list[begin] : nullptr, count);
     if (got != count) {
       return child_error("child_count says " + std::to_string(count) + " but children says " + std::to_string(got));
     }
     for (std::uint32_t i = begin; i < begin + count; ++i) {
-      const std::uint32_t c = t.child_list_[i];
+      const std::uint32_t c = child_list[i];
       if (c == 0 || c > n) return child_error("it lists " + std::to_string(c) + ", which is no daemon");
-      if (t.parent_[c] != v) {
-        return child_error("it lists " + std::to_string(c) + ", whose parent is " + std::to_string(t.parent_[c]));
+      if (parent[c] != v) {
+        return child_error("it lists " + std::to_string(c) + ", whose parent is " + std::to_string(parent[c]));
       }
       if (listed[c]) return child_error("it lists " + std::to_string(c) + " twice");
       listed[c] = true;
     }
   }
-  for (std::uint32_t v = 1; v <= n; ++v) {
+  return {};
+}
+
+// routed/bad-children for the first daemon its parent's list leaves out.
+Status check_all_listed(std::uint32_t daemons, std::string_view component, const std::vector<std::uint32_t>& parent,
+                        const std::vector<bool>& listed) {
+  for (std::uint32_t v = 1; v <= daemons; ++v) {
     if (!listed[v]) {
       return Message("routed", "bad-children",
                      about(component, daemons,
-                           {{"vpid", std::to_string(t.parent_[v])},
+                           {{"vpid", std::to_string(parent[v])},
                             {"why", "its children leave out " + std::to_string(v) + ", whose parent it is"}}));
     }
   }
+  return {};
+}
 
-  // Preorder, children in the module's order: a subtree is then one run of
-  // preorder_, and a vpid's children sit in it in ascending positions.
-  t.preorder_.reserve(std::size_t{n} + 1);
-  t.position_.resize(std::size_t{n} + 1);
+// Preorder, children in the module's order: a subtree is then one run of
+// preorder, and a vpid's children sit in it in ascending positions.
+void compute_preorder(const std::vector<std::uint32_t>& child_begin, const std::vector<std::uint32_t>& child_list,
+                      std::vector<std::uint32_t>& preorder, std::vector<std::uint32_t>& position) {
+  const std::size_t count = child_begin.size() - 1;  // vpids 0..n
+  preorder.reserve(count);
+  position.resize(count);
   std::vector<std::uint32_t> stack{0};
   while (!stack.empty()) {
     const std::uint32_t v = stack.back();
     stack.pop_back();
-    t.position_[v] = static_cast<std::uint32_t>(t.preorder_.size());
-    t.preorder_.push_back(v);
-    for (std::uint32_t i = t.child_begin_[v + 1]; i > t.child_begin_[v]; --i) stack.push_back(t.child_list_[i - 1]);
+    position[v] = static_cast<std::uint32_t>(preorder.size());
+    preorder.push_back(v);
+    for (std::uint32_t i = child_begin[v + 1]; i > child_begin[v]; --i) stack.push_back(child_list[i - 1]);
   }
-  t.size_.assign(std::size_t{n} + 1, 1);
-  for (auto it = t.preorder_.rbegin(); it != t.preorder_.rend(); ++it) {
-    if (*it != 0) t.size_[t.parent_[*it]] += t.size_[*it];
+}
+
+// Each vpid's subtree size, summed up from the leaves of the preorder.
+void compute_subtree_sizes(const std::vector<std::uint32_t>& parent, const std::vector<std::uint32_t>& preorder,
+                           std::vector<std::uint32_t>& size) {
+  size.assign(parent.size(), 1);
+  for (auto it = preorder.rbegin(); it != preorder.rend(); ++it) {
+    if (*it != 0) size[parent[*it]] += size[*it];
   }
+}
+
+}  // namespace
+
+Result<RoutingTree> RoutingTree::build(const orca_routed_module& module, std::uint32_t daemons,
+                                       std::string_view component) {
+  if (Status st = check_module(module, daemons, component); !st) return st.error();
+  RoutingTree t;
+  if (Status st = ask_parents(module, daemons, component, t.parent_); !st) return st.error();
+  if (auto looped = compute_depths(t.parent_, t.depth_)) {
+    return Message(
+        "routed", "parent-cycle",
+        about(component, daemons, {{"vpid", std::to_string(*looped)}, {"cycle", describe_cycle(t.parent_, *looped)}}));
+  }
+  t.height_ = *std::max_element(t.depth_.begin(), t.depth_.end());
+
+  if (Status st = count_children(module, daemons, component, t.child_begin_); !st) return st.error();
+  std::vector<bool> listed;
+  if (Status st = ask_children(module, daemons, component, t.parent_, t.child_begin_, t.child_list_, listed); !st) {
+    return st.error();
+  }
+  if (Status st = check_all_listed(daemons, component, t.parent_, listed); !st) return st.error();
+
+  compute_preorder(t.child_begin_, t.child_list_, t.preorder_, t.position_);
+  compute_subtree_sizes(t.parent_, t.preorder_, t.size_);
   return t;
 }
 

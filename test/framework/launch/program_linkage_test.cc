@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 namespace orca::launch {
@@ -156,6 +157,24 @@ TEST(ProgramLinkage, LibrariesAreFoundAsLdSoFindsThem) {
     GTEST_SKIP() << "not a Debian x86_64 layout: " << found.unknown_why;
   }
   EXPECT_EQ(found.kind, ProgramLinkage::Kind::Read) << found.unknown_why;
+}
+
+// The object that needs the missing library is named after the closure
+// grew: a program path short enough to live inside its std::string (7
+// bytes, "/bin/ls") once moved with the vector and left the name read from
+// freed memory (AddressSanitizer: heap-use-after-free).
+TEST(ProgramLinkage, TheObjectMissingALibraryIsNamedAfterTheClosureGrew) {
+  if (!std::filesystem::exists("/bin/ls") || !std::filesystem::exists("/lib/x86_64-linux-gnu/libselinux.so.1")) {
+    GTEST_SKIP() << "not a Debian x86_64 layout (/bin/ls linking libselinux.so.1)";
+  }
+  const orca::test::TempDir dir;
+  std::filesystem::create_symlink("/lib/x86_64-linux-gnu/libselinux.so.1", dir.path() / "libselinux.so.1");
+  LinkEnvironment env = system_environment();
+  env.ld_so_conf = "/nonexistent/ld.so.conf";
+  env.ld_library_path = dir.path().string();  // libselinux found first, libc.so.6 then missing
+  const ProgramLinkage p = inspect_program("/bin/ls", env);
+  ASSERT_EQ(p.kind, ProgramLinkage::Kind::Unknown);
+  EXPECT_NE(p.unknown_why.find("ls needs libc.so.6, which is not found here"), std::string::npos) << p.unknown_why;
 }
 
 TEST(ProgramLinkage, WhatCannotBeReadWholeIsUnknownAndGetsTheServer) {
