@@ -65,11 +65,38 @@ void DaemonSession::on_pmi_direct(std::span<const std::uint8_t> bytes) {
 }
 
 Status DaemonSession::start() {
+  if (Status st = open_frameworks(); !st) return st;
+
+  if (bootstrap_.vpid == 0) {
+    if (Status st = find_own_place(); !st) return st;
+  }
+
+  const bool tree_spawn = (bootstrap_.flags & launch::kBootstrapTreeSpawn) != 0 && !tree_->children(bootstrap_.vpid).empty();
+  if (tree_spawn) {
+    if (Status st = choose_child_launcher(); !st) return st;
+  }
+
+  // What the PMI modules can set up without the job's ranks (libpmix's
+  // server, on a thread of its own) starts now, beside the wire-up.
+  make_pmi();
+  pmi_->warm_up();
+  frameworks_opened_ = StartupClock::Clock::now();
+  if (Status st = open_oob(); !st) return st;
+  receive_from_peers();
+  watch_parent();
+  watch_signals();
+  if (Status st = say_hello(); !st) return st;
+
+  if (tree_spawn) spawn_children();
+  return {};
+}
+
+// Only the frameworks this daemon uses are declared, and settings that
+// nothing here claims are not reported: orcarun checked every setting
+// it forwards already, and 64 daemons repeating its warnings would only
+// bury them.
+Status DaemonSession::open_frameworks() {
   Runtime& rt = process_.runtime();
-  // Only the frameworks this daemon uses are declared, and settings that
-  // nothing here claims are not reported: orcarun checked every setting
-  // it forwards already, and 64 daemons repeating its warnings would only
-  // bury them.
   auto iof_fw = rt.add_framework(iof::kFramework);
   if (!iof_fw) return iof_fw.error();
   if (auto d = iof::partial_line_delay(rt.registry()); d) partial_delay_ = d.value();
@@ -82,29 +109,26 @@ Status DaemonSession::start() {
   auto tree = routed::routing_tree(*routed_fw.value(), bootstrap_.daemons);
   if (!tree) return tree.error();
   tree_ = std::move(tree.value());
+  return {};
+}
 
-  if (bootstrap_.vpid == 0) {
-    if (Status st = find_own_place(); !st) return st;
+// With tree spawn: the plm module that starts our children in the
+// routing tree, chosen for the hosts of our whole subtree.
+Status DaemonSession::choose_child_launcher() {
+  auto plm_fw = plm_framework();
+  if (!plm_fw) return plm_fw.error();
+  std::vector<std::string> hosts;
+  for (std::uint32_t c : tree_->subtree(bootstrap_.vpid)) {
+    if (c != bootstrap_.vpid) hosts.push_back(host_of(c));
   }
+  auto chosen = plm::choose_module(*plm_fw.value(), hosts);
+  if (!chosen) return chosen.error();
+  plm_ = chosen.value();
+  return {};
+}
 
-  const bool tree_spawn = (bootstrap_.flags & launch::kBootstrapTreeSpawn) != 0 && !tree_->children(bootstrap_.vpid).empty();
-  if (tree_spawn) {
-    auto plm_fw = plm_framework();
-    if (!plm_fw) return plm_fw.error();
-    std::vector<std::string> hosts;
-    for (std::uint32_t c : tree_->subtree(bootstrap_.vpid)) {
-      if (c != bootstrap_.vpid) hosts.push_back(host_of(c));
-    }
-    auto chosen = plm::choose_module(*plm_fw.value(), hosts);
-    if (!chosen) return chosen.error();
-    plm_ = chosen.value();
-  }
-
-  // What the PMI modules can set up without the job's ranks (libpmix's
-  // server, on a thread of its own) starts now, beside the wire-up.
-  make_pmi();
-  pmi_->warm_up();
-  frameworks_opened_ = StartupClock::Clock::now();
+// The oob, its outbox, and the parent as its first peer.
+Status DaemonSession::open_oob() {
   auto oob = process_.open_oob(name(bootstrap_.vpid), bootstrap_.secret);
   if (!oob) return oob.error();
   oob_ = oob.value();
@@ -117,7 +141,10 @@ Status DaemonSession::start() {
       });
   if (Status st = oob_->add_peer(name(bootstrap_.parent), bootstrap_.parent_uri); !st) return st;
   oob_->set_router(routed::make_router(*tree_, name(bootstrap_.vpid)));
+  return {};
+}
 
+void DaemonSession::receive_from_peers() {
   oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
   oob_->on_receive(launch::kTagControl, [this](ProcessName, std::span<const std::uint8_t> b) { on_control(b); });
   oob_->on_receive(launch::kTagStdin, [this](ProcessName, std::span<const std::uint8_t> b) { on_stdin(b); });
@@ -139,8 +166,10 @@ Status DaemonSession::start() {
       if (launcher_) launcher_->end_lost(peer.vpid);
     }
   });
+}
 
-  // Our standard input stays open as long as whoever started us lives.
+// Our standard input stays open as long as whoever started us lives.
+void DaemonSession::watch_parent() {
   parent_watch_ = std::make_unique<IoWatch>(process_.loop(), 0, IoWatch::kRead, [this](short) {
     char buf[256];
     const ssize_t n = ::read(0, buf, sizeof buf);
@@ -150,6 +179,9 @@ Status DaemonSession::start() {
     }
   });
   parent_watch_->enable();
+}
+
+void DaemonSession::watch_signals() {
   // SIGTERM (from whoever started us) ends this daemon as the loss of
   // its parent does: ranks first, then children.
   // Once the watches are gone (the loop has ended, the job's files go with
@@ -173,7 +205,9 @@ Status DaemonSession::start() {
   // its ranks' process groups, leaving what they started running.
   sighup_ = std::make_unique<SignalWatch>(
       process_.loop(), SIGHUP, [this] { if (!ending_) end_at_once(); }, SignalWatch::Unwatched::kIgnore);
+}
 
+Status DaemonSession::say_hello() {
   // The report needs the route the connection to the parent took: it is
   // sent once the oob has made it, in the same write as the hello.
   oob_->on_peer_connected([this](ProcessName peer) {
@@ -183,8 +217,6 @@ Status DaemonSession::start() {
   auto bytes = launch::encode(who_we_are());
   if (!bytes) return bytes.error();
   outbox_->post(name(bootstrap_.parent), launch::kTagHello, std::move(bytes.value()));
-
-  if (tree_spawn) spawn_children();
   return {};
 }
 
@@ -396,6 +428,16 @@ void DaemonSession::make_pmi() {
   pmi_ = std::make_unique<PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
 }
 
+// What every rank of this node shares at the launch command.
+struct DaemonSession::NodeLaunch {
+  std::vector<const launch::RankPlacement*> mine;
+  std::vector<std::string> base_env;
+  launch::RankLink link;
+  launch::TorchMaster master;
+  std::vector<std::uint32_t> ranks_at;
+  std::vector<std::uint32_t> node_ranks;
+};
+
 void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
   std::vector<const launch::RankPlacement*> mine;
   for (const auto& p : command.placements) {
@@ -412,100 +454,118 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     report_failure(bootstrap_.vpid, "cannot serve the job's ranks PMI: " + st.error().summary());
     return;
   }
-  const std::vector<std::string> base_env = plm::current_environment();
-  // This host's data-plane link, as orcarun gathered it.
-  launch::RankLink link;
-  const std::string identity = who_we_are().host_identity;
-  for (const auto& l : command.links) {
-    if (l.identity != identity) continue;
-    link = {.interface = l.interface, .address = l.address, .prefix_length = static_cast<int>(l.prefix_length), .rdma = l.rdma};
-  }
-  const launch::TorchMaster master{.address = command.master_address, .port = command.master_port};
-  const std::vector<std::uint32_t> ranks_at = launch::ranks_per_daemon(command.placements, bootstrap_.daemons);
-  std::vector<std::uint32_t> node_ranks;
-  for (const launch::RankPlacement* p : mine) node_ranks.push_back(p->rank);
-  std::sort(node_ranks.begin(), node_ranks.end());
-  for (const launch::RankPlacement* p : mine) {
-    plm::SpawnSpec spec;
-    spec.argv = command.argv;
-    spec.environment = base_env;
-    for (const auto& e : command.environment) {
-      const auto eq = e.find('=');
-      if (eq != std::string::npos) plm::set_environment(spec.environment, e.substr(0, eq), e.substr(eq + 1));
-    }
-    plm::set_environment(spec.environment, "ORCA_RANK", std::to_string(p->rank));
-    plm::set_environment(spec.environment, "ORCA_SIZE", std::to_string(command.size));
-    plm::set_environment(spec.environment, "ORCA_LOCAL_RANK", std::to_string(p->local_rank));
-    plm::set_environment(spec.environment, "ORCA_LOCAL_SIZE", std::to_string(mine.size()));
-    plm::set_environment(spec.environment, "ORCA_NODE", std::to_string(bootstrap_.vpid - 1));
-    for (const auto& [key, value] : launch::rank_identity_variables({.rank = p->rank,
-                                                                    .size = command.size,
-                                                                    .local_rank = p->local_rank,
-                                                                    .local_size = static_cast<std::uint32_t>(mine.size()),
-                                                                    .node = bootstrap_.vpid - 1})) {
-      plm::set_environment(spec.environment, key, value);
-    }
-    for (const auto& [key, value] : launch::network_variables(link, master, command.families, spec.environment).set) {
-      plm::set_environment(spec.environment, key, value);
-    }
-    if (started_by_) {
-      const orca_plm_rank_place place{.rank = p->rank,
-                                      .local_rank = p->local_rank,
-                                      .size = command.size,
-                                      .node_ranks = node_ranks.data(),
-                                      .node_rank_count = node_ranks.size(),
-                                      .ranks_per_daemon = ranks_at.data() + 1,  // [0] is orcarun's
-                                      .daemons = bootstrap_.daemons};
-      plm::apply_environment(spec.environment, plm::rank_environment(*started_by_, bootstrap_.hosts, place));
-    }
-    if (!command.directory.empty() && ::access(command.directory.c_str(), X_OK) == 0) spec.directory = command.directory;
-    spec.pipe_input = command.stdin_target == launch::kStdinAll ||
-                      command.stdin_target == static_cast<std::int32_t>(p->rank);
-    spec.parent_death_signal = SIGKILL;
+  const NodeLaunch node = node_launch(command, std::move(mine));
+  for (const launch::RankPlacement* p : node.mine) {
+    plm::SpawnSpec spec = rank_spec(command, node, *p);
     if (Status st = pmi_->prepare(p->rank, spec); !st) {
       report_failure(bootstrap_.vpid, "cannot prepare rank " + std::to_string(p->rank) + " for PMI: " + st.error().summary());
       return;
     }
-    RankProcess::Hooks hooks;
-    hooks.output = [this](std::uint32_t rank, launch::Stream stream, std::string_view text, bool partial) {
-      launch::OutputChunk chunk{.rank = rank, .stream = stream, .partial = partial,
-                                .bytes = std::vector<std::uint8_t>(text.begin(), text.end())};
-      up(launch::kTagOutput, chunk);
-      output_window_->sent(text.size());
-      if (!output_may_flow()) {
-        for (auto& [r, proc] : ranks_) proc->pause_output();
-      }
-    };
-    hooks.exited = [this](const launch::ExitRecord& record) {
-      // A group with no member left is free for the kernel to give out
-      // again: the keeper must not kill its next owner. One that still has
-      // members (the rank's background children) stays watched, and its
-      // RankProcess kills it at the end.
-      if (auto it = ranks_.find(record.rank); it != ranks_.end() && it->second->group_gone()) {
-        keeper_.forget(it->second->process_group());
-      }
-      // What its PMI connection still held (an abort) goes up first.
-      pmi_->ended(record.rank);
-      if (parent_gone_) {
-        maybe_finish();
-        return;
-      }
-      launch::ExitRecord r = record;
-      r.pmi = pmi_->progress(record.rank);
-      if (!r.started) {
-        r.wait_status = 127 << 8;
-      }
-      up(launch::kTagStatus, r);
-      say_done_if_idle();
-      maybe_finish();
-    };
-    hooks.stdin_written = [this](std::uint32_t n) { up(launch::kTagCredit, launch::StdinCredit{.bytes = n}); };
-    auto rank = std::make_unique<RankProcess>(process_.loop(), p->rank, spec, partial_delay_, std::move(hooks));
-    if (rank->process_group() > 0) keeper_.watch(rank->process_group());
-    pmi_->started(p->rank, rank->started());
-    ranks_.emplace(p->rank, std::move(rank));
+    start_rank(p->rank, spec);
   }
   say_done_if_idle();  // a node with no rank of the job
+}
+
+DaemonSession::NodeLaunch DaemonSession::node_launch(const launch::LaunchCommand& command,
+                                                     std::vector<const launch::RankPlacement*> mine) const {
+  NodeLaunch node{.mine = std::move(mine), .base_env = plm::current_environment()};
+  // This host's data-plane link, as orcarun gathered it.
+  const std::string identity = who_we_are().host_identity;
+  for (const auto& l : command.links) {
+    if (l.identity != identity) continue;
+    node.link = {.interface = l.interface, .address = l.address, .prefix_length = static_cast<int>(l.prefix_length), .rdma = l.rdma};
+  }
+  node.master = {.address = command.master_address, .port = command.master_port};
+  node.ranks_at = launch::ranks_per_daemon(command.placements, bootstrap_.daemons);
+  for (const launch::RankPlacement* p : node.mine) node.node_ranks.push_back(p->rank);
+  std::sort(node.node_ranks.begin(), node.node_ranks.end());
+  return node;
+}
+
+plm::SpawnSpec DaemonSession::rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
+                                        const launch::RankPlacement& p) const {
+  plm::SpawnSpec spec;
+  spec.argv = command.argv;
+  spec.environment = node.base_env;
+  for (const auto& e : command.environment) {
+    const auto eq = e.find('=');
+    if (eq != std::string::npos) plm::set_environment(spec.environment, e.substr(0, eq), e.substr(eq + 1));
+  }
+  plm::set_environment(spec.environment, "ORCA_RANK", std::to_string(p.rank));
+  plm::set_environment(spec.environment, "ORCA_SIZE", std::to_string(command.size));
+  plm::set_environment(spec.environment, "ORCA_LOCAL_RANK", std::to_string(p.local_rank));
+  plm::set_environment(spec.environment, "ORCA_LOCAL_SIZE", std::to_string(node.mine.size()));
+  plm::set_environment(spec.environment, "ORCA_NODE", std::to_string(bootstrap_.vpid - 1));
+  for (const auto& [key, value] : launch::rank_identity_variables({.rank = p.rank,
+                                                                  .size = command.size,
+                                                                  .local_rank = p.local_rank,
+                                                                  .local_size = static_cast<std::uint32_t>(node.mine.size()),
+                                                                  .node = bootstrap_.vpid - 1})) {
+    plm::set_environment(spec.environment, key, value);
+  }
+  for (const auto& [key, value] : launch::network_variables(node.link, node.master, command.families, spec.environment).set) {
+    plm::set_environment(spec.environment, key, value);
+  }
+  if (started_by_) {
+    const orca_plm_rank_place place{.rank = p.rank,
+                                    .local_rank = p.local_rank,
+                                    .size = command.size,
+                                    .node_ranks = node.node_ranks.data(),
+                                    .node_rank_count = node.node_ranks.size(),
+                                    .ranks_per_daemon = node.ranks_at.data() + 1,  // [0] is orcarun's
+                                    .daemons = bootstrap_.daemons};
+    plm::apply_environment(spec.environment, plm::rank_environment(*started_by_, bootstrap_.hosts, place));
+  }
+  if (!command.directory.empty() && ::access(command.directory.c_str(), X_OK) == 0) spec.directory = command.directory;
+  spec.pipe_input = command.stdin_target == launch::kStdinAll ||
+                    command.stdin_target == static_cast<std::int32_t>(p.rank);
+  spec.parent_death_signal = SIGKILL;
+  return spec;
+}
+
+void DaemonSession::start_rank(std::uint32_t rank_id, const plm::SpawnSpec& spec) {
+  auto rank = std::make_unique<RankProcess>(process_.loop(), rank_id, spec, partial_delay_, rank_hooks());
+  if (rank->process_group() > 0) keeper_.watch(rank->process_group());
+  pmi_->started(rank_id, rank->started());
+  ranks_.emplace(rank_id, std::move(rank));
+}
+
+RankProcess::Hooks DaemonSession::rank_hooks() {
+  RankProcess::Hooks hooks;
+  hooks.output = [this](std::uint32_t rank, launch::Stream stream, std::string_view text, bool partial) {
+    launch::OutputChunk chunk{.rank = rank, .stream = stream, .partial = partial,
+                              .bytes = std::vector<std::uint8_t>(text.begin(), text.end())};
+    up(launch::kTagOutput, chunk);
+    output_window_->sent(text.size());
+    if (!output_may_flow()) {
+      for (auto& [r, proc] : ranks_) proc->pause_output();
+    }
+  };
+  hooks.exited = [this](const launch::ExitRecord& record) {
+    // A group with no member left is free for the kernel to give out
+    // again: the keeper must not kill its next owner. One that still has
+    // members (the rank's background children) stays watched, and its
+    // RankProcess kills it at the end.
+    if (auto it = ranks_.find(record.rank); it != ranks_.end() && it->second->group_gone()) {
+      keeper_.forget(it->second->process_group());
+    }
+    // What its PMI connection still held (an abort) goes up first.
+    pmi_->ended(record.rank);
+    if (parent_gone_) {
+      maybe_finish();
+      return;
+    }
+    launch::ExitRecord r = record;
+    r.pmi = pmi_->progress(record.rank);
+    if (!r.started) {
+      r.wait_status = 127 << 8;
+    }
+    up(launch::kTagStatus, r);
+    say_done_if_idle();
+    maybe_finish();
+  };
+  hooks.stdin_written = [this](std::uint32_t n) { up(launch::kTagCredit, launch::StdinCredit{.bytes = n}); };
+  return hooks;
 }
 
 void DaemonSession::on_stdin(std::span<const std::uint8_t> bytes) {

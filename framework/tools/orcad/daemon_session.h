@@ -58,6 +58,15 @@ class DaemonSession {
 
  private:
   Status start();
+  Status open_frameworks();
+  /* With tree spawn: the plm module that starts our children. */
+  Status choose_child_launcher();
+  Status open_oob();
+  void receive_from_peers();
+  void watch_parent();
+  void watch_signals();
+  /* The hello to the parent, and the report once it is connected. */
+  Status say_hello();
   Result<mca::Framework*> plm_framework();
   Status find_own_place();
   Status await_parent_contact();
@@ -79,6 +88,13 @@ class DaemonSession {
   void resume_output();
   void make_pmi();
   void launch_ranks(const launch::LaunchCommand& command);
+  struct NodeLaunch;
+  NodeLaunch node_launch(const launch::LaunchCommand& command, std::vector<const launch::RankPlacement*> mine) const;
+  /* How rank `p` starts: its argv, environment, directory and stdin. */
+  plm::SpawnSpec rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
+                           const launch::RankPlacement& p) const;
+  void start_rank(std::uint32_t rank_id, const plm::SpawnSpec& spec);
+  RankProcess::Hooks rank_hooks();
   void spawn_children();
   void child_agent_ended(std::uint32_t vpid, int wait_status, const std::string& tail);
   void report_failure(std::uint32_t vpid, const std::string& message);
