@@ -52,6 +52,191 @@ orca::launch::LinkEnvironment link_environment(const std::vector<std::string>& f
   return link;
 }
 
+// What every rank is to be given (-x, -genv, -genvlist), checked before
+// anything starts: an unset name or a size past the bounds ends here.
+orca::Status forward_environment(orca::Runtime& rt, const orca::orcarun::Options& options,
+                                 orca::orcarun::JobPlan& plan) {
+  auto forwarded = orca::orcarun::resolve_forwarding(options.forwards, orca::plm::current_environment());
+  if (!forwarded) return forwarded.error();
+  for (const auto& warning : forwarded->warnings) rt.help().show(warning, std::cerr, true);
+  plan.environment = std::move(forwarded->variables);
+  return {};
+}
+
+// The frameworks whose selection orcarun makes itself.
+struct PlanFrameworks {
+  orca::mca::Framework* plm = nullptr;
+  orca::mca::Framework* routed = nullptr;
+  orca::mca::Framework* ras = nullptr;
+};
+
+orca::Result<PlanFrameworks> open_frameworks(orca::Runtime& rt) {
+  PlanFrameworks fws;
+  // Every framework a daemon uses is declared here too: their settings are
+  // checked once, here, and forwarded.
+  for (const auto* decl : {&orca::ras::kFramework, &orca::iof::kFramework, &orca::pmi::kFramework, &orca::plm::kFramework,
+                           &orca::routed::kFramework, &orca::reach::kFramework, &orca::oob::kFramework}) {
+    auto fw = rt.add_framework(*decl);
+    if (!fw) return fw.error();
+    if (decl == &orca::plm::kFramework) fws.plm = fw.value();
+    if (decl == &orca::routed::kFramework) fws.routed = fw.value();
+    if (decl == &orca::ras::kFramework) fws.ras = fw.value();
+  }
+  rt.report_settings(std::cerr);
+  for (auto* fw : {fws.ras, fws.plm, fws.routed}) {
+    if (orca::Status st = fw->open(); !st) return st.error();
+  }
+  return fws;
+}
+
+// The nodes: those the user named, or the batch allocation orcarun
+// runs in (ras); else this host. The plm module is chosen for them.
+orca::Status choose_nodes(const orca::orcarun::Options& options, const PlanFrameworks& fws,
+                          orca::orcarun::JobPlan& plan) {
+  auto allocation = orca::ras::allocate(*fws.ras, {.hosts = options.hosts, .hostfiles = options.hostfiles});
+  if (!allocation) return allocation.error();
+  std::vector<std::string> names;
+  if (allocation.value()) {
+    for (const auto& h : allocation.value()->nodes) names.push_back(h.name);
+  } else {
+    names.push_back(orca::orcarun::local_nodes(1).front().name);
+  }
+  auto chosen = orca::plm::choose_module(*fws.plm, names);
+  if (!chosen) return chosen.error();
+  plan.plm = chosen.value();
+  plan.nodes = allocation.value() ? std::move(allocation.value()->nodes)
+                                  : orca::orcarun::local_nodes(plan.plm.module->simulated_nodes(plan.plm.module->self));
+  return {};
+}
+
+// The ranks on the nodes, and the routing tree of the daemons.
+orca::Status map_job(const orca::orcarun::Options& options, const PlanFrameworks& fws, orca::orcarun::JobPlan& plan) {
+  auto ranks = orca::launch::map_ranks(plan.nodes, options.processes, options.map_by, options.oversubscribe);
+  if (!ranks) return ranks.error();
+  plan.ranks = std::move(ranks.value());
+
+  const auto n = static_cast<std::uint32_t>(plan.nodes.size());
+  auto tree = orca::routed::routing_tree(*fws.routed, n);
+  if (!tree) return tree.error();
+  plan.tree = std::move(tree.value());
+  plan.routed_component = component_name(*fws.routed);
+  plan.tree_spawn = plan.plm.module->tree_spawn(plan.plm.module->self, n) != 0;
+  return {};
+}
+
+// A job this host cannot hold is refused before anything starts.
+orca::Status check_job_fits_here(orca::Runtime& rt, const orca::orcarun::JobPlan& plan) {
+  const orca::launch::JobFootprint footprint = orca::orcarun::footprint_here(plan);
+  if (orca::Status st = orca::launch::check_job_fits(footprint, orca::launch::read_host_limits()); !st) {
+    return st;
+  }
+  (void)orca::launch::raise_open_files(orca::launch::files_needed(footprint));
+  // Its failure texts are read now: a launch that fails for want of
+  // descriptors must still say so in words.
+  rt.help().preload("orcarun");
+  return {};
+}
+
+// The launcher's settings (timeouts, output, PMI bounds, the data plane).
+orca::Status apply_launcher_settings(orca::Runtime& rt, const orca::orcarun::Options& options,
+                                     const orca::launch::LauncherSettings& launcher, orca::orcarun::JobPlan& plan) {
+  plan.startup_timeout = launcher.startup_timeout;
+  plan.kill_grace = launcher.kill_grace;
+  if (auto d = orca::iof::partial_line_delay(rt.registry()); d) plan.partial_line_delay = d.value();
+  if (auto b = orca::iof::output_buffer(rt.registry()); b) plan.output_buffer = b.value();
+  auto pmi_bound = orca::pmi::job_data_bound(rt.registry());
+  if (!pmi_bound) return pmi_bound.error();
+  plan.pmi_bound = pmi_bound.value();
+  auto families = orca::launch::parse_family_list(launcher.data_plane);
+  if (!families) return families.error();
+  plan.data_plane_families = std::move(families.value());
+  plan.mesh_check = options.mesh_check || launcher.mesh_check;
+  plan.mesh_check_timeout = launcher.mesh_check_timeout;
+  if (plan.mesh_check && plan.data_plane_families.empty()) {
+    return orca::Message("orcarun", "mesh-check-without-data-plane", {});
+  }
+  return {};
+}
+
+// The data-plane round (a message to and from every host after they are
+// all up, and a daemon's own ranking of every other host's addresses)
+// only for ranks that can read its variables. --report-routes and
+// --mesh-check ask for it themselves.
+void decide_data_plane_round(const orca::orcarun::Options& options, orca::launch::PmiServerMode mode,
+                             const orca::launch::ProgramLinkage& program, orca::orcarun::JobPlan& plan) {
+  if (const auto round = orca::launch::choose_data_plane_round(mode, program);
+      !round.start && !options.report_routes && !plan.mesh_check && !plan.data_plane_families.empty()) {
+    plan.data_plane_families.clear();
+    plan.no_data_plane_round = round.why;
+  }
+}
+
+// Whether each child's subtree gets the command once it is up, or only
+// once every daemon is (launch/early_start.h).
+void decide_early_start(const orca::orcarun::Options& options, const orca::launch::LauncherSettings& launcher,
+                        orca::orcarun::JobPlan& plan) {
+  const auto early = orca::launch::choose_early_start({.variable = launcher.start_early,
+                                                       .data_plane_round = !plan.data_plane_families.empty(),
+                                                       .report_routes = options.report_routes,
+                                                       .report_topology = options.report_topology});
+  plan.start_early = early.start;
+  plan.no_early_start = early.why;
+}
+
+// What the daemons will not use, they do not even load (orcarun itself
+// loads every component it finds).
+std::vector<std::string> unused_by_daemons(const orca::Runtime& rt, const orca::orcarun::JobPlan& plan,
+                                           bool pmix_server, bool simple_server) {
+  std::vector<orca::orcarun::FoundComponent> found;
+  for (const auto& c : rt.components().loaded()) found.push_back({std::string(c.framework()), std::string(c.name())});
+  return orca::orcarun::daemon_unused_components(
+      found, {.routed = plan.routed_component,
+              .plm = plan.plm.component,
+              .pmix_server = pmix_server,
+              .simple_server = simple_server});
+}
+
+// What each daemon starts and loads, from what the ranks' program links.
+orca::Status choose_daemon_services(orca::Runtime& rt, const orca::orcarun::Options& options,
+                                    const orca::launch::LauncherSettings& launcher, orca::orcarun::JobPlan& plan) {
+  // libpmix's server costs each daemon more than the rest of its launch,
+  // pmi/simple a component to load: each started only where a rank may use
+  // it, decided once for every daemon.
+  auto pmix_mode = orca::launch::parse_pmi_server_mode("orcarun_pmix_server", launcher.pmix_server);
+  if (!pmix_mode) return pmix_mode.error();
+  auto simple_mode = orca::launch::parse_pmi_server_mode("orcarun_pmi_simple_server", launcher.pmi_simple_server);
+  if (!simple_mode) return simple_mode.error();
+  auto round_mode = orca::launch::parse_pmi_server_mode("orcarun_data_plane_round", launcher.data_plane_round);
+  if (!round_mode) return round_mode.error();
+  const auto program = orca::launch::inspect_program(options.command.front(), link_environment(plan.environment));
+  const auto pmix = orca::launch::choose_pmix_server(pmix_mode.value(), program);
+  const auto simple = orca::launch::choose_pmi_simple_server(simple_mode.value(), program);
+  decide_data_plane_round(options, round_mode.value(), program, plan);
+  decide_early_start(options, launcher, plan);
+  plan.unused_components = unused_by_daemons(rt, plan, pmix.start, simple.start);
+  if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
+    rt.log("pmi", pmix.why);
+    rt.log("pmi", simple.why);
+  }
+  return {};
+}
+
+/* The job's plan (hosts, rank map, plm, routing tree, variables), made in
+ * full before anything starts: every mistake is reported here. */
+orca::Status make_plan(orca::Runtime& rt, const orca::orcarun::Options& options, orca::orcarun::JobPlan& plan) {
+  if (orca::Status st = forward_environment(rt, options, plan); !st) return st;
+  if (orca::Status st = orca::launch::declare_launcher_variables(rt.registry()); !st) return st;
+  auto fws = open_frameworks(rt);
+  if (!fws) return fws.error();
+  if (orca::Status st = choose_nodes(options, fws.value(), plan); !st) return st;
+  if (orca::Status st = map_job(options, fws.value(), plan); !st) return st;
+  if (orca::Status st = check_job_fits_here(rt, plan); !st) return st;
+  plan.daemon_command = orca::plm::daemon_program(rt.registry());
+  const auto launcher = orca::launch::launcher_settings(rt.registry());
+  if (orca::Status st = apply_launcher_settings(rt, options, launcher, plan); !st) return st;
+  return choose_daemon_services(rt, options, launcher, plan);
+}
+
 }  // namespace
 
 static int orcarun_main(int argc, char** argv) {
@@ -72,125 +257,8 @@ static int orcarun_main(int argc, char** argv) {
     std::cout << "orcarun (Orca) " << PACKAGE_VERSION << "\n";
     return 0;
   }
-  orca::Runtime& rt = p.runtime();
   orca::orcarun::JobPlan plan;
-  // What every rank is to be given (-x, -genv, -genvlist), checked before
-  // anything starts: an unset name or a size past the bounds ends here.
-  auto forwarded = orca::orcarun::resolve_forwarding(options->forwards, orca::plm::current_environment());
-  if (!forwarded) return p.fail(forwarded.error());
-  for (const auto& warning : forwarded->warnings) rt.help().show(warning, std::cerr, true);
-  plan.environment = std::move(forwarded->variables);
-  if (orca::Status st = orca::launch::declare_launcher_variables(rt.registry()); !st) return p.fail(st.error());
-  orca::mca::Framework* plm_fw = nullptr;
-  orca::mca::Framework* routed_fw = nullptr;
-  orca::mca::Framework* ras_fw = nullptr;
-  // Every framework a daemon uses is declared here too: their settings are
-  // checked once, here, and forwarded.
-  for (const auto* decl : {&orca::ras::kFramework, &orca::iof::kFramework, &orca::pmi::kFramework, &orca::plm::kFramework,
-                           &orca::routed::kFramework, &orca::reach::kFramework, &orca::oob::kFramework}) {
-    auto fw = rt.add_framework(*decl);
-    if (!fw) return p.fail(fw.error());
-    if (decl == &orca::plm::kFramework) plm_fw = fw.value();
-    if (decl == &orca::routed::kFramework) routed_fw = fw.value();
-    if (decl == &orca::ras::kFramework) ras_fw = fw.value();
-  }
-  rt.report_settings(std::cerr);
-  for (auto* fw : {ras_fw, plm_fw, routed_fw}) {
-    if (orca::Status st = fw->open(); !st) return p.fail(st.error());
-  }
-
-  // The nodes: those the user named, or the batch allocation orcarun
-  // runs in (ras); else this host.
-  auto allocation = orca::ras::allocate(*ras_fw, {.hosts = options->hosts, .hostfiles = options->hostfiles});
-  if (!allocation) return p.fail(allocation.error());
-  std::vector<std::string> names;
-  if (allocation.value()) {
-    for (const auto& h : allocation.value()->nodes) names.push_back(h.name);
-  } else {
-    names.push_back(orca::orcarun::local_nodes(1).front().name);
-  }
-  auto chosen = orca::plm::choose_module(*plm_fw, names);
-  if (!chosen) return p.fail(chosen.error());
-  plan.plm = chosen.value();
-  plan.nodes = allocation.value() ? std::move(allocation.value()->nodes)
-                                  : orca::orcarun::local_nodes(plan.plm.module->simulated_nodes(plan.plm.module->self));
-
-  auto ranks = orca::launch::map_ranks(plan.nodes, options->processes, options->map_by, options->oversubscribe);
-  if (!ranks) return p.fail(ranks.error());
-  plan.ranks = std::move(ranks.value());
-
-  const auto n = static_cast<std::uint32_t>(plan.nodes.size());
-  auto tree = orca::routed::routing_tree(*routed_fw, n);
-  if (!tree) return p.fail(tree.error());
-  plan.tree = std::move(tree.value());
-  plan.routed_component = component_name(*routed_fw);
-  plan.tree_spawn = plan.plm.module->tree_spawn(plan.plm.module->self, n) != 0;
-  // A job this host cannot hold is refused before anything starts.
-  const orca::launch::JobFootprint footprint = orca::orcarun::footprint_here(plan);
-  if (orca::Status st = orca::launch::check_job_fits(footprint, orca::launch::read_host_limits()); !st) {
-    return p.fail(st.error());
-  }
-  (void)orca::launch::raise_open_files(orca::launch::files_needed(footprint));
-  // Its failure texts are read now: a launch that fails for want of
-  // descriptors must still say so in words.
-  rt.help().preload("orcarun");
-  plan.daemon_command = orca::plm::daemon_program(rt.registry());
-  const auto launcher = orca::launch::launcher_settings(rt.registry());
-  plan.startup_timeout = launcher.startup_timeout;
-  plan.kill_grace = launcher.kill_grace;
-  if (auto d = orca::iof::partial_line_delay(rt.registry()); d) plan.partial_line_delay = d.value();
-  if (auto b = orca::iof::output_buffer(rt.registry()); b) plan.output_buffer = b.value();
-  auto pmi_bound = orca::pmi::job_data_bound(rt.registry());
-  if (!pmi_bound) return p.fail(pmi_bound.error());
-  plan.pmi_bound = pmi_bound.value();
-  auto families = orca::launch::parse_family_list(launcher.data_plane);
-  if (!families) return p.fail(families.error());
-  plan.data_plane_families = std::move(families.value());
-  plan.mesh_check = options.value().mesh_check || launcher.mesh_check;
-  plan.mesh_check_timeout = launcher.mesh_check_timeout;
-  if (plan.mesh_check && plan.data_plane_families.empty()) {
-    return p.fail(orca::Message("orcarun", "mesh-check-without-data-plane", {}));
-  }
-  // libpmix's server costs each daemon more than the rest of its launch,
-  // pmi/simple a component to load: each started only where a rank may use
-  // it, decided once for every daemon.
-  auto pmix_mode = orca::launch::parse_pmi_server_mode("orcarun_pmix_server", launcher.pmix_server);
-  if (!pmix_mode) return p.fail(pmix_mode.error());
-  auto simple_mode = orca::launch::parse_pmi_server_mode("orcarun_pmi_simple_server", launcher.pmi_simple_server);
-  if (!simple_mode) return p.fail(simple_mode.error());
-  auto round_mode = orca::launch::parse_pmi_server_mode("orcarun_data_plane_round", launcher.data_plane_round);
-  if (!round_mode) return p.fail(round_mode.error());
-  const auto program = orca::launch::inspect_program(options->command.front(), link_environment(plan.environment));
-  const auto pmix = orca::launch::choose_pmix_server(pmix_mode.value(), program);
-  const auto simple = orca::launch::choose_pmi_simple_server(simple_mode.value(), program);
-  // The data-plane round (a message to and from every host after they are
-  // all up, and a daemon's own ranking of every other host's addresses)
-  // only for ranks that can read its variables. --report-routes and
-  // --mesh-check ask for it themselves.
-  if (const auto round = orca::launch::choose_data_plane_round(round_mode.value(), program);
-      !round.start && !options->report_routes && !plan.mesh_check && !plan.data_plane_families.empty()) {
-    plan.data_plane_families.clear();
-    plan.no_data_plane_round = round.why;
-  }
-  const auto early = orca::launch::choose_early_start({.variable = launcher.start_early,
-                                                       .data_plane_round = !plan.data_plane_families.empty(),
-                                                       .report_routes = options->report_routes,
-                                                       .report_topology = options->report_topology});
-  plan.start_early = early.start;
-  plan.no_early_start = early.why;
-  // What the daemons will not use, they do not even load (orcarun itself
-  // loads every component it finds).
-  std::vector<orca::orcarun::FoundComponent> found;
-  for (const auto& c : rt.components().loaded()) found.push_back({std::string(c.framework()), std::string(c.name())});
-  plan.unused_components = orca::orcarun::daemon_unused_components(
-      found, {.routed = plan.routed_component,
-              .plm = plan.plm.component,
-              .pmix_server = pmix.start,
-              .simple_server = simple.start});
-  if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
-    rt.log("pmi", pmix.why);
-    rt.log("pmi", simple.why);
-  }
+  if (orca::Status st = make_plan(p.runtime(), options.value(), plan); !st) return p.fail(st.error());
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);
   return job.run();

@@ -98,15 +98,186 @@ bool whole_number(const std::string& text, T& out) {
   return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
+// One option word as written: "--opt=value" split at its first '='.
+struct OptionWord {
+  std::string name;          // the option, without its inline value
+  std::string inline_value;  // after the '=', if has_inline
+  bool has_inline = false;
+};
+
+// "--opt=value" is accepted for options that take a value.
+OptionWord split_option(const std::string& a) {
+  OptionWord w{.name = a};
+  if (a.rfind("--", 0) == 0) {
+    if (size_t eq = a.find('='); eq != std::string::npos) {
+      w.name = a.substr(0, eq);
+      w.inline_value = a.substr(eq + 1);
+      w.has_inline = true;
+    }
+  }
+  return w;
+}
+
+// The option's value: the inline one, or the next word (args[i] moves on to it).
+Result<std::string> take_value(const std::vector<std::string>& args, size_t& i, const OptionWord& w) {
+  if (w.has_inline) return w.inline_value;
+  if (i + 1 >= args.size()) return bad_option(w.name, "it needs a value");
+  return args[++i];
+}
+
+bool is_flag(const std::string& name) {
+  static const char* const kFlags[] = {"--help", "--version", "--oversubscribe", "--tag-output", "--timing",
+                                       "--report-routes", "--report-topology", "--mesh-check"};
+  return std::find(std::begin(kFlags), std::end(kFlags), name) != std::end(kFlags);
+}
+
+// What the flag `name` sets in `o`, or null if it is no flag.
+bool* flag_of(const std::string& name, Options& o) {
+  if (name == "--help" || name == "-h") return &o.help;
+  if (name == "--version" || name == "-V") return &o.version;
+  if (name == "--oversubscribe") return &o.oversubscribe;
+  if (name == "--tag-output") return &o.tag_output;
+  if (name == "--timing") return &o.timing;
+  if (name == "--report-routes") return &o.report_routes;
+  if (name == "--report-topology") return &o.report_topology;
+  if (name == "--mesh-check") return &o.mesh_check;
+  return nullptr;
+}
+
+// What an option that takes one value does with it (`name` as written, for messages).
+using ValueOption = Status (*)(const std::string& name, const std::string& value, Options& o);
+
+Status add_host(const std::string& /*name*/, const std::string& value, Options& o) {
+  o.hosts.push_back(value);
+  return {};
+}
+
+Status add_hostfile(const std::string& /*name*/, const std::string& value, Options& o) {
+  o.hostfiles.push_back(value);
+  return {};
+}
+
+Status set_processes(const std::string& name, const std::string& value, Options& o) {
+  unsigned n = 0;
+  if (!whole_number(value, n)) return bad_option(name, "\"" + value + "\" is not a whole number");
+  if (n == 0) return bad_option(name, "0 processes is no job; give at least 1, or leave -n out for one per slot");
+  o.processes = n;
+  return {};
+}
+
+Status set_map_by(const std::string& name, const std::string& value, Options& o) {
+  if (value == "node") o.map_by = MapBy::Node;
+  else if (value == "slot") o.map_by = MapBy::Slot;
+  else return bad_option(name, "\"" + value + "\" is neither node nor slot");
+  return {};
+}
+
+Status set_timeout(const std::string& name, const std::string& value, Options& o) {
+  char* end = nullptr;
+  const double s = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e7) {
+    return bad_option(name, "\"" + value + "\" is not a number of seconds above 0");
+  }
+  o.timeout_seconds = s;
+  return {};
+}
+
+Status set_stdin(const std::string& name, const std::string& value, Options& o) {
+  if (value == "none") {
+    o.stdin_target = StdinTarget::None;
+  } else if (value == "all") {
+    o.stdin_target = StdinTarget::All;
+  } else if (unsigned r = 0; whole_number(value, r)) {
+    o.stdin_target = StdinTarget::Rank;
+    o.stdin_rank = r;
+  } else {
+    return bad_option(name, "\"" + value + "\" is none, all or a rank");
+  }
+  return {};
+}
+
+Status add_forward(const std::string& /*name*/, const std::string& value, Options& o) {
+  auto r = forward_request(value);
+  if (!r) return r.error();
+  o.forwards.push_back(std::move(r.value()));
+  return {};
+}
+
+Status add_forward_list(const std::string& name, const std::string& value, Options& o) {
+  auto list = forward_list(name, value);
+  if (!list) return list.error();
+  for (auto& r : list.value()) o.forwards.push_back(std::move(r));
+  return {};
+}
+
+Status add_tune_file(const std::string& /*name*/, const std::string& value, Options& o) {
+  o.tool.tune_files.push_back(value);
+  return {};
+}
+
+// The option `name` if it takes one value, or null.
+ValueOption value_option(const std::string& name) {
+  if (name == "--host" || name == "-H") return add_host;
+  if (name == "--hostfile") return add_hostfile;
+  if (name == "-n" || name == "--np" || name == "-np") return set_processes;
+  if (name == "--map-by") return set_map_by;
+  if (name == "--timeout") return set_timeout;
+  if (name == "--stdin") return set_stdin;
+  if (name == "-x") return add_forward;
+  if (name == "-genvlist" || name == "--genvlist") return add_forward_list;
+  if (name == "--tune") return add_tune_file;
+  return nullptr;
+}
+
+// --mca NAME VALUE (args[i] moves on to VALUE).
+Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {
+  // Two words follow; "--mca=NAME VALUE" would silently take the next two.
+  if (w.has_inline) return bad_option(args[i], "it takes two words, --mca NAME VALUE, not --mca=NAME");
+  if (i + 2 >= args.size()) return bad_option(w.name, "it needs a variable name and a value");
+  o.tool.mca.push_back(mca::Setting{args[i + 1], args[i + 2], mca::Source{mca::SourceKind::CommandLine, "", 0, 0}});
+  i += 2;
+  return {};
+}
+
+// -genv NAME VALUE (args[i] moves on to VALUE).
+Status add_genv(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {
+  // Two words, as --mca.
+  if (w.has_inline) return bad_option(args[i], "it takes two words, -genv NAME VALUE, not --genv=NAME");
+  if (i + 2 >= args.size()) return bad_option(w.name, "it needs a variable name and a value");
+  const std::string& variable = args[i + 1];
+  if (std::string why = bad_variable_name(variable); !why.empty()) return bad_option(w.name, why + " (-genv NAME VALUE)");
+  if (args[i + 2].find('\0') != std::string::npos) return bad_option(w.name, "a value cannot hold a NUL byte");
+  o.forwards.push_back({.kind = ForwardRequest::Kind::Value, .name = variable, .value = args[i + 2],
+                        .option = w.name + " " + variable + " ..."});
+  i += 2;
+  return {};
+}
+
+// The option at args[i], with its values (i moves on to its last word).
+Status parse_option(const std::vector<std::string>& args, size_t& i, Options& o) {
+  const std::string& a = args[i];
+  const OptionWord w = split_option(a);
+  // A flag takes no value: "--oversubscribe=0" must not read as on.
+  if (w.has_inline && is_flag(w.name)) return bad_option(a, "it is a flag and takes no value");
+  if (bool* flag = flag_of(w.name, o); flag != nullptr) {
+    *flag = true;
+    return {};
+  }
+  if (w.name == "--mca" || w.name == "-mca") return add_mca(args, i, w, o);
+  if (w.name == "-genv" || w.name == "--genv") return add_genv(args, i, w, o);
+  if (ValueOption apply = value_option(w.name); apply != nullptr) {
+    auto v = take_value(args, i, w);
+    if (!v) return v.error();
+    return apply(w.name, v.value(), o);
+  }
+  return bad_option(a, "it is not an orcarun option (orcarun --help lists them)");
+}
+
 }  // namespace
 
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
   size_t i = 0;
-  auto value = [&](const std::string& option) -> Result<std::string> {
-    if (i + 1 >= args.size()) return bad_option(option, "it needs a value");
-    return args[++i];
-  };
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -114,120 +285,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       break;
     }
     if (a.empty() || a[0] != '-') break;  // the command starts here
-    // "--opt=value" is accepted for options that take a value.
-    std::string name = a, inline_value;
-    bool has_inline = false;
-    if (a.rfind("--", 0) == 0) {
-      if (size_t eq = a.find('='); eq != std::string::npos) {
-        name = a.substr(0, eq);
-        inline_value = a.substr(eq + 1);
-        has_inline = true;
-      }
-    }
-    auto take = [&]() -> Result<std::string> {
-      if (has_inline) return inline_value;
-      return value(name);
-    };
-    // A flag takes no value: "--oversubscribe=0" must not read as on.
-    static const char* const kFlags[] = {"--help", "--version", "--oversubscribe", "--tag-output", "--timing",
-                                         "--report-routes", "--report-topology", "--mesh-check"};
-    if (has_inline && std::find(std::begin(kFlags), std::end(kFlags), name) != std::end(kFlags)) {
-      return bad_option(a, "it is a flag and takes no value");
-    }
-    if (name == "--help" || name == "-h") {
-      o.help = true;
-    } else if (name == "--version" || name == "-V") {
-      o.version = true;
-    } else if (name == "--host" || name == "-H") {
-      auto v = take();
-      if (!v) return v.error();
-      o.hosts.push_back(v.value());
-    } else if (name == "--hostfile") {
-      auto v = take();
-      if (!v) return v.error();
-      o.hostfiles.push_back(v.value());
-    } else if (name == "-n" || name == "--np" || name == "-np") {
-      auto v = take();
-      if (!v) return v.error();
-      unsigned n = 0;
-      if (!whole_number(v.value(), n)) return bad_option(name, "\"" + v.value() + "\" is not a whole number");
-      if (n == 0) return bad_option(name, "0 processes is no job; give at least 1, or leave -n out for one per slot");
-      o.processes = n;
-    } else if (name == "--map-by") {
-      auto v = take();
-      if (!v) return v.error();
-      if (v.value() == "node") o.map_by = MapBy::Node;
-      else if (v.value() == "slot") o.map_by = MapBy::Slot;
-      else return bad_option(name, "\"" + v.value() + "\" is neither node nor slot");
-    } else if (name == "--oversubscribe") {
-      o.oversubscribe = true;
-    } else if (name == "--tag-output") {
-      o.tag_output = true;
-    } else if (name == "--timing") {
-      o.timing = true;
-    } else if (name == "--report-routes") {
-      o.report_routes = true;
-    } else if (name == "--report-topology") {
-      o.report_topology = true;
-    } else if (name == "--mesh-check") {
-      o.mesh_check = true;
-    } else if (name == "--timeout") {
-      auto v = take();
-      if (!v) return v.error();
-      char* end = nullptr;
-      const double s = std::strtod(v.value().c_str(), &end);
-      if (v.value().empty() || *end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e7) {
-        return bad_option(name, "\"" + v.value() + "\" is not a number of seconds above 0");
-      }
-      o.timeout_seconds = s;
-    } else if (name == "--stdin") {
-      auto v = take();
-      if (!v) return v.error();
-      if (v.value() == "none") {
-        o.stdin_target = StdinTarget::None;
-      } else if (v.value() == "all") {
-        o.stdin_target = StdinTarget::All;
-      } else if (unsigned r = 0; whole_number(v.value(), r)) {
-        o.stdin_target = StdinTarget::Rank;
-        o.stdin_rank = r;
-      } else {
-        return bad_option(name, "\"" + v.value() + "\" is none, all or a rank");
-      }
-    } else if (name == "--mca" || name == "-mca") {
-      // Two words follow; "--mca=NAME VALUE" would silently take the next two.
-      if (has_inline) return bad_option(a, "it takes two words, --mca NAME VALUE, not --mca=NAME");
-      if (i + 2 >= args.size()) return bad_option(name, "it needs a variable name and a value");
-      o.tool.mca.push_back(mca::Setting{args[i + 1], args[i + 2], mca::Source{mca::SourceKind::CommandLine, "", 0, 0}});
-      i += 2;
-    } else if (name == "-x") {
-      auto v = take();
-      if (!v) return v.error();
-      auto r = forward_request(v.value());
-      if (!r) return r.error();
-      o.forwards.push_back(std::move(r.value()));
-    } else if (name == "-genv" || name == "--genv") {
-      // Two words, as --mca.
-      if (has_inline) return bad_option(a, "it takes two words, -genv NAME VALUE, not --genv=NAME");
-      if (i + 2 >= args.size()) return bad_option(name, "it needs a variable name and a value");
-      const std::string& variable = args[i + 1];
-      if (std::string why = bad_variable_name(variable); !why.empty()) return bad_option(name, why + " (-genv NAME VALUE)");
-      if (args[i + 2].find('\0') != std::string::npos) return bad_option(name, "a value cannot hold a NUL byte");
-      o.forwards.push_back({.kind = ForwardRequest::Kind::Value, .name = variable, .value = args[i + 2],
-                            .option = name + " " + variable + " ..."});
-      i += 2;
-    } else if (name == "-genvlist" || name == "--genvlist") {
-      auto v = take();
-      if (!v) return v.error();
-      auto list = forward_list(name, v.value());
-      if (!list) return list.error();
-      for (auto& r : list.value()) o.forwards.push_back(std::move(r));
-    } else if (name == "--tune") {
-      auto v = take();
-      if (!v) return v.error();
-      o.tool.tune_files.push_back(v.value());
-    } else {
-      return bad_option(a, "it is not an orcarun option (orcarun --help lists them)");
-    }
+    if (Status st = parse_option(args, i, o); !st) return st.error();
   }
   for (; i < args.size(); ++i) o.command.push_back(args[i]);
   if (o.command.empty() && !o.help && !o.version) {
