@@ -1,0 +1,202 @@
+#!/bin/bash
+# orcarun end to end with plm/local (test/lib/orcarun_local.sh): what the
+# command line asks for and what it gets wrong. A daemon program that is
+# missing, a job too big for this host or for orcarun's descriptors,
+# --timing and the data-plane round, --version, --help, mistakes on the
+# command line (a message, a failure, nothing started) and a setting
+# nothing claims. Every case checks exact outputs and exit statuses, and
+# that nothing of it is left once it is over.
+. "$(dirname "$0")/../../lib/orcarun_local.sh"
+
+# ---------------------------------------------------------------------------------
+# 1. Refused before the job runs: the daemon program, the limits of this host
+
+# A daemon program that does not exist: the message says so, nothing is left.
+missing_daemon_program() {
+    setup
+    orc --mca plm_base_daemon "$T/no-orcad" --mca plm_local_num_nodes 2 -n 2 true
+    expect_failure
+    expect_match err "^orcarun: the daemon on $HOST_RE#[12] \(vpid [12]\) failed: its agent \(local\) exited with status 127 before the daemon reported"
+    expect_line err "cannot run $T/no-orcad: No such file or directory"
+    done_case
+}
+
+# A job this host cannot hold is refused before anything starts, naming
+# the limit: 65536 simulated daemons need more task ids than kernel.pid_max
+# (32768 on most machines) or more memory than there is. Before, orcarun
+# started thousands of them, grew to gigabytes and crashed.
+job_far_too_big_is_refused_at_once() {
+    setup
+    orc --mca plm_local_num_nodes 65536 true
+    expect_status 1
+    expect_match err "^orcarun: the job cannot fit this host: 65536 daemons \(65536 on this host, with 65536 ranks there\).* need [0-9]+ where (kernel\.pid_max|kernel\.threads-max|the memory available)"
+    expect_line err "Nothing was started. To run it, run fewer daemons on this host (plm_local_num_nodes), or $(grep -oE 'raise it: sysctl kernel\.(pid_max|threads-max)=N|free memory' "$T/err" | head -1)."
+    expect_no_stdout
+    done_case
+}
+
+# With `ulimit -n 512`, 1000 daemons need more descriptors than orcarun
+# may open: refused naming RLIMIT_NOFILE and what to do. A soft limit
+# below the need with a hard one above it is raised instead (the job runs).
+descriptor_limit_is_named() {
+    setup
+    status=0
+    ( ulimit -n 512; ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 1000 true ) || status=$?
+    expect_status 1
+    expect_match err "^orcarun: the job cannot fit this host: 1000 daemons .* need [0-9]+ where RLIMIT_NOFILE \(open files of orcarun; hard limit 512\) leaves 512\.$"
+    expect_match err "raise it \(ulimit -n N"
+    status=0
+    ( ulimit -S -n 64; ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 30 true ) || status=$?
+    expect_status 0
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 2. --timing, --version, --help
+
+timing_phases() {
+    setup
+    # `true` cannot read the data-plane variables: the round is asked for.
+    orc --timing --mca orcarun_data_plane_round always -n 1 true
+    expect_status 0
+    expect_line err "timing (ms since orcarun started):"
+    local phase
+    for phase in "agents started" "first daemon up" "all daemons up" "data plane chosen" "command started" "command ended" \
+        "teardown done"; do
+        expect_match err "^  $phase +[0-9]+\.[0-9]\$"
+    done
+    sed -n '/^timing (ms/,/^orcad start-up/p' "$T/err" | grep '^  ' >"$T/phases"
+    [ "$(wc -l <"$T/phases")" -eq 7 ] || { show_output; fail "expected seven phase lines"; }
+    # The phases come in order.
+    awk '{ if ($NF + 0 < last) bad = 1; last = $NF + 0 } END { exit bad }' "$T/phases" ||
+        { show_output; fail "the phases are not in order"; }
+    # Then the daemon's own start-up, phase by phase (median / slowest).
+    expect_line err "orcad start-up (ms, median / slowest of 1 daemon):"
+    for phase in "agent to main" "bootstrap" "settings and components" "frameworks" "oob open" "parent answered"; do
+        expect_match err "^  $phase +[0-9]+\.[0-9] / +[0-9]+\.[0-9]\$"
+    done
+    done_case
+}
+
+# The data-plane round only for ranks that can read its variables: none
+# for `true` (said under --timing, and no interface variable reaches the
+# rank), one for `sh` (it may run anything), and one whenever
+# --report-routes asks for it.
+data_plane_round_only_where_ranks_can_use_it() {
+    setup
+    orc --timing -n 1 true
+    expect_status 0
+    expect_no_match err '^  data plane chosen'
+    expect_match err '^no data-plane round: /.*/true links no MPI, PMI or network library and cannot run or load another program \(orcarun_data_plane_round=auto\); set orcarun_data_plane_round=always'
+    orc --timing -n 1 sh -c 'echo "gloo=${GLOO_SOCKET_IFNAME-unset}"'
+    expect_status 0
+    expect_match err '^  data plane chosen +[0-9]+\.[0-9]$'
+    expect_no_match err '^no data-plane round'
+    expect_stdout "gloo=lo"
+    orc --timing --report-routes -n 1 true
+    expect_status 0
+    expect_match err '^  data plane chosen +[0-9]+\.[0-9]$'
+    orc --timing --mca orcarun_data_plane_round never -n 1 sh -c 'echo "gloo=${GLOO_SOCKET_IFNAME-unset}"'
+    expect_status 0
+    expect_no_match err '^  data plane chosen'
+    expect_stdout "gloo=unset"
+    done_case
+}
+
+version_option() {
+    setup
+    local v
+    v=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$ORCA_TEST_BUILDDIR/config.h")
+    [ -n "$v" ] || fail "no PACKAGE_VERSION in $ORCA_TEST_BUILDDIR/config.h"
+    orc --version
+    expect_status 0
+    expect_stdout "orcarun (Orca) $v"
+    expect_no_stderr
+    done_case
+}
+
+help_option() {
+    setup
+    orc --help
+    expect_status 0
+    expect_line out "Usage: orcarun [options] CMD [ARGS...]"
+    local option
+    for option in --host --hostfile "-n, --np N" --map-by --oversubscribe --tag-output --stdin --timeout --timing \
+                  --report-routes -x -genv -genvlist --mca --tune; do
+        expect_match out "^  $option"
+    done
+    expect_no_stderr
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 3. Mistakes on the command line: a message, a failure, nothing started
+
+no_command() {
+    setup
+    orc -n 2
+    expect_failure
+    expect_text err "orcarun: a command to run is needed, for example:"
+    expect_line err "  orcarun -n 2 hostname"
+    done_case
+}
+
+zero_processes() {
+    setup
+    orc -n 0 true
+    expect_failure
+    expect_text err "the option -n cannot be used as given: 0 processes is no job"
+    done_case
+}
+
+hostfile_syntax_error() {
+    setup
+    printf '# the hosts\nlocalhost slots=2\nnode[1- slots=2\n' >"$T/hosts"
+    orc --hostfile "$T/hosts" true
+    expect_failure
+    expect_text err "$T/hosts:3"
+    expect_text err "the '[' is never closed by a ']'"
+    printf 'localhost slots=x\n' >"$T/hosts"
+    orc --hostfile "$T/hosts" true
+    expect_failure
+    expect_text err "hostfile $T/hosts, line 1: slots=x is invalid"
+    done_case
+}
+
+unknown_plm_component() {
+    setup
+    orc --mca plm nosuch true
+    expect_failure
+    expect_text err "there is no component named 'nosuch'"
+    expect_line err "  Components of plm found: local, rsh, slurm"
+    done_case
+}
+
+local_plm_for_another_host() {
+    setup
+    orc --mca plm local --host nosuchhost true
+    expect_failure
+    expect_text err "orcarun: no plm component can start a daemon on nosuchhost:"
+    expect_line err "  plm/local: nosuchhost is not this host ($HOST); plm/local starts daemons here only"
+    done_case
+}
+
+# ---------------------------------------------------------------------------------
+# 4. Settings
+
+# A setting nothing claims is orcarun's warning, once, not every daemon's.
+unknown_setting_warned_once() {
+    setup
+    orc --mca plm_local_num_nodes 4 --mca nosuch_var 3 -n 4 true
+    expect_status 0
+    [ "$(grep -c 'no MCA variable is named "nosuch_var"' "$T/err")" -eq 1 ] ||
+        { show_output; fail "the unknown setting was not warned about exactly once"; }
+    done_case
+}
+
+CASES=(missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named timing_phases
+       data_plane_round_only_where_ranks_can_use_it version_option help_option no_command zero_processes
+       hostfile_syntax_error unknown_plm_component local_plm_for_another_host unknown_setting_warned_once)
+
+# Arguments, if any, name the cases to run (by hand: bash orcarun_command_line_test.sh CASE...).
+run_orcarun_suite "$@"
