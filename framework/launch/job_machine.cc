@@ -42,7 +42,8 @@ std::string seconds_text(double seconds) {
   return buf;
 }
 
-JobMachine::JobMachine(JobFacts facts, Hooks hooks) : facts_(std::move(facts)), hooks_(std::move(hooks)) {
+JobMachine::JobMachine(JobFacts facts, Hooks hooks)
+    : facts_(std::move(facts)), hooks_(std::move(hooks)), node_(*facts_.tree, 0) {
   daemon_.resize(daemons() + 1);
   rank_done_.assign(facts_.rank_daemon.size(), false);
   ranks_left_ = static_cast<std::uint32_t>(facts_.rank_daemon.size());
@@ -73,7 +74,7 @@ std::string JobMachine::hint(const std::string& host) const {
 
 void JobMachine::start() {
   if (facts_.all_at_once) {
-    for (std::uint32_t v = 1; v <= daemons(); ++v) daemon_[v].launched = true;
+    for (std::uint32_t v = 1; v <= daemons(); ++v) node_.launched(v);
     hooks_.launch_daemon(kEveryDaemon);
   } else {
     launch_children_of(0);  // with tree spawn they start the rest, else up() does
@@ -82,10 +83,9 @@ void JobMachine::start() {
 }
 
 void JobMachine::launch(std::uint32_t vpid) {
-  Daemon& d = daemon_[vpid];
-  if (d.launched || phase_ != JobPhase::WireUp) return;
-  d.launched = true;
-  d.agent_is_daemon = hooks_.launch_daemon(vpid);
+  if (node_.is_launched(vpid) || phase_ != JobPhase::WireUp) return;
+  node_.launched(vpid);
+  daemon_[vpid].agent_is_daemon = hooks_.launch_daemon(vpid);
 }
 
 // Without tree spawn orcarun starts every daemon, each once its parent in
@@ -98,8 +98,8 @@ void JobMachine::launch_children_of(std::uint32_t vpid) {
 void JobMachine::startup_timed_out() {
   std::string missing, first;
   for (std::uint32_t v = 1; v <= daemons(); ++v) {
-    if (daemon_[v].up) continue;
-    missing += "\n  " + describe(v) + (daemon_[v].launched ? "" : ": not started (its parent never came up)");
+    if (node_.is_up(v)) continue;
+    missing += "\n  " + describe(v) + (node_.is_launched(v) ? "" : ": not started (its parent never came up)");
     if (first.empty()) first = printable(host(v));
   }
   fail(Message("orcarun", "startup-timeout",
@@ -111,13 +111,11 @@ void JobMachine::startup_timed_out() {
        1);
 }
 
-void JobMachine::hello(std::uint32_t vpid) {
-  if (vpid >= 1 && vpid <= daemons()) daemon_[vpid].hello = true;
-}
+void JobMachine::hello(std::uint32_t vpid) { node_.hello(vpid); }
 
 bool JobMachine::up(std::uint32_t vpid) {
-  if (vpid == 0 || vpid > daemons() || daemon_[vpid].up) return false;
-  daemon_[vpid].up = true;
+  if (vpid == 0 || vpid > daemons() || node_.is_up(vpid)) return false;
+  node_.up(vpid);
   ++up_count_;
   // Not during the teardown: a daemon started after it would not hear it.
   if (!facts_.all_at_once && !facts_.tree_spawn && phase_ == JobPhase::WireUp) launch_children_of(vpid);
@@ -139,7 +137,7 @@ bool JobMachine::up(std::uint32_t vpid) {
 
 Status JobMachine::command_child(std::uint32_t child) {
   Daemon& d = daemon_[child];
-  if (d.commanded || d.gone || !d.up) return {};
+  if (d.commanded || d.gone || !node_.is_up(child)) return {};
   if (!command_sent_ && facts_.timeout_seconds) {
     hooks_.arm(JobTimer::JobTimeout, 0,
                std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(*facts_.timeout_seconds)));
@@ -300,13 +298,12 @@ void JobMachine::drain_after_loss(std::uint32_t vpid) {
   // after kLostAgentGrace. With one launch for every daemon its end is the
   // end of all of them: the teardown does that.
   if (!facts_.all_at_once) {
-    hooks_.end_lost_agent(vpid);
+    const LostDaemonAgents agents = node_.lost(vpid);
+    if (agents.end_its_agent) hooks_.end_lost_agent(vpid);
     hooks_.arm(JobTimer::LostAgentKill, 0, kLostAgentGrace);
     // Daemons orcarun started below it lost their parent: end them now
     // rather than when their own connection attempts give up.
-    for (std::uint32_t v : facts_.tree->subtree(vpid)) {
-      if (v != vpid && daemon_[v].launched) hooks_.signal_agent(v, SIGTERM);
-    }
+    for (std::uint32_t v : agents.below) hooks_.signal_agent(v, SIGTERM);
   }
   // The ranks of that daemon's subtree are gone with it.
   for (std::uint32_t v : facts_.tree->subtree(vpid)) {
@@ -339,7 +336,7 @@ void JobMachine::agent_exited(std::uint32_t vpid, int wait_status, const std::st
   }
   if (!ending() && !d.gone) {
     const std::string printed = tail.empty() ? std::string("it printed nothing") : "it printed:\n" + tail;
-    if (!d.up) {
+    if (!node_.is_up(vpid)) {
       daemon_failed(vpid, "its agent (" + printable(facts_.plm_component) + ") " + plm::describe_wait_status(wait_status) +
                               " before the daemon reported; " + printed);
     } else {
@@ -362,7 +359,7 @@ void JobMachine::step_ended(int wait_status, const std::string& tail, const std:
   if (phase_ == JobPhase::WireUp) {
     std::string missing;
     for (std::uint32_t v = 1; v <= daemons(); ++v) {
-      if (!daemon_[v].up) missing += (missing.empty() ? "" : ", ") + printable(host(v));
+      if (!node_.is_up(v)) missing += (missing.empty() ? "" : ", ") + printable(host(v));
     }
     when = "while the daemons were starting (" + std::to_string(up_count_) + " of " + std::to_string(daemons()) +
            " up; not up: " + missing + ")";
@@ -457,8 +454,9 @@ void JobMachine::begin_teardown() {
   if (ending()) return;
   phase_ = JobPhase::TearingDown;
   for (JobTimer t : {JobTimer::Startup, JobTimer::Drain, JobTimer::JobTimeout, JobTimer::KillGrace}) hooks_.cancel(t, 0);
-  hooks_.send_teardown(failed_);
-  signal_unreached_agents();
+  const TeardownReach reach = node_.teardown();
+  hooks_.send_teardown(failed_, reach.relayed);
+  signal_unreached_agents(reach.unreached);
   hooks_.arm(JobTimer::Teardown, 0, kTeardownLimit);
   maybe_done();
 }
@@ -468,13 +466,12 @@ void JobMachine::begin_teardown() {
 // below another daemon that has not reported yet: its parent relays the
 // teardown only to the children it knows, and may not know it. With one
 // launch for every daemon (srun), SIGTERM to it cancels the whole step.
-void JobMachine::signal_unreached_agents() {
-  for (std::uint32_t v = 1; v <= daemons(); ++v) {
-    const bool reached = facts_.tree->parent(v) == 0 ? daemon_[v].hello : daemon_[v].up;
-    if (!daemon_[v].launched || reached) continue;
-    hooks_.signal_agent(facts_.all_at_once ? kEveryDaemon : v, SIGTERM);
-    if (facts_.all_at_once) break;
+void JobMachine::signal_unreached_agents(const std::vector<std::uint32_t>& unreached) {
+  if (facts_.all_at_once) {
+    if (!unreached.empty()) hooks_.signal_agent(kEveryDaemon, SIGTERM);
+    return;
   }
+  for (std::uint32_t v : unreached) hooks_.signal_agent(v, SIGTERM);
 }
 
 void JobMachine::maybe_done() {

@@ -23,6 +23,7 @@
 #define ORCA_LAUNCH_JOB_MACHINE_H
 
 #include "early_start.h"
+#include "tree_node.h"
 
 #include <orca/export.h>
 #include <orca/launch_wire.h>
@@ -50,9 +51,6 @@ inline constexpr std::chrono::milliseconds kTeardownLimit{10000};
 /* After a daemon failed, how long the ranks elsewhere get to report their
  * end (and their last output) once they were killed. */
 inline constexpr std::chrono::milliseconds kDrainLimit{3000};
-/* After a lost daemon's agent was sent SIGTERM, how long it may take to end
- * (its daemon ending its ranks first) before it is SIGKILLed. */
-inline constexpr std::chrono::milliseconds kLostAgentGrace{1000};
 /* After the oob lost a daemon that is orcarun's own child, how long to wait
  * for its exit (the kernel's word on how it ended) before reporting the
  * oob's inference (a refused or reset connection, a silent peer) instead. */
@@ -97,9 +95,11 @@ class ORCA_EXPORT JobMachine {
     std::function<void(int signo)> signal_ranks;
     /* Tell daemon `vpid` (done before the job) to end; its end is no loss. */
     std::function<void(std::uint32_t vpid)> release_daemon;
-    /* Tell every daemon to end (failed: why) and stop everything that feeds
-     * them (stdin, launches still queued). */
-    std::function<void(bool failed)> send_teardown;
+    /* Tell every daemon to end (failed: why) through `relayed`, the
+     * children of orcarun that hear it (their connections closing is their
+     * end, not a loss), and stop everything that feeds them (stdin,
+     * launches still queued). */
+    std::function<void(bool failed, const std::vector<std::uint32_t>& relayed)> send_teardown;
     std::function<void(std::uint32_t vpid, int signo)> signal_agent;
     /* End the agent of a lost daemon (its daemon first, when it can). */
     std::function<void(std::uint32_t vpid)> end_lost_agent;
@@ -168,8 +168,8 @@ class ORCA_EXPORT JobMachine {
   std::uint32_t daemons() const noexcept { return static_cast<std::uint32_t>(facts_.hosts.size()); }
   std::uint32_t up_count() const noexcept { return up_count_; }
   std::uint32_t ranks_left() const noexcept { return ranks_left_; }
-  bool is_up(std::uint32_t vpid) const { return daemon_.at(vpid).up; }
-  bool is_launched(std::uint32_t vpid) const { return daemon_.at(vpid).launched; }
+  bool is_up(std::uint32_t vpid) const { return node_.is_up(vpid); }
+  bool is_launched(std::uint32_t vpid) const { return node_.is_launched(vpid); }
   bool is_gone(std::uint32_t vpid) const { return daemon_.at(vpid).gone; }
   bool is_commanded(std::uint32_t vpid) const { return daemon_.at(vpid).commanded; }
   /* Some ranks were sent their command (and may run). */
@@ -177,14 +177,14 @@ class ORCA_EXPORT JobMachine {
   /* Collectives and done reports count from the first command on. */
   bool ranks_may_run() const noexcept;
   const std::string& host(std::uint32_t vpid) const { return facts_.hosts.at(vpid - 1); }
+  /* orcarun's place in the tree: hello/welcome and lost peers. */
+  const TreeNode& node() const noexcept { return node_; }
   /* "HOST (daemon V)", printable. */
   std::string describe(std::uint32_t vpid) const;
 
  private:
+  // What orcarun alone keeps of a daemon (launched, hello and up: node_).
   struct Daemon {
-    bool launched = false;
-    bool hello = false;
-    bool up = false;
     bool gone = false;       // its agent ended or it was lost, or it was released
     bool commanded = false;  // a child of orcarun's that was sent the launch command
     bool released = false;   // done before the job: its end is no failure
@@ -202,13 +202,14 @@ class ORCA_EXPORT JobMachine {
   void rank_failed(const ExitRecord& record);
   /* The ranks of `vpid`'s subtree are gone with it; the rest drain. */
   void drain_after_loss(std::uint32_t vpid);
-  void signal_unreached_agents();
+  void signal_unreached_agents(const std::vector<std::uint32_t>& unreached);
   void maybe_done();
   void finish();
   std::string hint(const std::string& host) const;
 
   JobFacts facts_;
   Hooks hooks_;
+  TreeNode node_;
   std::vector<Daemon> daemon_;  // by vpid; [0] unused
   std::vector<bool> rank_done_;
   std::optional<SubtreeArrivals> arrivals_;  // with facts_.start_early

@@ -20,6 +20,8 @@
 #include "rank_keeper.h"
 #include "rank_process.h"
 
+#include "launch/daemon_machine.h"
+
 #include <orca/iof_flow.h>
 #include <orca/launch_wire.h>
 #include <orca/oob_outbox.h>
@@ -69,6 +71,11 @@ class DaemonSession {
   Status say_hello();
   Result<mca::Framework*> plm_framework();
   Status find_own_place();
+  /* The lifecycle's decisions (DaemonMachine), once this daemon knows its
+   * place in the tree. */
+  void make_machine(bool launches_children);
+  launch::DaemonMachine::Hooks machine_hooks();
+  void arm(launch::DaemonTimer timer, std::chrono::milliseconds after);
   Status await_parent_contact();
   void on_hello(ProcessName from, std::span<const std::uint8_t> bytes);
   /* The connection to the parent is made: the report goes up. */
@@ -90,19 +97,14 @@ class DaemonSession {
   void launch_ranks(const launch::LaunchCommand& command);
   struct NodeLaunch;
   NodeLaunch node_launch(const launch::LaunchCommand& command, std::vector<const launch::RankPlacement*> mine) const;
-  /* How rank `p` starts: its argv, environment, directory and stdin. */
+  /* How rank `p` starts: its argv, environment (rank_environment),
+   * descriptors, directory and stdin. */
   plm::SpawnSpec rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
-                           const launch::RankPlacement& p) const;
+                           const launch::RankPlacement& p, PmiService::RankSetup pmi) const;
   void start_rank(std::uint32_t rank_id, const plm::SpawnSpec& spec);
   RankProcess::Hooks rank_hooks();
   void spawn_children();
-  void child_agent_ended(std::uint32_t vpid, int wait_status, const std::string& tail);
   void report_failure(std::uint32_t vpid, const std::string& message);
-  void parent_gone(const std::string& why);
-  void end_at_once();  // kill the ranks, SIGTERM the children, exit once they are gone
-  void begin_end(int signo);
-  void maybe_finish();
-  void say_done_if_idle();
   void up(std::uint32_t tag, const launch::WireMessage& message);
   void post(std::uint32_t vpid, std::uint32_t tag, const launch::WireMessage& message);
   void on_fence(ProcessName from, std::span<const std::uint8_t> bytes);
@@ -118,7 +120,8 @@ class DaemonSession {
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
   std::unique_ptr<PmiService> pmi_;  // from start() on: warm_up before the oob opens
-  bool ranks_launched_ = false;
+  std::unique_ptr<launch::DaemonMachine> machine_;  // from start() on
+  std::map<launch::DaemonTimer, std::unique_ptr<Timer>> timers_;
   // This host's chosen data-plane address, then its interface's others
   // (where the mesh check listens and leaves from), when this daemon
   // answered for the host; empty otherwise.
@@ -135,14 +138,8 @@ class DaemonSession {
   std::unique_ptr<SignalWatch> sigterm_;
   std::unique_ptr<SignalWatch> sighup_;
   std::map<std::uint32_t, std::unique_ptr<RankProcess>> ranks_;
-  std::unique_ptr<Timer> end_limit_;
   std::string hostname_;
   std::chrono::milliseconds partial_delay_{200};
-  bool reported_ = false;
-  bool ending_ = false;
-  bool done_said_ = false;  // DaemonDone sent: orcarun's Teardown for this daemon alone follows
-  bool parent_gone_ = false;  // ranks killed because the parent is gone: their exits are not news
-  int exit_status_ = 0;
 };
 
 }  // namespace orca::orcad

@@ -160,23 +160,21 @@ void PmiService::warm_up() {
 }
 
 namespace {
-struct EnvironmentSink {
-  std::vector<std::string>* environment;
+struct SettingsSink {
+  std::vector<launch::EnvironmentSetting>* settings;
   static void set(void* context, const char* name, const char* value) {
-    plm::set_environment(*static_cast<EnvironmentSink*>(context)->environment, name, value);
+    static_cast<SettingsSink*>(context)->settings->emplace_back(name, value);
   }
 };
 }  // namespace
 
-Status PmiService::prepare(std::uint32_t rank, plm::SpawnSpec& spec) {
-  // What a launcher around this daemon gave it (an outer job's PMI_FD or
-  // PMIx server) is not the ranks' server: only the modules' settings
-  // reach them. PMIX_MCA_* tune libpmix and stay.
-  std::erase_if(spec.environment, [](const std::string& e) {
-    return e.starts_with("PMI_") || (e.starts_with("PMIX_") && !e.starts_with("PMIX_MCA_"));
-  });
-  EnvironmentSink sink{&spec.environment};
-  const orca_pmi_environment env{.context = &sink, .set = &EnvironmentSink::set};
+// What a launcher around this daemon gave it (an outer job's PMI_FD or
+// PMIx server) is not the ranks' server: rank_environment drops it, and
+// only these settings reach them.
+Result<PmiService::RankSetup> PmiService::prepare(std::uint32_t rank) {
+  RankSetup setup;
+  SettingsSink sink{&setup.settings};
+  const orca_pmi_environment env{.context = &sink, .set = &SettingsSink::set};
   for (const auto& s : served_) {
     int inherit = -1;
     orca_mca_reason why{};
@@ -184,9 +182,9 @@ Status PmiService::prepare(std::uint32_t rank, plm::SpawnSpec& spec) {
       return Message("pmi", "rank-prepare-failed",
                      {{"component", s->component}, {"rank", std::to_string(rank)}, {"why", printable(why.text)}});
     }
-    if (inherit >= 3) spec.inherit_fds.push_back(inherit);
+    if (inherit >= 3) setup.inherit_fds.push_back(inherit);
   }
-  return {};
+  return setup;
 }
 
 void PmiService::started(std::uint32_t rank, bool ok) {

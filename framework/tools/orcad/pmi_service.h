@@ -24,6 +24,7 @@
 
 #include <orca/child_process.h>
 #include <orca/launch_wire.h>
+#include <orca/rank_network_env.h>
 #include <orca/pmi.h>
 #include <orca/process.h>
 #include <orca/routed.h>
@@ -70,8 +71,14 @@ class PmiService {
    * module for the job. Errors: the framework does not open, a module
    * refuses the job (named). */
   Status start(const launch::LaunchCommand& command);
-  /* Adds every module's environment and descriptors to a rank's spec. */
-  Status prepare(std::uint32_t rank, plm::SpawnSpec& spec);
+  /* What every module gives one rank: its settings (PMI_*, PMIX_*, in the
+   * modules' order) and the descriptors it inherits. */
+  struct RankSetup {
+    std::vector<launch::EnvironmentSetting> settings;
+    std::vector<int> inherit_fds;
+  };
+  /* Errors: a module refuses the rank (pmi/rank-prepare-failed). */
+  Result<RankSetup> prepare(std::uint32_t rank);
   void started(std::uint32_t rank, bool ok);
   void ended(std::uint32_t rank);
   launch::PmiProgress progress(std::uint32_t rank) const;

@@ -60,7 +60,7 @@ JobMachine::Hooks JobLaunch::machine_hooks() {
           .send_command = [this](std::uint32_t c) { return send_command(c); },
           .signal_ranks = [this](int signo) { (void)broadcast(launch::SignalRanks{.signal = signo}); },
           .release_daemon = [this](std::uint32_t v) { release_daemon(v); },
-          .send_teardown = [this](bool failed) { send_teardown(failed); },
+          .send_teardown = [this](bool failed, const std::vector<std::uint32_t>& relayed) { send_teardown(failed, relayed); },
           .signal_agent = [this](std::uint32_t v, int signo) { launcher_->signal(v, signo); },
           .end_lost_agent = [this](std::uint32_t v) { launcher_->end_lost(v); },
           .signal_all_agents = [this](int signo) { launcher_->signal_all(signo); },
@@ -83,48 +83,6 @@ void JobLaunch::arm(JobTimer timer, std::uint32_t vpid, std::chrono::millisecond
 
 void JobLaunch::cancel(JobTimer timer, std::uint32_t vpid) {
   if (auto it = timers_.find({timer, vpid}); it != timers_.end()) it->second->cancel();
-}
-
-void JobLaunch::show(const Message& message) {
-  if (printer_) {
-    printer_->end_open_line(iof::Stream::Stderr);
-    printer_->end_open_line(iof::Stream::Stdout);
-  }
-  clear_progress_line();
-  std::ostringstream text;
-  process_.runtime().help().show(message, text, true);
-  say(text.str());
-}
-
-void JobLaunch::say(std::string_view text) {
-  if (err_) {
-    err_->write(text);
-  } else {
-    std::cerr << text;  // before open(): nothing of the job runs yet
-  }
-}
-
-// A chunk of daemon `vpid`'s output is written: its credit, once a
-// quarter window of it is owed (iof_flow.h).
-void JobLaunch::output_written(std::uint32_t vpid, std::uint64_t bytes) {
-  if (vpid == 0 || vpid > daemons() || machine_->is_gone(vpid)) return;
-  auto credit = credits_->written(vpid, bytes);
-  if (!credit) return;
-  auto encoded = launch::encode(launch::OutputCredit{.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(*credit, UINT32_MAX))});
-  if (encoded) outbox_->post(name(vpid), launch::kTagOutputCredit, std::move(encoded.value()));
-}
-
-void JobLaunch::clear_progress_line() {
-  if (!progress_shown_) return;
-  say("\r\033[K");
-  progress_shown_ = false;
-}
-
-// Ranks print from the command on, and every daemon is up: no more
-// progress line.
-void JobLaunch::end_progress() {
-  progress_timer_.reset();
-  clear_progress_line();
 }
 
 Status JobLaunch::open() {
@@ -172,7 +130,7 @@ Status JobLaunch::open() {
     }
   });
   oob_->on_peer_lost([this](ProcessName peer, const std::string& why) {
-    if (peer.vpid == 0 || peer.vpid > daemons()) return;
+    if (machine_->node().role_of(peer.vpid) != launch::PeerRole::Below) return;
     machine_->daemon_lost(peer.vpid, "the oob lost the daemon on " + describe(peer.vpid) + ": " + why);
   });
 
@@ -202,119 +160,6 @@ Status JobLaunch::open() {
   return {};
 }
 
-launch::Bootstrap JobLaunch::bootstrap_for(std::uint32_t vpid) const {
-  const std::uint32_t parent = vpid == plm::DaemonLauncher::kEveryDaemon ? 0 : plan_.tree->parent(vpid);
-  launch::Bootstrap b{.job = job_,
-                      .vpid = vpid,
-                      .daemons = daemons(),
-                      .parent = parent,
-                      .parent_uri = parent == 0 ? oob_->contact_uri() : daemon_[parent].report.contact_uri,
-                      .secret = secret_,
-                      .settings = settings_text_,
-                      .daemon_command = plan_.daemon_command,
-                      .flags = (plan_.tree_spawn ? launch::kBootstrapTreeSpawn : 0u) |
-                               (options_.report_topology ? launch::kBootstrapReportTopology : 0u)};
-  b.launched_at_us = launch::monotonic_microseconds();
-  b.unused_components = plan_.unused_components;
-  b.hosts.reserve(daemons());
-  for (const auto& n : plan_.nodes) b.hosts.push_back(n.name);
-  return b;
-}
-
-bool JobLaunch::launch_daemon(std::uint32_t vpid) {
-  if (vpid == launch::JobMachine::kEveryDaemon) {
-    launch_all();
-    return false;
-  }
-  // The first bootstrap is made here too, to find what would be wrong
-  // with every one (a field above its bound, the same for all); each is
-  // made as its agent starts: a queued launch holds no bootstrap (each
-  // names every host of the job).
-  if (!bootstrap_checked_) {
-    bootstrap_checked_ = true;
-    if (auto frame = launch::bootstrap_frame(bootstrap_for(vpid)); !frame) {
-      machine_->fail(frame.error(), 1);
-      return false;
-    }
-  }
-  const std::string& host = daemon_[vpid].host;
-  auto argv = plm::daemon_command(plan_.plm, host, plan_.daemon_command);
-  if (!argv) {
-    machine_->fail(argv.error(), 1);
-    return false;
-  }
-  // The agent's words are the daemon's own (plm/local): its exit is the
-  // daemon's, and says how the daemon ended.
-  const bool agent_is_daemon = argv.value() == plan_.daemon_command;
-  launcher_->launch({.vpid = vpid,
-                     .host = host,
-                     .argv = std::move(argv.value()),
-                     .bootstrap = {},
-                     .make_bootstrap = [this, vpid] {
-                       auto frame = launch::bootstrap_frame(bootstrap_for(vpid));
-                       return frame ? std::move(frame.value()) : std::vector<std::uint8_t>();
-                     }});
-  return agent_is_daemon;
-}
-
-// A launcher that starts every daemon at once (plm/slurm: one srun step)
-// gets one bootstrap, with vpid 0, which it hands to every daemon (in
-// their environment, or on standard input if it is large); each finds
-// its own vpid. The daemons below another in the routing tree learn
-// their parent's contact URI later, on the same standard input (on_report).
-// srun gets SIGTERM if orcarun dies, and never SIGKILL: SIGTERM makes it
-// cancel the step, while a SIGKILLed srun leaves the step running.
-void JobLaunch::launch_all() {
-  std::vector<std::string> hosts;
-  for (std::uint32_t v = 1; v <= daemons(); ++v) hosts.push_back(daemon_[v].host);
-  auto frame = launch::bootstrap_frame(bootstrap_for(plm::DaemonLauncher::kEveryDaemon));
-  if (!frame) {
-    machine_->fail(frame.error(), 1);
-    return;
-  }
-  auto argv = plm::all_daemons_command(plan_.plm, hosts, plan_.daemon_command);
-  if (!argv) {
-    machine_->fail(argv.error(), 1);
-    return;
-  }
-  step_program_ = argv->front();
-  plm::DaemonLauncher::Launch l{.vpid = plm::DaemonLauncher::kEveryDaemon,
-                                .host = {},
-                                .argv = std::move(argv.value()),
-                                .bootstrap = {},
-                                .environment = {},
-                                .parent_death_signal = SIGTERM,
-                                .kill_signal = SIGTERM};
-  // In the environment, the bootstrap travels with the launch itself;
-  // srun forwards standard input only once every task runs.
-  if (frame->size() <= launch::kMaxEnvironmentBootstrap) {
-    l.environment.push_back(std::string(launch::kBootstrapVariable) + "=" + launch::bootstrap_text(frame.value()));
-  } else {
-    l.bootstrap = std::move(frame.value());
-  }
-  launcher_->launch(std::move(l));
-}
-
-// A line of the launch of every daemon saying that one of them ended
-// (srun: "srun: error: h3: task 1: Killed"): that daemon failed.
-void JobLaunch::daemon_ended_said(const std::string& line) {
-  const std::string host = plm::ended_host(plan_.plm, line);
-  if (host.empty()) return;
-  machine_->step_said_ended(host, printable(step_program_) + " reports that its task there ended: " + printable(line));
-}
-
-// The contact URI of daemon `vpid`, just up, to the daemons started at
-// the same time whose parent it is.
-void JobLaunch::relay_contact(const launch::DaemonReport& report) {
-  if (plan_.tree->children(report.vpid).empty()) return;
-  auto frame = launch::stdin_frame(launch::DaemonReport{.vpid = report.vpid, .contact_uri = report.contact_uri});
-  if (!frame) {
-    machine_->fail(frame.error(), 1);
-    return;
-  }
-  (void)launcher_->send(plm::DaemonLauncher::kEveryDaemon, std::move(frame.value()));
-}
-
 int JobLaunch::run() {
   if (Status st = open(); !st) {
     show(st.error());
@@ -340,7 +185,7 @@ void JobLaunch::on_hello(ProcessName from, std::span<const std::uint8_t> bytes) 
   auto m = launch::decode(bytes);
   if (!m || !std::holds_alternative<launch::DaemonReport>(m.value())) return;
   const auto& hello = std::get<launch::DaemonReport>(m.value());
-  if (hello.vpid != from.vpid || from.vpid == 0 || from.vpid > daemons() || plan_.tree->parent(from.vpid) != 0) return;
+  if (!machine_->node().is_childs_hello(from.vpid, hello.vpid)) return;
   if (Status st = oob_->add_peer(from, hello.contact_uri); !st) {
     machine_->daemon_failed(from.vpid, "cannot reach the daemon on " + describe(from.vpid) + ": " + st.error().summary());
     return;
@@ -431,12 +276,12 @@ Status JobLaunch::send_command(std::uint32_t child) {
 
 // Told to end: a daemon's connection closing is its end, not a loss to
 // dial again (each redial was a route ranking and a refused connect).
-void JobLaunch::send_teardown(bool failed) {
+void JobLaunch::send_teardown(bool failed, const std::vector<std::uint32_t>& relayed) {
   end_progress();
   stdin_.reset();
   launcher_->cancel_waiting();
   (void)broadcast(launch::Teardown{.signal = SIGKILL, .reason = failed ? "the job failed" : "the job is done"});
-  for (std::uint32_t c : plan_.tree->children(0)) oob_->forget_peer(name(c));
+  for (std::uint32_t c : relayed) oob_->forget_peer(name(c));
 }
 
 void JobLaunch::release_daemon(std::uint32_t vpid) {
@@ -464,22 +309,6 @@ Status JobLaunch::broadcast(const launch::WireMessage& message) {
     if (Status st = oob_->send(name(c), launch::kTagControl, shared); !st && first) first = st;
   }
   return first;
-}
-
-void JobLaunch::on_output(ProcessName from, std::span<const std::uint8_t> bytes) {
-  auto m = launch::decode(bytes);
-  if (!m) return;
-  auto* chunk = std::get_if<launch::OutputChunk>(&m.value());
-  if (!chunk || from.vpid == 0 || from.vpid > daemons()) return;
-  const std::string_view text(reinterpret_cast<const char*>(chunk->bytes.data()), chunk->bytes.size());
-  // print() makes one sink write of a chunk that is not empty; the sink
-  // takes the credit with it.
-  printing_from_ = from.vpid;
-  printing_credit_ = chunk->bytes.size();
-  printer_->print(chunk->rank, chunk->stream == launch::Stream::Stdout ? iof::Stream::Stdout : iof::Stream::Stderr, text,
-                  chunk->partial);
-  printing_from_ = 0;
-  printing_credit_ = 0;
 }
 
 void JobLaunch::on_status(ProcessName from, std::span<const std::uint8_t> bytes) {

@@ -103,7 +103,7 @@ class JobLaunch {
    * to its subtree. */
   Status send_command(std::uint32_t child);
   const std::vector<std::string>& forwarded_environment() const { return plan_.environment; }
-  void send_teardown(bool failed);
+  void send_teardown(bool failed, const std::vector<std::uint32_t>& relayed);
   void release_daemon(std::uint32_t vpid);
   void arm(launch::JobTimer timer, std::uint32_t vpid, std::chrono::milliseconds after);
   void cancel(launch::JobTimer timer, std::uint32_t vpid);

@@ -2,23 +2,17 @@
 // before every daemon is up, and when each of orcarun's children may get
 // the command.
 #include "launch/early_start.h"
-#include "routed/radix/radix_tree.h"
 
-#include "lib/result_assertions.h"
+#include "framework/launch/machine_fixtures.h"
 
 #include <gtest/gtest.h>
 
 namespace orca::launch {
 namespace {
 
-using test::Succeeded;
+using test::radix_tree;
 
-routed::RoutingTree radix_tree(std::uint32_t radix, std::uint32_t daemons) {
-  routed::radix::RadixTree shape(radix);
-  auto t = routed::RoutingTree::build(shape.module(), daemons, "radix");
-  EXPECT_TRUE(Succeeded(t));
-  return std::move(t.value());
-}
+using test::Succeeded;
 
 TEST(EarlyStart, StartsWhenNothingNeedsEveryDaemonFirst) {
   const auto c = choose_early_start({});

@@ -2,9 +2,8 @@
 // fake clock, in milliseconds. Each case names the integration case that
 // exercises the same policy with real processes, where one does.
 #include "launch/job_machine.h"
-#include "routed/radix/radix_tree.h"
 
-#include "lib/result_assertions.h"
+#include "framework/launch/machine_fixtures.h"
 
 #include <gtest/gtest.h>
 
@@ -18,18 +17,13 @@
 namespace orca::launch {
 namespace {
 
+using test::exited;
+using test::killed;
+using test::only;
+using test::radix_tree;
+
 using std::chrono::milliseconds;
 using test::Succeeded;
-
-int exited(int code) { return code << 8; }  // a wait status, as waitpid gives it
-int killed(int signo) { return signo; }
-
-routed::RoutingTree radix_tree(std::uint32_t radix, std::uint32_t daemons) {
-  routed::radix::RadixTree shape(radix);
-  auto t = routed::RoutingTree::build(shape.module(), daemons, "radix");
-  EXPECT_TRUE(Succeeded(t));
-  return std::move(t.value());
-}
 
 struct Shape {
   std::uint32_t daemons = 4;
@@ -72,16 +66,7 @@ class FakeJob {
   }
   // The clock moves on by `d`: the timers due fire, in deadline order.
   void advance(milliseconds d) {
-    const milliseconds until = now + d;
-    for (;;) {
-      auto due = std::min_element(armed.begin(), armed.end(), [](auto& a, auto& b) { return a.second < b.second; });
-      if (due == armed.end() || due->second > until) break;
-      const auto [timer, vpid] = due->first;
-      now = due->second;
-      armed.erase(due);
-      m().on_timer(timer, vpid);
-    }
-    now = until;
+    timers.advance(d, [this](const TimerKey& k) { m().on_timer(k.first, k.second); });
   }
   // Agent `vpid` ends with `status` (it is no longer running).
   void agent_ends(std::uint32_t vpid, int status, const std::string& tail = "") {
@@ -95,20 +80,16 @@ class FakeJob {
     }
   }
   bool logged(const std::string& entry) const { return std::find(log.begin(), log.end(), entry) != log.end(); }
-  bool is_armed(JobTimer t, std::uint32_t vpid = 0) const { return armed.count({t, vpid}) > 0; }
-  // How long timer `t` was last armed for (0: never).
-  milliseconds armed_for(JobTimer t, std::uint32_t vpid = 0) const {
-    auto it = durations.find({t, vpid});
-    return it == durations.end() ? milliseconds(0) : it->second;
-  }
+  bool is_armed(JobTimer t, std::uint32_t vpid = 0) const { return timers.is_armed({t, vpid}); }
+  milliseconds armed_for(JobTimer t, std::uint32_t vpid = 0) const { return timers.armed_for({t, vpid}); }
   const Message& last_shown() const { return shown.back(); }
 
   std::vector<std::string> log;
   std::vector<Message> shown;
-  std::map<std::pair<JobTimer, std::uint32_t>, milliseconds> armed;  // deadlines
-  std::map<std::pair<JobTimer, std::uint32_t>, milliseconds> durations;
+  using TimerKey = std::pair<JobTimer, std::uint32_t>;
+  test::FakeTimers<TimerKey> timers;
   std::set<std::uint32_t> agents;
-  milliseconds now{0};
+  std::vector<std::uint32_t> relayed;  // the children the last teardown went to
   bool wired = false;
   bool done = false;
   bool agent_is_daemon = false;
@@ -133,18 +114,18 @@ class FakeJob {
             },
         .signal_ranks = [this](int s) { log.push_back("ranks " + std::to_string(s)); },
         .release_daemon = [this](std::uint32_t v) { log.push_back("release " + std::to_string(v)); },
-        .send_teardown = [this](bool failed) { log.push_back(failed ? "teardown failed" : "teardown done"); },
+        .send_teardown =
+            [this](bool failed, const std::vector<std::uint32_t>& to) {
+              log.push_back(failed ? "teardown failed" : "teardown done");
+              relayed = to;
+            },
         .signal_agent = [this](std::uint32_t v, int s) { log.push_back("agent " + std::to_string(v) + " " + std::to_string(s)); },
         .end_lost_agent = [this](std::uint32_t v) { log.push_back("end-lost " + std::to_string(v)); },
         .signal_all_agents = [this](int s) { log.push_back("all-agents " + std::to_string(s)); },
         .agent_runs = [this](std::uint32_t v) { return agents.count(v) > 0; },
         .agents_running = [this] { return agents.size(); },
-        .arm =
-            [this](JobTimer t, std::uint32_t v, milliseconds d) {
-              armed[{t, v}] = now + d;
-              durations[{t, v}] = d;
-            },
-        .cancel = [this](JobTimer t, std::uint32_t v) { armed.erase({t, v}); },
+        .arm = [this](JobTimer t, std::uint32_t v, milliseconds d) { timers.arm({t, v}, d); },
+        .cancel = [this](JobTimer t, std::uint32_t v) { timers.cancel({t, v}); },
         .show =
             [this](const Message& msg) {
               log.push_back("show " + msg.topic());
@@ -161,14 +142,6 @@ class FakeJob {
   routed::RoutingTree tree_;
   std::unique_ptr<JobMachine> machine;
 };
-
-std::vector<std::string> only(const std::vector<std::string>& log, const std::string& prefix) {
-  std::vector<std::string> out;
-  for (const auto& e : log) {
-    if (e.rfind(prefix, 0) == 0) out.push_back(e);
-  }
-  return out;
-}
 
 using Log = std::vector<std::string>;
 
@@ -229,7 +202,7 @@ TEST(JobMachineWireUp, CommandReadySendsTheCommandToEachChildOfOrcarun) {
   EXPECT_FALSE(j.m().command_ready());  // once
 }
 
-// orcarun_test.sh: forward_past_the_message_limit
+// orcarun_mapping_test.sh: forward_past_the_message_limit
 TEST(JobMachineWireUp, ACommandThatCannotBeSentFailsTheJobAndEndsIt) {
   FakeJob j({.daemons = 2});
   j.on_command = [](std::uint32_t) { return Status(Message("oob", "message-too-large", {{"why", "3 MiB is over the limit"}})); };
@@ -274,7 +247,7 @@ TEST(JobMachineWireUp, WithoutEarlyStartNoRankStartsBeforeEveryDaemonIsUp) {
   EXPECT_FALSE(j.m().ranks_may_run());
 }
 
-// orcarun_test.sh: startup_timeout
+// orcarun_lifecycle_test.sh: startup_timeout
 TEST(JobMachineWireUp, StartupTimeoutNamesEachMissingDaemonAndWhy) {
   FakeJob j({.daemons = 6, .radix = 2});
   j.m().start();
@@ -331,7 +304,7 @@ TEST(JobMachineWireUp, AFailedLaunchStopsTheLaunchesAfterIt) {
 
 // --- the teardown ---------------------------------------------------------------
 
-// orcarun_test.sh: sigterm_reaches_starting_daemons
+// orcarun_lifecycle_test.sh: sigterm_reaches_starting_daemons
 TEST(JobMachineTeardown, DaemonsThatCannotHearTheTeardownHaveTheirAgentsSignalled) {
   FakeJob j({.daemons = 6, .radix = 2});
   j.m().start();
@@ -342,6 +315,7 @@ TEST(JobMachineTeardown, DaemonsThatCannotHearTheTeardownHaveTheirAgentsSignalle
   j.m().fail(Message("orcarun", "x"), 1);
   // 2 (no hello) and 4 (below 1, not up) cannot hear it; 1 and 3 can.
   EXPECT_EQ(j.log, (Log{"show x", "teardown failed", "agent 2 15", "agent 4 15"}));
+  EXPECT_EQ(j.relayed, (std::vector<std::uint32_t>{1}));  // 3 hears it from 1
   EXPECT_TRUE(j.is_armed(JobTimer::Teardown));
 }
 
@@ -407,7 +381,7 @@ TEST(JobMachineExit, EveryRankExitingZeroEndsTheJobWithZero) {
   EXPECT_EQ(j.m().exit_status(), 0);
 }
 
-// orcarun_test.sh: failed_rank_exit_status
+// orcarun_mapping_test.sh: failed_rank_exit_status
 TEST(JobMachineExit, AFailedRankSetsTheStatusAndStopsTheOthers) {
   FakeJob j({.daemons = 3});
   j.run_all();
@@ -422,7 +396,7 @@ TEST(JobMachineExit, AFailedRankSetsTheStatusAndStopsTheOthers) {
   EXPECT_EQ(j.armed_for(JobTimer::KillGrace, 0), milliseconds(5000));
 }
 
-// orcarun_test.sh: sigint_ignored_then_killed
+// orcarun_lifecycle_test.sh: sigint_ignored_then_killed
 TEST(JobMachineExit, RanksStillThereAfterTheGraceAreKilled) {
   FakeJob j({.daemons = 3});
   j.run_all();
@@ -450,7 +424,7 @@ TEST(JobMachineExit, ARankKilledBySignalGives128PlusTheSignal) {
   EXPECT_EQ(j.m().exit_status(), 128 + SIGSEGV);
 }
 
-// orcarun_test.sh: missing_command_is_127
+// orcarun_mapping_test.sh: missing_command_is_127
 TEST(JobMachineExit, ARankThatCouldNotStartGives127AndWhy) {
   FakeJob j({.daemons = 1});
   j.run_all();
@@ -518,7 +492,7 @@ TEST(JobMachineExit, AFailureFromNoDaemonOfTheJobIsIgnored) {
   EXPECT_FALSE(j.m().failed());
 }
 
-// orcarun_test.sh: timeout_ends_the_job
+// orcarun_lifecycle_test.sh: timeout_ends_the_job
 TEST(JobMachineExit, TheTimeoutCountsFromTheFirstCommand) {
   FakeJob j({.daemons = 2, .timeout = 1.5});
   j.m().start();
@@ -536,7 +510,7 @@ TEST(JobMachineExit, TheTimeoutCountsFromTheFirstCommand) {
 
 // --- daemons lost ------------------------------------------------------------------
 
-// orcarun_test.sh: daemon_killed_mid_job
+// orcarun_lifecycle_test.sh: daemon_killed_mid_job
 TEST(JobMachineLoss, ALostDaemonFailsTheJobAndTheOthersDrain) {
   FakeJob j({.daemons = 3, .ranks_per_daemon = 2});
   j.run_all();
@@ -571,7 +545,7 @@ TEST(JobMachineLoss, TheDrainHasALimit) {
   EXPECT_EQ(j.m().phase(), JobPhase::TearingDown);
 }
 
-// orcarun_test.sh: daemon_stopped; orcarun_faults_test.sh: leaf_daemon_stopped
+// orcarun_lifecycle_test.sh: daemon_stopped; orcarun_faults_test.sh: leaf_daemon_stopped
 TEST(JobMachineLoss, ALostAgentStillThereAfterItsGraceIsKilled) {
   FakeJob j({.daemons = 3});
   j.run_all();
@@ -610,7 +584,7 @@ TEST(JobMachineLoss, WithOneLaunchOfEveryDaemonNoAgentIsSignalledAlone) {
   EXPECT_FALSE(j.is_armed(JobTimer::LostAgentKill));
 }
 
-// orcarun_test.sh: daemon_killed_mid_job (plm/local: the exit says how)
+// orcarun_lifecycle_test.sh: daemon_killed_mid_job (plm/local: the exit says how)
 TEST(JobMachineLoss, WhenOrcarunRunsTheDaemonItsExitIsAwaitedAndReported) {
   FakeJob j({.daemons = 2, .plm = "local"});
   j.agent_is_daemon = true;
@@ -623,7 +597,7 @@ TEST(JobMachineLoss, WhenOrcarunRunsTheDaemonItsExitIsAwaitedAndReported) {
   EXPECT_NE(j.last_shown().arg("what").find("its daemon ended early: the agent was killed by signal 9"), std::string::npos);
 }
 
-// orcarun_test.sh: daemon_stopped
+// orcarun_lifecycle_test.sh: daemon_stopped
 TEST(JobMachineLoss, ADaemonSilentButAliveIsReportedInTheOobsWords) {
   FakeJob j({.daemons = 2, .plm = "local"});
   j.agent_is_daemon = true;
@@ -653,7 +627,7 @@ TEST(JobMachineLoss, ALossDuringTheTeardownIsNoFailure) {
   EXPECT_FALSE(j.m().failed());
 }
 
-// orcarun_test.sh: missing_daemon_program, many_daemons_failing_at_once
+// orcarun_command_line_test.sh: missing_daemon_program; orcarun_lifecycle_test.sh: many_daemons_failing_at_once
 TEST(JobMachineLoss, ADaemonFailingDuringTheWireUpEndsTheJob) {
   FakeJob j({.daemons = 3});
   j.m().start();
@@ -674,7 +648,7 @@ TEST(JobMachineLoss, AnAgentEndingAfterItsDaemonCameUpSaysTheDaemonEndedEarly) {
   EXPECT_EQ(j.last_shown().arg("what"), "its daemon ended early: the agent exited with status 0; it printed nothing");
 }
 
-// orcarun_test.sh: daemon_crash_at_end_is_reported
+// orcarun_lifecycle_test.sh: daemon_crash_at_end_is_reported
 TEST(JobMachineLoss, ADaemonCrashingAtTheEndIsStillABug) {
   FakeJob j({.daemons = 2});
   j.run_all();
@@ -744,7 +718,7 @@ TEST(JobMachineStep, ALineOfTheStepNamingAHostFailsThatDaemon) {
 
 // --- signals and the output's reader -----------------------------------------------
 
-// orcarun_test.sh: sigterm_reaches_starting_daemons
+// orcarun_lifecycle_test.sh: sigterm_reaches_starting_daemons
 TEST(JobMachineSignal, ASignalDuringTheWireUpEndsTheJobWith128PlusIt) {
   FakeJob j({.daemons = 3});
   j.m().start();
@@ -767,7 +741,7 @@ TEST(JobMachineSignal, AfterAnEarlyStartTheMessageSaysRanksRan) {
   EXPECT_EQ(j.m().exit_status(), 128 + SIGTERM);
 }
 
-// orcarun_test.sh: sigint_ends_the_job, sigint_ignored_then_killed
+// orcarun_lifecycle_test.sh: sigint_ends_the_job, sigint_ignored_then_killed
 TEST(JobMachineSignal, TheFirstSignalGoesToTheRanksTheSecondKillsThem) {
   FakeJob j({.daemons = 2});
   j.run_all();
@@ -812,7 +786,7 @@ TEST(JobMachineSignal, AStdoutGoneDuringTheWireUpEndsIt) {
 
 // --- daemons done before the job ------------------------------------------------------
 
-// orcarun_test.sh: daemons_whose_ranks_are_done_end_early
+// orcarun_lifecycle_test.sh: daemons_whose_ranks_are_done_end_early
 TEST(JobMachineRelease, ADaemonWhoseRanksAreAllDoneIsReleased) {
   FakeJob j({.daemons = 3, .ranks_per_daemon = 2});
   j.run_all();

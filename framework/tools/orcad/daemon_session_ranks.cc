@@ -1,0 +1,198 @@
+// DaemonSession: this node's ranks: the pmi service, each rank's spec
+// (rank_environment), their output up to orcarun within its credit, and
+// stdin down to them.
+#include "daemon_session.h"
+
+#include "launch/rank_environment.h"
+
+#include <orca/rank_network_env.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace orca::orcad {
+
+void DaemonSession::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::FenceData>(m.value()) || !pmi_) return;
+  const auto& part = std::get<launch::FenceData>(m.value());
+  // Only a child's own part counts: the oob names the sender.
+  if (part.from != from.vpid || tree_->parent(from.vpid) != bootstrap_.vpid) return;
+  pmi_->on_part(part);
+}
+
+void DaemonSession::on_pmi_direct(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::PmiDirect>(m.value()) || !pmi_) return;
+  const auto& direct = std::get<launch::PmiDirect>(m.value());
+  if (direct.to == bootstrap_.vpid) pmi_->on_direct(direct);
+}
+
+void DaemonSession::make_pmi() {
+  if (pmi_) return;
+  PmiService::Hooks pmi_hooks;
+  pmi_hooks.up = [this](const launch::FenceData& part) { post(tree_->parent(bootstrap_.vpid), launch::kTagFence, part); };
+  pmi_hooks.abort = [this](const launch::RankAbort& abort) { up(launch::kTagStatus, abort); };
+  pmi_hooks.direct = [this](const launch::PmiDirect& direct) { post(direct.to, launch::kTagPmiDirect, direct); };
+  pmi_hooks.failed = [this](const Message& why) {
+    // The job's failure, not this daemon's: orcarun shows the message.
+    launch::JobFailure failure{.vpid = bootstrap_.vpid, .area = why.area(), .topic = why.topic(), .args = {}};
+    for (const auto& [key, value] : why.args()) failure.args.push_back({key, value});
+    up(launch::kTagStatus, failure);
+  };
+  pmi_hooks.made_directory = [this](const std::string& path) { keeper_.directory(path); };
+  pmi_ = std::make_unique<PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
+}
+
+// What every rank of this node shares at the launch command.
+struct DaemonSession::NodeLaunch {
+  std::vector<const launch::RankPlacement*> mine;
+  std::vector<std::string> base_env;
+  launch::RankLink link;
+  launch::TorchMaster master;
+  std::vector<std::uint32_t> ranks_at;
+  std::vector<std::uint32_t> node_ranks;
+};
+
+void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
+  std::vector<const launch::RankPlacement*> mine;
+  for (const auto& p : command.placements) {
+    if (p.daemon == bootstrap_.vpid) mine.push_back(&p);
+  }
+  if (!machine_->command()) return;  // one job per daemon: a repeated command is ignored
+  // The check is over: its listener and dials give their ports back.
+  mesh_listener_.reset();
+  mesh_probe_.reset();
+  make_pmi();
+  if (Status st = pmi_->start(command); !st) {
+    // No rank starts: without its PMI server an MPI rank would wait forever.
+    report_failure(bootstrap_.vpid, "cannot serve the job's ranks PMI: " + st.error().summary());
+    return;
+  }
+  const NodeLaunch node = node_launch(command, std::move(mine));
+  for (const launch::RankPlacement* p : node.mine) {
+    auto pmi = pmi_->prepare(p->rank);
+    if (!pmi) {
+      report_failure(bootstrap_.vpid, "cannot prepare rank " + std::to_string(p->rank) + " for PMI: " + pmi.error().summary());
+      return;
+    }
+    start_rank(p->rank, rank_spec(command, node, *p, std::move(pmi.value())));
+  }
+  machine_->ranks_started();  // a node with no rank of the job may be done
+}
+
+DaemonSession::NodeLaunch DaemonSession::node_launch(const launch::LaunchCommand& command,
+                                                     std::vector<const launch::RankPlacement*> mine) const {
+  NodeLaunch node{.mine = std::move(mine), .base_env = plm::current_environment()};
+  // This host's data-plane link, as orcarun gathered it.
+  const std::string identity = who_we_are().host_identity;
+  for (const auto& l : command.links) {
+    if (l.identity != identity) continue;
+    node.link = {.interface = l.interface, .address = l.address, .prefix_length = static_cast<int>(l.prefix_length), .rdma = l.rdma};
+  }
+  node.master = {.address = command.master_address, .port = command.master_port};
+  node.ranks_at = launch::ranks_per_daemon(command.placements, bootstrap_.daemons);
+  for (const launch::RankPlacement* p : node.mine) node.node_ranks.push_back(p->rank);
+  std::sort(node.node_ranks.begin(), node.node_ranks.end());
+  return node;
+}
+
+plm::SpawnSpec DaemonSession::rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
+                                        const launch::RankPlacement& p, PmiService::RankSetup pmi) const {
+  launch::RankEnvironmentInput in{.inherited = node.base_env,
+                                  .forwarded = command.environment,
+                                  .identity = {.rank = p.rank,
+                                               .size = command.size,
+                                               .local_rank = p.local_rank,
+                                               .local_size = static_cast<std::uint32_t>(node.mine.size()),
+                                               .node = bootstrap_.vpid - 1},
+                                  .link = node.link,
+                                  .master = node.master,
+                                  .families = command.families,
+                                  .launcher = {},
+                                  .pmi = std::move(pmi.settings)};
+  if (started_by_) {
+    const orca_plm_rank_place place{.rank = p.rank,
+                                    .local_rank = p.local_rank,
+                                    .size = command.size,
+                                    .node_ranks = node.node_ranks.data(),
+                                    .node_rank_count = node.node_ranks.size(),
+                                    .ranks_per_daemon = node.ranks_at.data() + 1,  // [0] is orcarun's
+                                    .daemons = bootstrap_.daemons};
+    in.launcher = plm::rank_environment(*started_by_, bootstrap_.hosts, place);
+  }
+  plm::SpawnSpec spec;
+  spec.argv = command.argv;
+  spec.environment = launch::rank_environment(in);
+  spec.inherit_fds = std::move(pmi.inherit_fds);
+  if (!command.directory.empty() && ::access(command.directory.c_str(), X_OK) == 0) spec.directory = command.directory;
+  spec.pipe_input = command.stdin_target == launch::kStdinAll ||
+                    command.stdin_target == static_cast<std::int32_t>(p.rank);
+  spec.parent_death_signal = SIGKILL;
+  return spec;
+}
+
+void DaemonSession::start_rank(std::uint32_t rank_id, const plm::SpawnSpec& spec) {
+  auto rank = std::make_unique<RankProcess>(process_.loop(), rank_id, spec, partial_delay_, rank_hooks());
+  if (rank->process_group() > 0) keeper_.watch(rank->process_group());
+  pmi_->started(rank_id, rank->started());
+  ranks_.emplace(rank_id, std::move(rank));
+}
+
+RankProcess::Hooks DaemonSession::rank_hooks() {
+  RankProcess::Hooks hooks;
+  hooks.output = [this](std::uint32_t rank, launch::Stream stream, std::string_view text, bool partial) {
+    launch::OutputChunk chunk{.rank = rank, .stream = stream, .partial = partial,
+                              .bytes = std::vector<std::uint8_t>(text.begin(), text.end())};
+    up(launch::kTagOutput, chunk);
+    output_window_->sent(text.size());
+    if (!output_may_flow()) {
+      for (auto& [r, proc] : ranks_) proc->pause_output();
+    }
+  };
+  hooks.exited = [this](const launch::ExitRecord& record) {
+    // A group with no member left is free for the kernel to give out
+    // again: the keeper must not kill its next owner. One that still has
+    // members (the rank's background children) stays watched, and its
+    // RankProcess kills it at the end.
+    if (auto it = ranks_.find(record.rank); it != ranks_.end() && it->second->group_gone()) {
+      keeper_.forget(it->second->process_group());
+    }
+    // What its PMI connection still held (an abort) goes up first.
+    pmi_->ended(record.rank);
+    launch::ExitRecord r = record;
+    r.pmi = pmi_->progress(record.rank);
+    machine_->rank_ended(r);
+  };
+  hooks.stdin_written = [this](std::uint32_t n) { up(launch::kTagCredit, launch::StdinCredit{.bytes = n}); };
+  return hooks;
+}
+
+void DaemonSession::on_stdin(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::StdinData>(m.value())) return;
+  const auto& data = std::get<launch::StdinData>(m.value());
+  // Every rank here that reads stdin gets the bytes; each credits what
+  // it took, and orcarun counts one window per rank that reads.
+  for (auto& [rank, r] : ranks_) {
+    if (r->reads_stdin()) r->write_stdin(data.bytes, data.eof);
+  }
+}
+
+void DaemonSession::on_output_credit(std::span<const std::uint8_t> bytes) {
+  auto m = launch::decode(bytes);
+  if (!m || !std::holds_alternative<launch::OutputCredit>(m.value())) return;
+  output_window_->credited(std::get<launch::OutputCredit>(m.value()).bytes);
+  resume_output();
+}
+
+bool DaemonSession::output_may_flow() const { return outbox_->waiting() == 0 && output_window_->open(); }
+
+void DaemonSession::resume_output() {
+  if (!output_may_flow()) return;
+  for (auto& [rank, r] : ranks_) r->resume_output();
+}
+
+}  // namespace orca::orcad
