@@ -60,25 +60,32 @@ run_orcarun() {
 # this machine (zombies are dead and not counted: the init of some
 # containers reaps orphans late), one "pid comm args" line each.
 orca_processes() {
-    local pid stat
+    local pid
     for pid in $(pgrep -f -- '(^|/)(lt-)?(orcad|orcarun)( |$)' || true); do
-        [ "$pid" = "$$" ] && continue
-        stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || continue
-        [ "$stat" = Z ] && continue
-        echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+        [ "$pid" = "$$" ] || process_line "$pid" || true
     done
+}
+
+# process_line PID: "PID ARGS..." of a live process; fails for one gone or
+# a zombie. Builtins only (no awk, tr or cut): on a loaded machine each
+# fork cost ~80 ms, and cases poll these scans until their processes are
+# gone.
+process_line() {
+    local args
+    process_alive "$1" || return 1
+    mapfile -d '' -t args 2>/dev/null <"/proc/$1/cmdline" || return 1
+    echo "$1 ${args[*]}"
 }
 
 # processes_with_marker MARKER: live processes whose environment holds
 # MARKER (a case sets ORCA_TEST_MARKER=<unique> on orcarun; every daemon
 # and rank inherits it on plm/local and netns agents).
 processes_with_marker() {
-    local marker=$1 pid stat
-    for pid in $(grep -lsa -- "ORCA_TEST_MARKER=$marker" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
-        [ "$pid" = "$$" ] && continue
-        stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || continue
-        [ "$stat" = Z ] && continue
-        echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    local marker=$1 file pid
+    for file in $(grep -lsa -- "ORCA_TEST_MARKER=$marker" /proc/[0-9]*/environ 2>/dev/null); do
+        pid=${file#/proc/}
+        pid=${pid%/environ}
+        [ "$pid" = "$$" ] || process_line "$pid" || true
     done
 }
 
@@ -89,7 +96,7 @@ processes_with_marker() {
 pids_named() {
     local pid comm
     for pid in $(processes_with_marker "$1" | awk '{ print $1 }'); do
-        comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+        read -r comm 2>/dev/null <"/proc/$pid/comm" || continue
         [[ $comm =~ $2 ]] && echo "$pid"
     done
     return 0
@@ -179,6 +186,27 @@ orcad_pid() {
     done
 }
 
+# orcad_vpids MARKER: the vpids of the live orcads of MARKER on this host,
+# one a line, in order: as orcad_pid, with one pass over the processes and
+# one over /proc/net/unix for all of them (a test polling four daemons
+# every 50 ms otherwise scans /proc eight times per poll).
+orcad_vpids() {
+    local pids=" " job_vpid pid comm
+    # By name first (/proc/PID/comm reads no memory of the process): the
+    # environ of each process takes its memory map's lock, and on a loaded
+    # machine reading every one took seconds.
+    for pid in /proc/[0-9]*; do
+        read -r comm 2>/dev/null <"$pid/comm" || continue
+        [[ $comm =~ ^(lt-)?orcad$ ]] || continue
+        grep -qsa -- "ORCA_TEST_MARKER=$1" "$pid/environ" && pids+="${pid#/proc/} "
+    done
+    [ "$pids" != " " ] || return 0
+    grep -oE '@orca/[0-9]*\.[0-9]+/[0-9]+/' /proc/net/unix 2>/dev/null |
+        while IFS=/ read -r _ job_vpid pid _; do
+            [[ $pids == *" $pid "* ]] && echo "${job_vpid#*.}"
+        done | sort -nu
+}
+
 # check_numbered_lines FILE RANKS LINES: every line is "[r] r i", each
 # rank's i goes 0, 1, ... in order and ends at LINES; prints what is wrong.
 check_numbered_lines() {
@@ -195,8 +223,9 @@ check_numbered_lines() {
 # the init of some containers reaps orphans late).
 process_alive() {
     local stat
-    stat=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-    [ -n "$stat" ] && [ "$stat" != Z ]
+    read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+    stat=${stat##*) }  # after "PID (comm) ", and comm may hold spaces
+    [ -n "$stat" ] && [ "${stat%% *}" != Z ]
 }
 
 # ===============================================================================================
@@ -386,9 +415,9 @@ all_hosts() { local i; for ((i = 1; i <= $1; i++)); do echo "h$i"; done; }
 pids_in() {
     local pid c
     for pid in $(ip netns pids "$1-$2" 2>/dev/null); do
-        c=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
-        [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && continue
-        grep -qE -- "$3" <<<"$c" && echo "$pid"
+        read -r c 2>/dev/null <"/proc/$pid/comm" || continue
+        process_alive "$pid" || continue
+        [[ $c =~ $3 ]] && echo "$pid"
     done
     return 0
 }

@@ -272,8 +272,9 @@ daemon_crash_at_end_is_reported() {
 
 # daemons_alive VPID...: which of these daemons of the case still run.
 daemons_alive() {
-    local v out=
-    for v in "$@"; do [ -z "$(orcad_pid "$M" "$v")" ] || out+="$v "; done
+    local alive v out=
+    alive=" $(orcad_vpids "$M" | tr '\n' ' ')"
+    for v in "$@"; do [[ $alive == *" $v "* ]] && out+="$v "; done
     echo "${out% }"
 }
 
