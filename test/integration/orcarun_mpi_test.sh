@@ -708,6 +708,12 @@ for F in "${FLAVOURS[@]}"; do
             [ "$c" != netns_2x1 ] && [ "$c" != netns_fail_killed ]; then
             case_why="under the sanitizers: a network-shape variant of netns.2x1, which runs"
         fi
+        # Likewise the sizes of one local job: the same PMI server and
+        # collectives as local.k2_n2 and local.k4_radix2, which run.
+        if [ -z "$case_why" ] && [ "${ORCA_TEST_SANITIZED:-no}" = yes ] &&
+            [[ $c == local_k1_n1 || $c == local_k1_n2 || $c == local_k1_n4 || $c == local_k2_n4 || $c == local_k4_n4 ]]; then
+            case_why="under the sanitizers: a size variant of local.k2_n2 and local.k4_radix2, which run"
+        fi
         if [ -n "$case_why" ]; then skip_case "$name" "$case_why"; continue; fi
         FIGURE_CASE=$name run_case "$name" "$c"
         ran=$((ran + 1))
