@@ -3,11 +3,12 @@
 // tree. (A Framework is filled only by a ComponentRepository scan, so there
 // is no way to hand choose_module fake modules without dlopen; the real
 // components, with their priorities changed through settings, cover the
-// same choices.)
+// same choices.) plm/local's own module table is tested in
+// test/components/plm/local/plm_local_test.cc.
 #include <orca/mca_framework.h>
 #include <orca/plm.h>
 
-#include "framework/plm/build_tree_runtime.h"
+#include "framework/plm/plm_component_fixture.h"
 #include "lib/result_assertions.h"
 
 #include <gtest/gtest.h>
@@ -21,28 +22,9 @@ namespace orca::plm {
 namespace {
 
 using test::FailedWith;
+using test::Plm;
 using test::Succeeded;
 using Words = std::vector<std::string>;
-
-const std::vector<std::string> kPlmDirs = {"components/plm/local/.libs", "components/plm/rsh/.libs"};
-
-/* One process with the plm framework open. */
-struct Plm {
-  explicit Plm(const std::vector<std::string>& settings = {}) : rt(kPlmDirs, settings) {
-    auto fw = rt.open(kFramework);
-    EXPECT_TRUE(Succeeded(fw));
-    if (fw) framework = fw.value();
-  }
-  Result<ChosenModule> choose(const Words& hosts) const { return choose_module(*framework, hosts); }
-  const mca::Framework::Entry* entry(std::string_view name) const {
-    for (const auto& e : framework->entries()) {
-      if (e.component->name() == name) return &e;
-    }
-    return nullptr;
-  }
-  test::BuildTreeRuntime rt;
-  mca::Framework* framework = nullptr;
-};
 
 std::string this_host() {
   char name[256] = {};
@@ -185,17 +167,6 @@ TEST(RshComponent, ConcurrencyAndTreeSpawnFollowTheSettings) {
   ASSERT_TRUE(Succeeded(s));
   EXPECT_EQ(s->module->max_concurrent(s->module->self), 3u);
   EXPECT_EQ(s->module->tree_spawn(s->module->self, 1000), 0);
-}
-
-TEST(LocalComponent, SimulatedNodesAndNoConcurrencyCap) {
-  Plm p({"plm_local_num_nodes=4"});
-  ASSERT_NE(p.framework, nullptr);
-  auto c = p.choose({"localhost"});
-  ASSERT_TRUE(Succeeded(c));
-  const orca_plm_module* m = c->module;
-  EXPECT_EQ(m->simulated_nodes(m->self), 4u);
-  EXPECT_EQ(m->max_concurrent(m->self), 0u);
-  EXPECT_EQ(m->tree_spawn(m->self, 100), 0);
 }
 
 TEST(DaemonProgram, TheSettingOrTheOrcadBesideThisProgram) {
