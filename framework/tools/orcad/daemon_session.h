@@ -16,11 +16,11 @@
 #define ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
 
 #include "mesh_probe.h"
-#include "pmi_service.h"
 #include "rank_keeper.h"
 #include "rank_process.h"
 
 #include "launch/daemon_machine.h"
+#include "pmi/pmi_service.h"
 
 #include <orca/iof_flow.h>
 #include <orca/launch_wire.h>
@@ -100,7 +100,7 @@ class DaemonSession {
   /* How rank `p` starts: its argv, environment (rank_environment),
    * descriptors, directory and stdin. */
   plm::SpawnSpec rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
-                           const launch::RankPlacement& p, PmiService::RankSetup pmi) const;
+                           const launch::RankPlacement& p, pmi::PmiService::RankSetup pmi) const;
   void start_rank(std::uint32_t rank_id, const plm::SpawnSpec& spec);
   RankProcess::Hooks rank_hooks();
   void spawn_children();
@@ -119,7 +119,7 @@ class DaemonSession {
   StartupClock::Clock::time_point frameworks_opened_, oob_opened_;
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
-  std::unique_ptr<PmiService> pmi_;  // from start() on: warm_up before the oob opens
+  std::unique_ptr<pmi::PmiService> pmi_;  // from start() on: warm_up before the oob opens
   std::unique_ptr<launch::DaemonMachine> machine_;  // from start() on
   std::map<launch::DaemonTimer, std::unique_ptr<Timer>> timers_;
   // This host's chosen data-plane address, then its interface's others

@@ -32,7 +32,7 @@ void DaemonSession::on_pmi_direct(std::span<const std::uint8_t> bytes) {
 
 void DaemonSession::make_pmi() {
   if (pmi_) return;
-  PmiService::Hooks pmi_hooks;
+  pmi::PmiService::Hooks pmi_hooks;
   pmi_hooks.up = [this](const launch::FenceData& part) { post(tree_->parent(bootstrap_.vpid), launch::kTagFence, part); };
   pmi_hooks.abort = [this](const launch::RankAbort& abort) { up(launch::kTagStatus, abort); };
   pmi_hooks.direct = [this](const launch::PmiDirect& direct) { post(direct.to, launch::kTagPmiDirect, direct); };
@@ -43,7 +43,7 @@ void DaemonSession::make_pmi() {
     up(launch::kTagStatus, failure);
   };
   pmi_hooks.made_directory = [this](const std::string& path) { keeper_.directory(path); };
-  pmi_ = std::make_unique<PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
+  pmi_ = std::make_unique<pmi::PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
 }
 
 // What every rank of this node shares at the launch command.
@@ -100,7 +100,7 @@ DaemonSession::NodeLaunch DaemonSession::node_launch(const launch::LaunchCommand
 }
 
 plm::SpawnSpec DaemonSession::rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
-                                        const launch::RankPlacement& p, PmiService::RankSetup pmi) const {
+                                        const launch::RankPlacement& p, pmi::PmiService::RankSetup pmi) const {
   launch::RankEnvironmentInput in{.inherited = node.base_env,
                                   .forwarded = command.environment,
                                   .identity = {.rank = p.rank,

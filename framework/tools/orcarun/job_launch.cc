@@ -260,7 +260,7 @@ Status JobLaunch::prepare_command() {
   command_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes.value()));
   std::vector<std::string> hosts(daemons() + 1);
   for (std::uint32_t v = 1; v <= daemons(); ++v) hosts[v] = printable(daemon_[v].host);
-  fences_ = std::make_unique<FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()),
+  fences_ = std::make_unique<pmi::FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()),
                                         plan_.pmi_bound, std::move(hosts));
   t_command_ = Clock::now();
   // Ranks print from here on: the progress line would cut into their lines.

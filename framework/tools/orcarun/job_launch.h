@@ -10,11 +10,11 @@
 #define ORCA_TOOLS_ORCARUN_JOB_LAUNCH_H
 
 #include "data_plane_gather.h"
-#include "fence_root.h"
 #include "orcarun_options.h"
 #include "stdin_forwarder.h"
 
 #include "launch/job_machine.h"
+#include "pmi/fence_root.h"
 
 #include <orca/iof_flow.h>
 #include <orca/iof_lines.h>
@@ -143,7 +143,7 @@ class JobLaunch {
   std::unique_ptr<iof::OutputPrinter> printer_;
   std::unique_ptr<oob::Outbox> outbox_;  // stdin and output credit to the daemons
   std::unique_ptr<StdinForwarder> stdin_;
-  std::unique_ptr<FenceRoot> fences_;  // from the launch command on
+  std::unique_ptr<pmi::FenceRoot> fences_;  // from the launch command on
   std::shared_ptr<const std::vector<std::uint8_t>> command_;  // the launch command's bytes, once made
   std::unique_ptr<DataPlaneGather> gather_;  // from every daemon up until the command
   std::unique_ptr<Timer> data_plane_timer_;

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-namespace orca::orcarun {
+namespace orca::pmi {
 
-FenceRoot::FenceRoot(const routed::RoutingTree& tree, const std::vector<std::uint32_t>& ranks_at, pmi::DataBound bound,
+FenceRoot::FenceRoot(const routed::RoutingTree& tree, const std::vector<std::uint32_t>& ranks_at, DataBound bound,
                      std::vector<std::string> hosts)
     : bound_(bound), hosts_(std::move(hosts)) {
   for (std::uint32_t c : tree.children(0)) {
@@ -29,17 +29,17 @@ Result<std::optional<launch::FenceRelease>> FenceRoot::add(std::uint32_t from, c
   }
   auto it = collectives_.find(part.component);
   if (it == collectives_.end()) {
-    pmi::FenceCollective::Budget budget{.component = part.component, .bound = bound_, .source = [this](std::uint32_t v) {
-      return pmi::part_source(v < hosts_.size() ? hosts_[v] : "vpid " + std::to_string(v),
+    FenceCollective::Budget budget{.component = part.component, .bound = bound_, .source = [this](std::uint32_t v) {
+      return part_source(v < hosts_.size() ? hosts_[v] : "vpid " + std::to_string(v),
                               std::find(relays_.begin(), relays_.end(), v) != relays_.end());
     }};
     it = collectives_.emplace(part.component,
-                              pmi::FenceCollective(static_cast<std::uint32_t>(contributors_.size()), std::move(budget)))
+                              FenceCollective(static_cast<std::uint32_t>(contributors_.size()), std::move(budget)))
              .first;
   }
   const auto key = std::make_pair(part.component, part.epoch);
   first_part_.emplace(key, now);
-  pmi::Kvs entries;
+  Kvs entries;
   for (const auto& kv : part.entries) entries.emplace(kv.key, kv.value);
   auto done = it->second.add(part.epoch, from, std::move(entries));
   if (!done) return done.error();
@@ -60,4 +60,4 @@ Result<std::optional<launch::FenceRelease>> FenceRoot::add(std::uint32_t from, c
   return std::optional<launch::FenceRelease>(std::move(release));
 }
 
-}  // namespace orca::orcarun
+}  // namespace orca::pmi

@@ -1,14 +1,14 @@
 // FenceRoot: orcarun's last merge of each collective, over a radix-2
 // routing tree of 6 daemons (1, 2 below orcarun; 3, 4 below 1; 5, 6
 // below 2).
-#include "orcarun/fence_root.h"
+#include "pmi/fence_root.h"
 #include "routed/radix/radix_tree.h"
 
 #include "lib/result_assertions.h"
 
 #include <gtest/gtest.h>
 
-namespace orca::orcarun {
+namespace orca::pmi {
 namespace {
 
 using test::Succeeded;
@@ -123,4 +123,4 @@ TEST(FenceRoot, ADaemonWithOnlyItsOwnRanksIsNamedAlone) {
 }
 
 }  // namespace
-}  // namespace orca::orcarun
+}  // namespace orca::pmi

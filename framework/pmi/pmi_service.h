@@ -19,8 +19,8 @@
 // point. A part, release or delivery past it, or a rank a module names
 // (host over_bound), ends the job (Hooks::failed, once) and this daemon
 // takes no more of the job's data.
-#ifndef ORCA_TOOLS_ORCAD_PMI_SERVICE_H
-#define ORCA_TOOLS_ORCAD_PMI_SERVICE_H
+#ifndef ORCA_PMI_PMI_SERVICE_H
+#define ORCA_PMI_PMI_SERVICE_H
 
 #include <orca/child_process.h>
 #include <orca/launch_wire.h>
@@ -37,9 +37,9 @@
 #include <string>
 #include <vector>
 
-namespace orca::orcad {
+namespace orca::pmi {
 
-class PmiService {
+class ORCA_EXPORT PmiService {
  public:
   struct Hooks {
     /* This subtree's part of a collective, for the tree parent. */
@@ -98,8 +98,8 @@ class PmiService {
 
  private:
   struct Served;
-  void contribute(const std::string& component, std::uint32_t contributor, std::uint64_t epoch, pmi::Kvs entries);
-  pmi::FenceCollective& collective(const std::string& component);
+  void contribute(const std::string& component, std::uint32_t contributor, std::uint64_t epoch, Kvs entries);
+  FenceCollective& collective(const std::string& component);
   void fail(const Message& why);
   /* The job as the modules see it (orca_pmi_job), and what it points into. */
   struct JobView {
@@ -133,19 +133,19 @@ class PmiService {
   bool declared_ = false;
   bool opened_ = false;
   std::vector<std::unique_ptr<Served>> served_;
-  std::map<std::string, pmi::FenceCollective, std::less<>> collectives_;
+  std::map<std::string, FenceCollective, std::less<>> collectives_;
   std::map<std::uint32_t, launch::PmiProgress> progress_;
   std::uint32_t contributors_ = 0;
   std::uint32_t subtree_ranks_ = 0;
   std::vector<std::uint32_t> children_with_ranks_;
   std::vector<std::uint32_t> relays_;  // those of them with ranks below them, not only their own
-  pmi::DataBound bound_;
+  DataBound bound_;
   bool failed_ = false;
   std::string tmpdir_;                       // made when a module first asks (job_directory)
   std::optional<Message> directory_error_;  // why it could not be made
   bool started_ = false;
 };
 
-}  // namespace orca::orcad
+}  // namespace orca::pmi
 
 #endif

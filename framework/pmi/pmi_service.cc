@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <system_error>
 
-namespace orca::orcad {
+namespace orca::pmi {
 
 struct PmiService::Served {
   PmiService* service = nullptr;
@@ -104,9 +104,9 @@ Status PmiService::declare() {
   if (declared_) return {};
   // Declared on every daemon: the job's bound holds for what a daemon
   // without ranks relays too. Opened only where ranks run, or warmed up.
-  auto fw = process_.runtime().add_framework(pmi::kFramework);
+  auto fw = process_.runtime().add_framework(kFramework);
   if (!fw) return fw.error();
-  auto bound = pmi::job_data_bound(process_.runtime().registry());
+  auto bound = job_data_bound(process_.runtime().registry());
   if (!bound) return bound.error();
   framework_ = fw.value();
   bound_ = bound.value();
@@ -205,13 +205,13 @@ std::string PmiService::host_of(std::uint32_t vpid) const {
   return "vpid " + std::to_string(vpid);
 }
 
-pmi::FenceCollective& PmiService::collective(const std::string& component) {
+FenceCollective& PmiService::collective(const std::string& component) {
   auto it = collectives_.find(component);
   if (it == collectives_.end()) {
-    pmi::FenceCollective::Budget budget{.component = component, .bound = bound_, .source = [this](std::uint32_t v) {
-      return pmi::part_source(host_of(v), std::find(relays_.begin(), relays_.end(), v) != relays_.end());
+    FenceCollective::Budget budget{.component = component, .bound = bound_, .source = [this](std::uint32_t v) {
+      return part_source(host_of(v), std::find(relays_.begin(), relays_.end(), v) != relays_.end());
     }};
-    it = collectives_.emplace(component, pmi::FenceCollective(contributors_, std::move(budget))).first;
+    it = collectives_.emplace(component, FenceCollective(contributors_, std::move(budget))).first;
   }
   return it->second;
 }
@@ -224,7 +224,7 @@ void PmiService::fail(const Message& why) {
 }
 
 void PmiService::contribute(const std::string& component, std::uint32_t contributor, std::uint64_t epoch,
-                            pmi::Kvs entries) {
+                            Kvs entries) {
   if (failed_) return;
   auto done = collective(component).add(epoch, contributor, std::move(entries));
   if (!done) {
@@ -246,7 +246,7 @@ void PmiService::on_part(const launch::FenceData& part) {
                                       ", not a child of this daemon with ranks");
     return;
   }
-  pmi::Kvs entries;
+  Kvs entries;
   for (const auto& kv : part.entries) entries.emplace(kv.key, kv.value);
   contribute(part.component, part.from, part.epoch, std::move(entries));
 }
@@ -257,7 +257,7 @@ void PmiService::on_release(const launch::FenceRelease& release) {
   // keeps); orcarun merged them, each key once.
   std::vector<orca_pmi_entry> entries;
   entries.reserve(release.entries.size());
-  pmi::DataSize size;
+  DataSize size;
   for (const auto& kv : release.entries) {
     entries.push_back({.key = kv.key.data(),
                        .key_length = kv.key.size(),
@@ -325,7 +325,7 @@ void PmiService::rank_event(Served& served, std::uint32_t rank, orca_pmi_rank_ev
 
 void PmiService::host_contribute(void* host, uint64_t epoch, const orca_pmi_entry* entries, size_t count) {
   auto* s = static_cast<Served*>(host);
-  s->service->contribute(s->component, s->service->bootstrap_.vpid, epoch, pmi::kvs_of(entries, count));
+  s->service->contribute(s->component, s->service->bootstrap_.vpid, epoch, kvs_of(entries, count));
 }
 
 void PmiService::host_rank_event(void* host, uint32_t rank, orca_pmi_rank_event event, int status, const char* text) {
@@ -344,8 +344,8 @@ void PmiService::host_send(void* host, uint32_t node, const uint8_t* bytes, size
 void PmiService::host_over_bound(void* host, uint32_t rank, orca_pmi_bound which, uint64_t total) {
   auto* s = static_cast<Served*>(host);
   PmiService& service = *s->service;
-  const pmi::DataSize size = which == ORCA_PMI_BOUND_KEYS ? pmi::DataSize{.keys = total} : pmi::DataSize{.bytes = total};
-  service.fail(pmi::over_bound(s->component,
+  const DataSize size = which == ORCA_PMI_BOUND_KEYS ? DataSize{.keys = total} : DataSize{.bytes = total};
+  service.fail(over_bound(s->component,
                                "the puts of rank " + std::to_string(rank) + " on " + service.host_of(service.bootstrap_.vpid),
                                which, service.bound_, size));
 }
@@ -375,4 +375,4 @@ void PmiService::host_log(void* host, int level, const char* text) {
   if (v != nullptr && v->as_int() >= level) s->service->process_.runtime().log("pmi", text);
 }
 
-}  // namespace orca::orcad
+}  // namespace orca::pmi

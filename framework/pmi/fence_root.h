@@ -8,8 +8,8 @@
 // so a part that would take it past the bound ends the job here, naming
 // the host it came from. It also records what each collective cost, for
 // --timing and --report-routes.
-#ifndef ORCA_TOOLS_ORCARUN_FENCE_ROOT_H
-#define ORCA_TOOLS_ORCARUN_FENCE_ROOT_H
+#ifndef ORCA_PMI_FENCE_ROOT_H
+#define ORCA_PMI_FENCE_ROOT_H
 
 #include <orca/launch_wire.h>
 #include <orca/pmi.h>
@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-namespace orca::orcarun {
+namespace orca::pmi {
 
-class FenceRoot {
+class ORCA_EXPORT FenceRoot {
  public:
   using Clock = std::chrono::steady_clock;
   /* Collectives recorded for the reports; later ones are only counted. */
@@ -38,7 +38,7 @@ class FenceRoot {
 
   /* `ranks_at[v]`: how many ranks daemon v runs (index 0 unused);
    * `hosts[v]`: daemon v's host, for messages (index 0 unused). */
-  FenceRoot(const routed::RoutingTree& tree, const std::vector<std::uint32_t>& ranks_at, pmi::DataBound bound = {},
+  FenceRoot(const routed::RoutingTree& tree, const std::vector<std::uint32_t>& ranks_at, DataBound bound = {},
             std::vector<std::string> hosts = {});
   FenceRoot(const FenceRoot&) = delete;  // its collectives name hosts through it
   FenceRoot& operator=(const FenceRoot&) = delete;
@@ -58,15 +58,15 @@ class FenceRoot {
  private:
   std::vector<std::uint32_t> contributors_;  // children of orcarun with ranks below
   std::vector<std::uint32_t> relays_;        // those of them with ranks below them, not only their own
-  pmi::DataBound bound_;
+  DataBound bound_;
   std::vector<std::string> hosts_;
-  std::map<std::string, pmi::FenceCollective, std::less<>> collectives_;
+  std::map<std::string, FenceCollective, std::less<>> collectives_;
   std::map<std::pair<std::string, std::uint64_t>, Clock::time_point> first_part_;
   std::vector<Record> records_;
   std::uint64_t completed_ = 0;
   std::uint32_t depth_ = 0;
 };
 
-}  // namespace orca::orcarun
+}  // namespace orca::pmi
 
 #endif
