@@ -258,7 +258,7 @@ Status Engine::would_accept(ProcessName to, size_t size) {
   // The channel knows its limit, not whose variable set it.
   Message::Args args = st.error().args();
   args.emplace_back("variable", config_.variable("send_queue_limit"));
-  return Message(st.error().area(), st.error().topic(), std::move(args));
+  return Message(st.error().area(), st.error().topic(), std::move(args), st.error().kind());
 }
 
 Status Engine::send(ProcessName to, std::uint32_t tag, Payload payload) {

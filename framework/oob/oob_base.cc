@@ -149,7 +149,7 @@ Status Oob::add_peer(ProcessName peer, const std::string& uri) {
 }
 
 Message Oob::send_refusal(ProcessName peer, orca_mca_rc rc, const orca_mca_reason& why) {
-  if (rc == ORCA_MCA_DECLINED) return Message("oob", "peer-busy", {{"peer", peer.to_string()}, {"why", why.text}});
+  if (rc == ORCA_MCA_DECLINED) return Message("oob", "peer-busy", {{"peer", peer.to_string()}, {"why", why.text}}, ErrorKind::Busy);
   return Message("oob", "send-failed", {{"peer", peer.to_string()}, {"why", why.text}});
 }
 
@@ -272,7 +272,7 @@ void Oob::relay(Relayed message) {
   if (relay_backlog_.empty()) {
     Status st = send_module(message.next, message.module_tag, message.bytes);
     if (st) return;
-    if (st.error().topic() != "peer-busy") {
+    if (!st.failed_with(ErrorKind::Busy)) {
       log(0, "cannot relay a message to " + message.next.to_string() + ": " + st.error().summary());
       return;
     }
@@ -290,7 +290,7 @@ void Oob::flush_relays() {
   while (!relay_backlog_.empty()) {
     Relayed& m = relay_backlog_.front();
     Status st = send_module(m.next, m.module_tag, m.bytes);
-    if (!st && st.error().topic() == "peer-busy") return;  // again at that refusal's peer_ready
+    if (st.failed_with(ErrorKind::Busy)) return;  // again at that refusal's peer_ready
     if (!st) log(0, "cannot relay a message to " + m.next.to_string() + ": " + st.error().summary());
     relay_backlog_bytes_ -= m.bytes.size();
     relay_backlog_.pop_front();

@@ -14,7 +14,7 @@ Outbox::~Outbox() { oob_.cancel_peer_ready(ready_token_); }
 bool Outbox::try_send(ProcessName to, std::uint32_t tag, const std::vector<std::uint8_t>& bytes) {
   Status st = oob_.send(to, tag, bytes);
   if (st) return true;
-  if (st.error().topic() == "peer-busy") return false;
+  if (st.failed_with(ErrorKind::Busy)) return false;
   if (on_error_) on_error_(to, tag, st.error());
   return true;  // dropped: it will never go
 }

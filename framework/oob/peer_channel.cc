@@ -11,7 +11,8 @@ constexpr std::uint64_t kAckEveryBytes = 1u << 20;
 Status PeerChannel::would_accept(size_t size) const {
   if (!queue_.empty() && queued_bytes_ + size > queue_limit_) {
     return Message("oob", "send-queue-full",
-                   {{"queued", std::to_string(queued_bytes_)}, {"limit", std::to_string(queue_limit_)}});
+                   {{"queued", std::to_string(queued_bytes_)}, {"limit", std::to_string(queue_limit_)}},
+                   ErrorKind::Busy);
   }
   return {};
 }

@@ -29,8 +29,8 @@ class PeerChannel {
   explicit PeerChannel(std::uint64_t queue_limit) : queue_limit_(queue_limit) {}
 
   // --- sending ---------------------------------------------------------
-  /* Queues a message, numbering it. Error "send-queue-full" beyond the
-   * limit: the caller retries later (back-pressure). */
+  /* Queues a message, numbering it. Error "send-queue-full", of kind
+   * ErrorKind::Busy, beyond the limit: the caller retries later. */
   Result<std::uint64_t> enqueue(std::uint32_t tag, Payload payload);
   Result<std::uint64_t> enqueue(std::uint32_t tag, std::vector<std::uint8_t> bytes) {
     return enqueue(tag, Payload(std::move(bytes)));

@@ -89,10 +89,13 @@ Status UsockModule::add_peer(ProcessName peer, const std::string& uri) {
   auto parsed = ContactUri::parse(uri);
   if (!parsed) return parsed.error();
   if (parsed->host_identity != host_->host_identity) {
-    return Message("oob", "declined", {{"why", "the peer is on another host (or network namespace)"}});
+    return Message("oob", "declined", {{"why", "the peer is on another host (or network namespace)"}},
+                   ErrorKind::Declined);
   }
   auto part = parsed->parts.find("usock");
-  if (part == parsed->parts.end()) return Message("oob", "declined", {{"why", "the peer has no usock address"}});
+  if (part == parsed->parts.end()) {
+    return Message("oob", "declined", {{"why", "the peer has no usock address"}}, ErrorKind::Declined);
+  }
   if (part->second.size() < 2 || part->second.front() != '@') {
     return Message("oob", "bad-uri", {{"uri", "usock=" + part->second}, {"why", "not an abstract socket name (@...)"}});
   }

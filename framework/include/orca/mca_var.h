@@ -143,7 +143,7 @@ class ORCA_EXPORT Variable {
 };
 
 /* Parses `text` as `spec.type` and checks it against the range; `spec`
- * supplies enum words and the range. The error ("bad-value") names
+ * supplies enum words and the range. The error ("bad-value", of kind ErrorKind::BadValue) names
  * `spec.full_name()`, `source` and the valid values; a value outside the
  * range has the why "out of range". A spec whose range is malformed (see
  * check_range) fails with that "bad-declaration" instead. */
@@ -174,7 +174,7 @@ class ORCA_EXPORT Registry {
   /* Declares a variable and resolves its value from the settings so far.
    * Fails with "bad-declaration" on a bad name or level, a duplicate name,
    * a malformed range (check_range) or a default that does not parse or
-   * lies outside the range; and with "bad-value" on a bad winning setting
+   * lies outside the range; and with "bad-value" (ErrorKind::BadValue) on a bad winning setting
    * (the variable is then kept with its default so tools can show it). */
   Result<const Variable*> declare(VarSpec spec);
 

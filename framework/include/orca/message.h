@@ -7,12 +7,17 @@
  * HelpCatalog (help.h). Keeping the text in help files means every message
  * can say what happened, why, and what to set, in plain language, without
  * string-building scattered through the code.
+ *
+ * The topic is for the reader; code that acts on an error (retries it,
+ * goes on past it) tests its kind instead, so a help topic can be renamed
+ * or split without changing what the program does.
  */
 #ifndef ORCA_MESSAGE_H
 #define ORCA_MESSAGE_H
 
 #include <orca/export.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,16 +25,25 @@
 
 namespace orca {
 
+/* What a caller may do about an error. */
+enum class ErrorKind : std::uint8_t {
+  Failed,    // nothing but report it (the default)
+  Busy,      // back-pressure: the same request succeeds once the peer or queue drains
+  Declined,  // not this component's to serve: another may
+  BadValue,  // a user's setting is invalid; the default stands in while it is reported
+};
+
 class ORCA_EXPORT Message {
  public:
   using Args = std::vector<std::pair<std::string, std::string>>;
 
-  Message(std::string area, std::string topic, Args args = {})
-      : area_(std::move(area)), topic_(std::move(topic)), args_(std::move(args)) {}
+  Message(std::string area, std::string topic, Args args = {}, ErrorKind kind = ErrorKind::Failed)
+      : area_(std::move(area)), topic_(std::move(topic)), args_(std::move(args)), kind_(kind) {}
 
   const std::string& area() const noexcept { return area_; }
   const std::string& topic() const noexcept { return topic_; }
   const Args& args() const noexcept { return args_; }
+  ErrorKind kind() const noexcept { return kind_; }
 
   /* The value of placeholder `key`, or "" when absent. */
   std::string arg(std::string_view key) const;
@@ -42,6 +56,7 @@ class ORCA_EXPORT Message {
   std::string area_;
   std::string topic_;
   Args args_;
+  ErrorKind kind_;
 };
 
 /* `text` safe to show on a terminal: control bytes other than newline

@@ -223,7 +223,7 @@ class ORCA_EXPORT Oob {
   bool knows(ProcessName peer) const { return routes_.count(peer) != 0; }
   /* Queues a message (the bytes are copied): directly to a known peer,
    * else through the router's next hop. Errors: a tag out of range, no
-   * route, back-pressure (topic peer-busy: retry later; the Outbox does), too large. */
+   * route, back-pressure (ErrorKind::Busy: retry later; the Outbox does), too large. */
   Status send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes);
   /* The same without a copy for a known peer: the buffer is shared until
    * written and acknowledged, so one buffer can go to many peers. It must
@@ -239,7 +239,7 @@ class ORCA_EXPORT Oob {
   /* Adds a handler; returns a token for cancel_peer_lost(). */
   size_t on_peer_lost(LostHandler handler);
   void cancel_peer_lost(size_t token);
-  /* Back-pressure eased: a send refused with peer-busy may be retried.
+  /* Back-pressure eased: a send refused as ErrorKind::Busy may be retried.
    * `peer` is the neighbour whose queue has room (for a message routed
    * through a next hop, that hop). Every handler hears of every neighbour;
    * a refused send is always followed by one such call for its neighbour.

@@ -188,8 +188,8 @@ class ORCA_EXPORT Engine {
                                 std::function<void(Status)> done);
 
   /* Queues a message; it goes out when a connection is up. Errors:
-   * "send-queue-full" (back-pressure: EngineCallbacks::ready says when to
-   * retry), too large. */
+   * ErrorKind::Busy (back-pressure, "send-queue-full": EngineCallbacks::ready
+   * says when to retry), too large. */
   Status send(ProcessName peer, std::uint32_t tag, Payload payload);
   /* Whether `size` more bytes would be accepted now: lets a caller skip
    * copying a message that would only be refused. A refusal here counts

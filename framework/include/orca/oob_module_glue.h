@@ -5,7 +5,7 @@
  * Module must provide:
  *   Status start(const orca_oob_host&);
  *   const std::string& contact() const;
- *   Status add_peer(ProcessName, const std::string& uri);  // topic "declined": not mine
+ *   Status add_peer(ProcessName, const std::string& uri);  // ErrorKind::Declined: not mine
  *   Status send(ProcessName, uint32_t tag, Payload);        // bytes kept by their owner
  *   Status would_accept(ProcessName, size_t bytes);        // before a copy
  *   std::string describe(ProcessName) const;
@@ -55,8 +55,8 @@ class OobModuleGlue {
     std::snprintf(why->text, sizeof why->text, "%s", text.c_str());
     // Back-pressure is the one refusal a retry cures: the caller must be
     // able to tell it from the rest.
-    const std::string& topic = st.error().topic();
-    return topic == "declined" || topic == "send-queue-full" ? ORCA_MCA_DECLINED : ORCA_MCA_FAILED;
+    const ErrorKind kind = st.error().kind();
+    return kind == ErrorKind::Declined || kind == ErrorKind::Busy ? ORCA_MCA_DECLINED : ORCA_MCA_FAILED;
   }
 
  private:

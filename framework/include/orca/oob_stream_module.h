@@ -44,8 +44,8 @@ class ORCA_EXPORT StreamModule {
 
   /* What OobModuleGlue calls; the component implements them. start()
    * calls start_engine() first; stop() calls stop_engine() once nothing
-   * it owns refers to the engine. add_peer: an error with topic
-   * "declined" when the peer is not for this component. */
+   * it owns refers to the engine. add_peer: an error of kind
+   * ErrorKind::Declined when the peer is not for this component. */
   virtual Status start(const orca_oob_host& host) = 0;
   virtual Status add_peer(ProcessName peer, const std::string& uri) = 0;
   virtual void stop() = 0;

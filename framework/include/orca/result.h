@@ -43,6 +43,8 @@ class [[nodiscard]] Result {
 
   /* Only on a failed result. */
   const Message& error() const { return std::get<1>(v_); }
+  /* Failed, with an error of that kind. */
+  bool failed_with(ErrorKind kind) const noexcept { return !ok() && std::get<1>(v_).kind() == kind; }
 
  private:
   void check() const {
@@ -60,6 +62,7 @@ class [[nodiscard]] Result<void> {
   bool ok() const noexcept { return !error_.has_value(); }
   explicit operator bool() const noexcept { return ok(); }
   const Message& error() const { return *error_; }
+  bool failed_with(ErrorKind kind) const noexcept { return error_ && error_->kind() == kind; }
 
  private:
   std::optional<Message> error_;

@@ -47,7 +47,7 @@ orca_mca_rc ComponentRegistrar::declare(orca_mca_registrar* self, const orca_mca
     Result<const Variable*> r = host->registry_.declare(std::move(spec));
     if (!r) {
       // A bad user value leaves the variable declared with its default.
-      const bool user_value = r.error().topic() == "bad-value";
+      const bool user_value = r.failed_with(ErrorKind::BadValue);
       auto& slot = user_value ? host->value_error_ : host->error_;
       if (!slot) slot = r.error();
       return user_value ? ORCA_MCA_OK : ORCA_MCA_FAILED;

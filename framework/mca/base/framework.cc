@@ -61,7 +61,7 @@ Status Framework::register_vars() {
   auto declare = [&](const VarSpec& spec) -> Status {
     auto r = registry_.declare(spec);
     if (r) return {};
-    if (r.error().topic() != "bad-value") return r.error();
+    if (!r.failed_with(ErrorKind::BadValue)) return r.error();
     if (!value_error) value_error = r.error();
     return {};
   };

@@ -36,7 +36,8 @@ Message bad_value(const VarSpec& spec, std::string_view text, const Source& sour
                   {"value", std::string(text)},
                   {"source", source.describe()},
                   {"why", std::move(why)},
-                  {"valid", valid_values(spec)}});
+                  {"valid", valid_values(spec)}},
+                 ErrorKind::BadValue);
 }
 
 // Decimal, or hexadecimal after 0x; never octal (a leading zero is decimal).

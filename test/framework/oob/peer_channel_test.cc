@@ -246,6 +246,7 @@ TEST(PeerChannelBackPressure, SecondMessageOverTheLimitIsRefusedUntilAcknowledge
   EXPECT_EQ(enqueue_ok(ch, 0, payload(60, 1)), 1u);
   auto second = ch.enqueue(0, payload(60, 2));
   ASSERT_TRUE(FailedWith(second, "oob", "send-queue-full"));
+  EXPECT_TRUE(second.failed_with(ErrorKind::Busy));  // what a caller retries on
   EXPECT_EQ(second.error().arg("queued"), "60");
   EXPECT_EQ(second.error().arg("limit"), "100");
   EXPECT_EQ(ch.unacknowledged(), 1u);
