@@ -25,18 +25,28 @@ std::string count_text(std::uint64_t n) {
   return n == kSaturated ? "more than " + std::to_string(kSaturated) : std::to_string(n);
 }
 
+// Every refusal carries "problem": itself in a few words, for a caller
+// that quotes it inside a message of its own (host_list.h).
 Message syntax_error(std::string_view source, std::string_view part, std::string why) {
+  std::string problem = "at \"" + excerpt(part) + "\": " + why;
   return Message("launch", "hostlist-syntax",
-                 {{"source", std::string(source)}, {"part", excerpt(part)}, {"why", std::move(why)}});
+                 {{"source", std::string(source)}, {"part", excerpt(part)}, {"why", std::move(why)},
+                  {"problem", std::move(problem)}});
 }
 
+enum class Bound { Names, Chars };
+
 Message too_large(std::string_view source, std::string_view part, std::uint64_t count, std::size_t limit,
-                  const char* topic = "hostlist-too-large") {
-  return Message("launch", topic,
+                  Bound bound = Bound::Names) {
+  const bool names = bound == Bound::Names;
+  std::string problem = "at \"" + excerpt(part) + "\" it " + (names ? "names " : "expands to ") + count_text(count) +
+                        (names ? " hosts" : " characters") + ", above the bound of " + std::to_string(limit);
+  return Message("launch", names ? "hostlist-too-large" : "hostlist-too-long",
                  {{"source", std::string(source)},
                   {"part", excerpt(part)},
                   {"count", count_text(count)},
-                  {"limit", std::to_string(limit)}});
+                  {"limit", std::to_string(limit)},
+                  {"problem", std::move(problem)}});
 }
 
 // One range of a bracket group: lo..hi, printed at least `width` wide.
@@ -204,7 +214,7 @@ Status expand_hostlist_item(std::string_view item, std::string_view source, std:
   const std::uint64_t chars = mul_sat(names, length);
   if (chars > budget.chars) {
     return too_large(source, item, add_sat(kMaxHostListChars - budget.chars, chars), kMaxHostListChars,
-                     "hostlist-too-long");
+                     Bound::Chars);
   }
   budget.names -= static_cast<std::size_t>(names);
   budget.chars -= static_cast<std::size_t>(chars);
@@ -249,7 +259,7 @@ Status expand_hostlist_item(std::string_view item, std::string_view source, std:
 Status expand_hostlist_into(std::string_view text, std::string_view source, std::vector<std::string>& out,
                             HostlistBudget& budget) {
   const std::string_view list = mca::trim(text);
-  if (list.empty()) return Message("launch", "hostlist-empty", {{"source", std::string(source)}});
+  if (list.empty()) return Message("launch", "hostlist-empty", {{"source", std::string(source)}, {"problem", "it is empty"}});
   const size_t before = out.size();
   const HostlistBudget saved = budget;
   for (std::string_view item : split_hostlist_items(list)) {

@@ -58,16 +58,11 @@ bool JobMachine::ranks_may_run() const noexcept {
   return phase_ == JobPhase::Running || phase_ == JobPhase::Draining || (phase_ == JobPhase::WireUp && command_sent_);
 }
 
-// What to check when a daemon did not come up or failed, for the launcher
-// that started it.
+// What to check when a daemon did not come up or failed: the launcher's
+// own advice, which only its component knows.
 std::string JobMachine::hint(const std::string& host) const {
-  const std::string& component = facts_.plm_component;
-  if (component == "rsh") return "If the host cannot be reached, check the host name and plm_rsh_agent (try: AGENT " + host + " true)";
-  if (component == "slurm") {
-    return "Check what srun printed above and the node's state in Slurm (sinfo -n " + host +
-           "); --mca plm rsh starts the daemons through ssh instead";
-  }
-  return "Check what the daemon printed above (plm/" + component + ")";
+  if (facts_.failure_hint) return facts_.failure_hint(host);
+  return "Check what the daemon printed above";
 }
 
 // --- the wire-up -------------------------------------------------------------

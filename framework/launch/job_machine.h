@@ -65,7 +65,10 @@ struct JobFacts {
   std::vector<std::string> hosts;             // hosts[v - 1]: daemon v's host, as the job names it
   std::vector<std::uint32_t> rank_daemon;     // rank_daemon[r]: the vpid of rank r's daemon
   std::string command;                        // the program (argv[0]), for messages
-  std::string plm_component;                  // "rsh", "slurm", "local": for the hint of a daemon's failure
+  std::string plm_component;                  // "rsh", "slurm", "local": names the agent in messages
+  /* What to check when the daemon on a host (printable) failed: the
+   * launcher's own advice (plm::failure_hint). Unset: read its output. */
+  std::function<std::string(const std::string& host)> failure_hint;
   bool all_at_once = false;                   // one launch starts every daemon (srun)
   bool tree_spawn = false;                    // daemons start their children themselves
   bool start_early = false;                   // each child of orcarun gets the command once its subtree is up

@@ -98,6 +98,16 @@ std::string ended_host(const ChosenModule& chosen, const std::string& line) {
   return std::string(host, std::min(n, sizeof host - 1));
 }
 
+std::string failure_hint(const ChosenModule& chosen, const std::string& host) {
+  if (chosen.module == nullptr || chosen.module->failure_hint == nullptr) {
+    return "Check what the daemon printed above (plm/" + printable(chosen.component) + ")";
+  }
+  char text[1024] = {};
+  chosen.module->failure_hint(chosen.module->self, host.c_str(), text, sizeof text);
+  text[sizeof text - 1] = '\0';
+  return printable(text);
+}
+
 std::vector<std::string> rank_environment(const ChosenModule& launcher, const std::vector<std::string>& hosts,
                                           const orca_plm_rank_place& place) {
   std::vector<std::string> out;

@@ -90,6 +90,14 @@ int rsh_tree_spawn(void* self, uint32_t daemons) {
 }
 uint32_t rsh_simulated_nodes(void*) { return 1; }
 
+// The agent's own command line to try, as the user would type it.
+void rsh_failure_hint(void* self, const char* host, char* text, size_t capacity) {
+  std::string agent;
+  for (const auto& w : static_cast<State*>(self)->agent) agent += w + " ";
+  std::snprintf(text, capacity, "If the host cannot be reached, check the host name and plm_rsh_agent (try: %s%s true)",
+                agent.c_str(), host);
+}
+
 orca_mca_rc rsh_register(orca_mca_registrar* registrar) {
   return orca_mca_declare_vars(registrar, kVars, std::size(kVars));
 }
@@ -118,7 +126,8 @@ orca_mca_rc rsh_open(const orca_mca_context* context, void** state, orca_mca_rea
                                 .command = &rsh_command,
                                 .max_concurrent = &rsh_max_concurrent,
                                 .tree_spawn = &rsh_tree_spawn,
-                                .simulated_nodes = &rsh_simulated_nodes};
+                                .simulated_nodes = &rsh_simulated_nodes,
+                                .failure_hint = &rsh_failure_hint};
     return orca::mca::ComponentGlue<State>::keep(std::move(s), state);
   });
 }

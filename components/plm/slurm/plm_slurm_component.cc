@@ -157,6 +157,13 @@ orca_mca_rc slurm_daemon_vpid(void*, const char* const* hosts, size_t host_count
   return ORCA_MCA_OK;
 }
 
+void slurm_failure_hint(void*, const char* host, char* text, size_t capacity) {
+  std::snprintf(text, capacity,
+                "Check what srun printed above and the node's state in Slurm (sinfo -n %s); --mca plm rsh starts "
+                "the daemons through ssh instead",
+                host);
+}
+
 size_t slurm_ended_host(void*, const char* line, char* host, size_t capacity) {
   const std::string node = slurm::ended_node(line);
   if (node.empty() || node.size() + 1 > capacity) return 0;
@@ -226,7 +233,8 @@ orca_mca_rc slurm_open(const orca_mca_context* context, void** state, orca_mca_r
                                 .command_all = &slurm_command_all,
                                 .daemon_vpid = &slurm_daemon_vpid,
                                 .ended_host = &slurm_ended_host,
-                                .rank_environment = &slurm_rank_environment};
+                                .rank_environment = &slurm_rank_environment,
+                                .failure_hint = &slurm_failure_hint};
     return orca::mca::ComponentGlue<State>::keep(std::move(s), state);
   });
 }

@@ -12,18 +12,6 @@ namespace {
 
 Message why_not(std::string text) { return Message("plm", "slurm-step", {{"why", std::move(text)}}); }
 
-// expand_hostlist's refusal in a few words, whichever topic it has.
-std::string hostlist_problem(const Message& m) {
-  if (m.topic() == "hostlist-empty") return "it is empty";
-  if (m.topic() == "hostlist-too-large") {
-    return "at \"" + m.arg("part") + "\" it names " + m.arg("count") + " hosts, above the bound of " + m.arg("limit");
-  }
-  if (m.topic() == "hostlist-too-long") {
-    return "at \"" + m.arg("part") + "\" it expands to " + m.arg("count") + " characters, above the bound of " + m.arg("limit");
-  }
-  return "at \"" + m.arg("part") + "\": " + m.arg("why");
-}
-
 // "--overlap" as an option of its own in the help text, not the prefix of
 // a longer one.
 bool has_option(std::string_view help, std::string_view option) {
@@ -51,7 +39,7 @@ Result<std::vector<std::string>> allocation_nodes(const Lookup& lookup) {
     auto nodes = launch::expand_hostlist(value, std::string(name) + "=" + printable(value));
     if (!nodes) {
       return why_not(std::string(name) + "=\"" + printable(value) + "\" is not a host list (" +
-                     hostlist_problem(nodes.error()) + ")");
+                     nodes.error().arg("problem") + ")");
     }
     return nodes;
   }
@@ -99,7 +87,7 @@ Result<std::uint32_t> step_vpid(const Lookup& lookup, const std::vector<std::str
   auto nodes = launch::expand_hostlist(step_nodes, "SLURM_STEP_NODELIST");
   if (!nodes) {
     return why_not("SLURM_STEP_NODELIST=\"" + printable(step_nodes) + "\" is not a host list (" +
-                   hostlist_problem(nodes.error()) + ")");
+                   nodes.error().arg("problem") + ")");
   }
   if (index >= nodes->size()) {
     return why_not("SLURM_NODEID=" + std::to_string(index) + " is beyond the " + std::to_string(nodes->size()) +

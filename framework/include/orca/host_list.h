@@ -65,7 +65,9 @@ inline constexpr std::size_t kMaxHostfileSize = std::size_t{1} << 20;  // 1 MiB
  * reversed range (node[5-3]), a number of more than kMaxRangeDigits
  * digits, a name longer than kMaxHostNameLength, more than kMaxHostNames
  * names in all (launch/hostlist-too-large), more than kMaxHostListChars
- * characters of names in all (launch/hostlist-too-long). */
+ * characters of names in all (launch/hostlist-too-long). Each error's
+ * "problem" argument says it in a few words ("it is empty", "at \"n[1-\":
+ * ..."), for a caller that quotes it in a message of its own. */
 ORCA_EXPORT Result<std::vector<std::string>> expand_hostlist(std::string_view text, std::string_view source);
 
 /* A host and how many processes it takes without oversubscription. */

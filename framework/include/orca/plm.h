@@ -39,7 +39,9 @@
 extern "C" {
 #endif
 
-#define ORCA_PLM_INTERFACE_VERSION 2u
+/* Version 3: failure_hint, the module's own advice when a daemon it
+ * started fails. */
+#define ORCA_PLM_INTERFACE_VERSION 3u
 
 /* Collects the words of a command, one call per word (copied). */
 typedef struct orca_plm_words {
@@ -106,6 +108,12 @@ typedef struct orca_plm_module {
      * them describe the rank, as if the launcher had started it. */
     void (*rank_environment)(void *self, const char *const *hosts, size_t host_count, const orca_plm_rank_place *place,
                              const orca_plm_words *out);
+    /* May be NULL. What a user should check when a daemon this module
+     * started on `host` never came up or failed: one sentence without its
+     * full stop, written to `text` (at most `capacity` bytes with the NUL).
+     * Only the module knows its launcher: its agent, its resource manager's
+     * commands. Without it the user is told to read what the daemon printed. */
+    void (*failure_hint)(void *self, const char *host, char *text, size_t capacity);
 } orca_plm_module;
 
 #ifdef __cplusplus
@@ -176,6 +184,10 @@ struct LauncherPlace {
 };
 ORCA_EXPORT Result<LauncherPlace> vpid_from_launcher(const mca::Framework& framework,
                                                      const std::vector<std::string>& hosts);
+/* What to check when a daemon `chosen` started on `host` failed: the
+ * module's failure_hint, or else to read what the daemon printed. Made
+ * printable (a host name or a setting may hold control bytes). */
+ORCA_EXPORT std::string failure_hint(const ChosenModule& chosen, const std::string& host);
 /* The words of module.rank_environment (none without it). */
 ORCA_EXPORT std::vector<std::string> rank_environment(const ChosenModule& launcher, const std::vector<std::string>& hosts,
                                                       const orca_plm_rank_place& place);

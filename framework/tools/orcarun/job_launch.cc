@@ -31,6 +31,9 @@ launch::JobFacts job_facts(const JobPlan& plan, const Options& options) {
   launch::JobFacts facts{.tree = &*plan.tree,
                          .command = options.command.empty() ? std::string() : options.command[0],
                          .plm_component = plan.plm.component,
+                         .failure_hint = [chosen = plan.plm](const std::string& host) {
+                           return plm::failure_hint(chosen, host);
+                         },
                          .all_at_once = plm::starts_all_at_once(plan.plm),
                          .tree_spawn = plan.tree_spawn,
                          .start_early = plan.start_early,

@@ -123,6 +123,9 @@ TEST_P(MalformedHostlist, RefusedNamingSourceAndPart) {
   ASSERT_TRUE(FailedWith(r, "launch", bad.topic)) << bad.text;
   EXPECT_EQ(r.error().arg("source"), "SLURM_JOB_NODELIST");
   EXPECT_TRUE(Contains(r.error().arg("why") + r.error().arg("count"), bad.why)) << r.error().summary();
+  // The same refusal in a few words, for a caller's own message (srun's).
+  EXPECT_FALSE(r.error().arg("problem").empty()) << r.error().summary();
+  EXPECT_TRUE(Contains(r.error().arg("problem"), bad.why)) << r.error().summary();
 }
 
 INSTANTIATE_TEST_SUITE_P(

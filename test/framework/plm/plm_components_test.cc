@@ -1,6 +1,6 @@
-// choose_module, daemon_command and daemon_program (framework/plm/plm_base.cc)
-// over the real plm/local and plm/rsh components loaded from the build
-// tree. (A Framework is filled only by a ComponentRepository scan, so there
+// choose_module, daemon_command, failure_hint and daemon_program
+// (framework/plm/plm_base.cc) over the real plm/local and plm/rsh (and, for
+// failure_hint, plm/slurm) components loaded from the build tree. (A Framework is filled only by a ComponentRepository scan, so there
 // is no way to hand choose_module fake modules without dlopen; the real
 // components, with their priorities changed through settings, cover the
 // same choices.) plm/local's own module table is tested in
@@ -21,6 +21,7 @@
 namespace orca::plm {
 namespace {
 
+using test::BuildTreeRuntime;
 using test::FailedWith;
 using test::Plm;
 using test::Succeeded;
@@ -167,6 +168,65 @@ TEST(RshComponent, ConcurrencyAndTreeSpawnFollowTheSettings) {
   ASSERT_TRUE(Succeeded(s));
   EXPECT_EQ(s->module->max_concurrent(s->module->self), 3u);
   EXPECT_EQ(s->module->tree_spawn(s->module->self, 1000), 0);
+}
+
+// --- failure_hint: the launcher's own advice when its daemon fails --------
+
+TEST(FailureHint, RshNamesItsAgentAsTheUserWouldTypeIt) {
+  Plm p({"plm_rsh_agent=my-agent -p 2222"});
+  ASSERT_NE(p.framework, nullptr);
+  auto c = p.choose({"n1"});
+  ASSERT_TRUE(Succeeded(c));
+  EXPECT_EQ(failure_hint(c.value(), "n4"),
+            "If the host cannot be reached, check the host name and plm_rsh_agent (try: my-agent -p 2222 n4 true)");
+}
+
+TEST(FailureHint, WithoutOneTheDaemonsOutputIsWhatToRead) {
+  Plm p;
+  ASSERT_NE(p.framework, nullptr);
+  auto c = p.choose({"localhost"});
+  ASSERT_TRUE(Succeeded(c));
+  ASSERT_EQ(c->module->failure_hint, nullptr);
+  EXPECT_EQ(failure_hint(c.value(), "localhost"), "Check what the daemon printed above (plm/local)");
+}
+
+TEST(FailureHint, AHostsControlBytesAreMadePrintable) {
+  Plm p;
+  ASSERT_NE(p.framework, nullptr);
+  auto c = p.choose({"n1"});
+  ASSERT_TRUE(Succeeded(c));
+  const std::string hint = failure_hint(c.value(), "n1\x1b[2J");
+  EXPECT_EQ(hint.find('\x1b'), std::string::npos) << hint;
+  EXPECT_NE(hint.find("n1\\x1b[2J true"), std::string::npos) << hint;
+}
+
+// plm/slurm opens only inside an allocation: these variables are what
+// srun's environment would hold, for this test's process alone.
+class SlurmAllocation {
+ public:
+  SlurmAllocation() {
+    ::setenv("SLURM_JOB_ID", "17", 1);
+    ::setenv("SLURM_JOB_NODELIST", "h[1-2]", 1);
+  }
+  ~SlurmAllocation() {
+    ::unsetenv("SLURM_JOB_ID");
+    ::unsetenv("SLURM_JOB_NODELIST");
+  }
+  SlurmAllocation(const SlurmAllocation&) = delete;
+  SlurmAllocation& operator=(const SlurmAllocation&) = delete;
+};
+
+TEST(FailureHint, SlurmPointsAtSrunsOutputAndTheNodesState) {
+  const SlurmAllocation allocation;
+  BuildTreeRuntime rt({"components/plm/slurm/.libs"}, {});
+  auto fw = rt.open(kFramework);
+  ASSERT_TRUE(Succeeded(fw));
+  auto c = choose_module(*fw.value(), {"h2"});
+  ASSERT_TRUE(Succeeded(c));
+  ASSERT_EQ(c->component, "slurm");
+  const std::string hint = failure_hint(c.value(), "h2");
+  EXPECT_NE(hint.find("sinfo -n h2"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("--mca plm rsh"), std::string::npos) << hint;
 }
 
 TEST(DaemonProgram, TheSettingOrTheOrcadBesideThisProgram) {
