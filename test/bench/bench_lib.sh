@@ -1,16 +1,19 @@
 # bench_lib.sh: what the namespace-host benchmarks (run-launch-bench.sh,
-# run-mpi-bench.sh) share. Sourced, after `set -euo pipefail`, by a script
-# that has set `me` (its name, for messages) and defines usage().
+# run-mpi-bench.sh, run-slurm-bench.sh, run-failover-bench.sh,
+# run-selection-bench.sh) share. Sourced, after `set -euo pipefail`, by a
+# script that has set `me` (its name, for messages) and defines usage().
 #
 # Variables it reads (set them before calling what uses them):
 #   builddir srcdir   the build and source trees
 #   wrappers          1: orcarun/orcad through the libtool wrappers
 #   limit             timeout of each timed command, seconds
 #   uts               1: every simulated host gets its own host name
+#                     (bench_need_namespaces: 0 when unset)
 #   ompi_if           --mca oob_tcp_if_include for mpirun ("" for none)
-# Variables it sets: netcluster agent orcarun orcad programs components
-#   orca_env ompi hydra (bench_programs); work prefix (bench_work);
-#   NETNS_AGENT_PREFIX NETNS_AGENT_UTS h1 (bench_cluster).
+# Variables it sets: netcluster (bench_netcluster); netcluster agent orcarun
+#   orcad programs components orca_env ompi hydra (bench_programs);
+#   orca_env (bench_orca_env); work prefix (bench_work); prefix
+#   (bench_prefix); NETNS_AGENT_PREFIX NETNS_AGENT_UTS h1 (bench_cluster).
 # A script may define bench_on_exit (run first on exit),
 # bench_check_output OUT EXPECT and bench_fail_excerpt ERR (see run_one).
 
@@ -41,6 +44,23 @@ needs_build_library() {
     LC_ALL=C readelf -d "$1" 2>/dev/null | grep -q 'NEEDED.*\[liborca\.so'
 }
 
+# bench_netcluster: netcluster, the source tree's contrib/netcluster.
+bench_netcluster() {
+    netcluster="$srcdir/contrib/netcluster/netcluster"
+    [ -x "$netcluster" ] || die "no $netcluster"
+}
+# bench_orca_env COMPONENT_PATH [VAR=VALUE...]: orca_env, the `env ...`
+# words Orca runs under: VAR=VALUE... (a LD_LIBRARY_PATH, say), the
+# component path, the source tree's help text (unless
+# ORCA_MCA_mca_base_help_path is set) and no param files.
+bench_orca_env() {
+    local path=$1; shift
+    orca_env=(env "$@"
+        "ORCA_MCA_mca_base_component_path=$path"
+        "ORCA_MCA_mca_base_help_path=${ORCA_MCA_mca_base_help_path:-$srcdir/framework/help}"
+        ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none)
+}
+
 # bench_programs: netcluster, the agent, orcarun and orcad (the real programs
 # in .libs unless wrappers=1 or they are missing), the component path,
 # orca_env (the `env ...` words Orca runs under: its settings come from the
@@ -54,9 +74,8 @@ needs_build_library() {
 # tree's thirteen .libs directories and the library path cost every daemon
 # and every rank a few hundred file lookups an installed Orca never makes.
 bench_programs() {
-    netcluster="$srcdir/contrib/netcluster/netcluster"
+    bench_netcluster
     agent="$srcdir/test/bench/netns-rsh-agent"
-    [ -x "$netcluster" ] || die "no $netcluster"
     [ -x "$agent" ] || die "no $agent"
     # With built-in components (configure's default) orcarun and orcad are
     # the programs themselves: libtool makes no wrapper for a program that
@@ -89,10 +108,7 @@ bench_programs() {
         library_path=("LD_LIBRARY_PATH=$builddir/framework/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
         programs+=", LD_LIBRARY_PATH=$builddir/framework/.libs"
     fi
-    orca_env=(env "${library_path[@]}"
-        "ORCA_MCA_mca_base_component_path=$components"
-        "ORCA_MCA_mca_base_help_path=${ORCA_MCA_mca_base_help_path:-$srcdir/framework/help}"
-        ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none)
+    bench_orca_env "$components" "${library_path[@]}"
     ompi=$(command -v mpirun.openmpi || true)
     hydra=$(command -v mpiexec.hydra || true)
 }
@@ -135,13 +151,18 @@ bench_cleanup() {
 
 # --- figures ----------------------------------------------------------------
 figure() { echo "FIGURE $1 $2 $3"; }
-# median: of the numbers on stdin, one a line ("-" when none).
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "-"; exit }
-    if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# median [low]: of the numbers on stdin, one a line ("-" when none), to
+# one decimal place (of an even count, the mean of the middle two); with
+# low, the middle one (of an even count, the lower) as it is written.
+median() { sort -g | awk -v low="${1:-}" '{ a[NR] = $1 } END { if (NR == 0) { print "-"; exit }
+    if (low == "low") print a[int((NR + 1) / 2)]
+    else if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 maxof() { sort -g | tail -1; }
 # ratio A B: A/B to 2 places, "-" unless both are numbers.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f\n", a / b; else print "-" }'; }
 banner() { echo; echo "== $*"; }
+# elapsed T0: seconds since T0 (an $EPOCHREALTIME), to one decimal place.
+elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- simulated hosts --------------------------------------------------------
 # bench_need_namespaces WHAT TARGET: prints "SKIP: WHAT: ..." and exits 0
@@ -156,25 +177,31 @@ bench_need_namespaces() {
         echo; echo "SKIP: $1: this machine cannot create network namespaces"
         exit 0
     fi
-    if [ "$uts" = 1 ] && ! unshare --uts true 2>/dev/null; then
+    if [ "${uts:-0}" = 1 ] && ! unshare --uts true 2>/dev/null; then
         uts=0
         echo "note: cannot make UTS namespaces (unshare --uts): every host keeps this machine's host name"
     fi
 }
-# bench_cluster TAG K: hosts h1 (the launcher's) and h2..hK+1 (one daemon
-# each), prefix TAG and 5 digits of the pid (the next number if another run
-# has that one); the agent is pointed at them.
-bench_cluster() {
-    local tag=$1 k=$2 i t
-    [ "$k" -le 249 ] || die "at most 249 daemon hosts (netcluster makes 250 hosts at most)"
+# bench_prefix TAG: prefix, the netcluster prefix of this run: TAG and 5
+# digits of the pid (the next number if another run has that one), kept in
+# $work/prefix for bench_work's cleanup (call bench_work first).
+bench_prefix() {
+    local i
     for ((i = 0; i < 100; i++)); do
-        prefix=$(printf '%s%05d' "$tag" $((($$ + i) % 100000)))
+        prefix=$(printf '%s%05d' "$1" $((($$ + i) % 100000)))
         ip netns list | grep -q "^$prefix-" || break
     done
     echo "$prefix" >"$work/prefix"
+}
+# bench_cluster TAG K: hosts h1 (the launcher's) and h2..hK+1 (one daemon
+# each), prefix as bench_prefix TAG makes it; the agent is pointed at them.
+bench_cluster() {
+    local tag=$1 k=$2 t
+    [ "$k" -le 249 ] || die "at most 249 daemon hosts (netcluster makes 250 hosts at most)"
+    bench_prefix "$tag"
     t=$EPOCHREALTIME
     "$netcluster" create "$prefix" --hosts $((k + 1)) >&2
-    echo "  cluster:  $prefix, $((k + 1)) namespaces (h1 launcher, h2..h$((k + 1)) daemons) made in $(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+    echo "  cluster:  $prefix, $((k + 1)) namespaces (h1 launcher, h2..h$((k + 1)) daemons) made in $(elapsed "$t") s"
     export NETNS_AGENT_PREFIX=$prefix NETNS_AGENT_UTS=$uts
     unset NETNS_AGENT_DELAY NETNS_AGENT_LOG
     h1=h1

@@ -16,7 +16,10 @@
 #                    over" log line (oob_base_verbose 10)
 #   drop->resume     from the drop to the end of the longest gap
 # and then "failover stall: N ms (oob_tcp_heartbeat=..., misses=...)", N the
-# median of the runs. It removes everything it made on exit (EXIT/INT/TERM).
+# median of the runs (of an even number of runs, the lower middle one). It
+# removes everything it made on exit (EXIT/INT/TERM; should it be SIGKILLed,
+# bench_lib.sh's watcher still removes the namespaces). Without root or
+# network namespaces it prints a SKIP line (exit 0).
 #
 # A benchmark: it prints figures and never fails on a time.
 set -euo pipefail
@@ -44,9 +47,9 @@ Usage: $me --builddir DIR [OPTIONS]
 USAGE
 }
 
-die() { echo "$me: $*" >&2; exit 1; }
-
 here=$(cd "$(dirname "$0")" && pwd)
+# die, argument checks, the median, the namespace check, cleanup.
+. "$here/bench_lib.sh"
 builddir=
 srcdir=$(cd "$here/../.." && pwd)
 repeat=3
@@ -73,45 +76,34 @@ while [ $# -gt 0 ]; do
         *) usage >&2; die "unknown option $1" ;;
     esac
 done
-[ -n "$builddir" ] || { usage >&2; die "give the build tree with --builddir"; }
-builddir=$(cd "$builddir" && pwd)
-for v in "$repeat" "$batch" "$interval" "$every" "$before_ms" "$after_ms"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || die "expected a number >= 1, not '$v'"
-done
+bench_dirs
+bench_whole_numbers "$repeat" "$batch" "$interval" "$every" "$before_ms" "$after_ms"
 case $drop in link|addresses) ;; *) die "--drop takes link or addresses" ;; esac
-[ "$(id -u)" = 0 ] || die "must run as root (it creates network namespaces); try: sudo make bench-failover"
-command -v nft >/dev/null || die "nft is not installed"
 
-netcluster="$srcdir/contrib/netcluster/netcluster"
+bench_netcluster
+bench_need_namespaces "failover benchmark" bench-failover
+command -v nft >/dev/null || die "nft is not installed"
 peer="$builddir/test/oob/oob_peer"
 info="$builddir/framework/tools/orca_info/orca_info"
-[ -x "$netcluster" ] || die "no $netcluster"
 [ -x "$peer" ] || die "no $peer (build it with 'make test/oob/oob_peer')"
-"$netcluster" probe || die "cannot create network namespaces here"
-export ORCA_MCA_mca_base_help_path=${ORCA_MCA_mca_base_help_path:-$srcdir/framework/help}
-export ORCA_MCA_mca_base_component_path="$builddir/components/reachable/netlink/.libs:$builddir/components/reachable/weighted/.libs:$builddir/components/oob/tcp/.libs:$builddir/components/oob/usock/.libs"
-export ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none
+# Components from the build tree (the oob and reachable ones), help text
+# from the source tree, no param files.
+bench_orca_env "$builddir/components/reachable/netlink/.libs:$builddir/components/reachable/weighted/.libs:$builddir/components/oob/tcp/.libs:$builddir/components/oob/usock/.libs"
 ORCA_JOB_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 export ORCA_JOB_SECRET
 
 # The settings both processes run with, as orca_info sees them.
 setting() {
     local v
-    v=$("$info" "${mca[@]}" --param oob tcp --parsable 2>/dev/null | sed -n "s/^mca:oob:tcp:param:oob_tcp_$1:value://p")
+    v=$("${orca_env[@]}" "$info" "${mca[@]}" --param oob tcp --parsable 2>/dev/null | sed -n "s/^mca:oob:tcp:param:oob_tcp_$1:value://p")
     echo "${v:-?}"
 }
 heartbeat=$(setting heartbeat)
 misses=$(setting heartbeat_misses)
 user_timeout=$(setting user_timeout)
 
-prefix="fo$(($$ % 100000))"
-work=$(mktemp -d "${TMPDIR:-/tmp}/orca-failover.XXXXXX")
-cleanup() {
-    "$netcluster" destroy "$prefix" >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_work failover
+bench_prefix fo
 
 now_ms() { date +%s%3N; }
 
@@ -134,10 +126,10 @@ one_run() {
     # Enough messages for the whole run at the nominal rate, and a timeout past it.
     local total=$(((before_ms + after_ms) / interval * batch + batch)) timeout=$((before_ms + after_ms + 20000))
     local common=(--mca oob tcp --mca oob_base_verbose 10 "${mca[@]}")
-    "$netcluster" exec "$prefix" h2 "$peer" "${common[@]}" --name 1.2 --uri-file "$d/1.2.uri" \
+    "$netcluster" exec "$prefix" h2 "${orca_env[@]}" "$peer" "${common[@]}" --name 1.2 --uri-file "$d/1.2.uri" \
         --peer-file 1.1="$d/1.1.uri" --expect "$total" --progress-every "$every" --timeout-ms "$timeout" \
         >"$d/1.2.out" 2>"$d/1.2.err" &
-    "$netcluster" exec "$prefix" h1 "$peer" "${common[@]}" --name 1.1 --uri-file "$d/1.1.uri" \
+    "$netcluster" exec "$prefix" h1 "${orca_env[@]}" "$peer" "${common[@]}" --name 1.1 --uri-file "$d/1.1.uri" \
         --peer-file 1.2="$d/1.2.uri" --send "1.2:$total:64" --batch "$batch" --interval-ms "$interval" \
         --timeout-ms "$timeout" >"$d/1.1.out" 2>"$d/1.1.err" &
     wait_for "$d/1.2.out" '^PROGRESS ' 20000 >/dev/null || die "run $run: the stream did not start:
@@ -179,6 +171,8 @@ NFT
     # Let the stream run on for a second after the reconnection, then stop.
     [ "$t_reconn" = - ] || sleep 1
     "$netcluster" destroy "$prefix" >/dev/null 2>&1 || true
+    # The two processes above (one_run runs in a command substitution: its
+    # `wait` does not wait for bench_work's watcher, a child of the script).
     wait 2>/dev/null || true
     # The longest gap between PROGRESS lines, and where it ended.
     local gap
@@ -199,9 +193,6 @@ for ((r = 1; r <= repeat; r++)); do
     stall=${result%% *}
     [ "$stall" = - ] || stalls+=("$stall")
 done
-median=-
-if [ ${#stalls[@]} -gt 0 ]; then
-    median=$(printf '%s\n' "${stalls[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-fi
-echo "failover stall: $median ms (oob_tcp_heartbeat=$heartbeat, misses=$misses, user_timeout=$user_timeout;" \
+stall_median=$(for s in "${stalls[@]}"; do echo "$s"; done | median low)
+echo "failover stall: $stall_median ms (oob_tcp_heartbeat=$heartbeat, misses=$misses, user_timeout=$user_timeout;" \
     "runs: ${stalls[*]:-none}; $batch messages every $interval ms, drop $drop)"

@@ -3,15 +3,19 @@
 # 16, 256 and 2048 veth pairs and prints how the inventory, the selection
 # and the reachability matrix scale. Needs root and iproute2.
 #
-# For each size it creates a namespace orcabench<pid>-<pairs>, brings lo up,
-# creates the veth pairs inside it with `ip -n NS -batch` (both ends stay in
-# the namespace), gives every end its own IPv4 /30 (x.x.x.1, so the peer
-# address .2 of that /30 is free) and the first end of each pair an IPv6
-# ULA fdbe:0:<pair, hex>::1/64 (DAD off, so nothing is tentative; no link-
-# local addresses unless --link-local), runs the program
-# inside with `ip netns exec`, and deletes the namespace. It never touches
-# the root namespace; an EXIT/INT/TERM trap deletes every namespace it made.
-# "interfaces" = 2 * pairs + lo.
+# For each size it creates a simulated host without links (contrib/netcluster
+# create sb<pid> --hosts 1 --no-link: namespace sb<pid>-h1, lo up, IPv6 DAD
+# off, and the cluster's switch sb<pid>-sw, unused), creates the veth pairs
+# inside it with `ip -n NS -batch` (both ends stay in the namespace), gives
+# every end its own IPv4 /30 (x.x.x.1, so the peer address .2 of that /30
+# is free) and the first end of each pair an IPv6 ULA
+# fdbe:0:<pair, hex>::1/64 (DAD off, so nothing is tentative; no link-local
+# addresses unless --link-local), runs the program inside with `ip netns
+# exec`, and destroys the cluster. It never touches the root namespace; on
+# exit (EXIT/INT/TERM) bench_lib.sh's cleanup destroys what it made, as a
+# watcher does should the script be SIGKILLed.
+# "interfaces" = 2 * pairs + lo. Without root or network namespaces it
+# prints a SKIP line (exit 0).
 #
 # A benchmark: it prints figures and never fails on a time.
 set -euo pipefail
@@ -36,9 +40,11 @@ Usage: $me [OPTIONS]
 USAGE
 }
 
-die() { echo "$me: $*" >&2; exit 1; }
-
-program="$(cd "$(dirname "$0")" && pwd)/selection_bench"
+here=$(cd "$(dirname "$0")" && pwd)
+# die, argument checks, the namespace check, the cluster's prefix, cleanup, elapsed.
+. "$here/bench_lib.sh"
+srcdir=$(cd "$here/../.." && pwd)
+program="$here/selection_bench"
 component_dirs=()
 sizes="16 256 2048"
 repeat=15
@@ -59,58 +65,22 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#component_dirs[@]} -gt 0 ] || die "give the component directories with --component-dir"
-[[ $repeat =~ ^[1-9][0-9]*$ ]] || die "--repeat takes a number >= 1"
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds takes a number >= 1"
+bench_whole_numbers "$repeat" "$rounds" $sizes
 for s in $sizes; do
-    [[ $s =~ ^[1-9][0-9]*$ ]] && [ "$s" -le 16000 ] || die "--sizes takes pair counts 1..16000, not '$s'"
+    [ "$s" -le 16000 ] || die "--sizes takes pair counts 1..16000, not '$s'"
 done
 sizes=$(printf '%s\n' $sizes | sort -n -u | xargs)  # the ratios compare against the largest
 [ -n "$sizes" ] || die "--sizes is empty"
 [ -x "$program" ] || die "no program at $program (build it with 'make test/bench/selection_bench' or give --program)"
 # Help text for error messages: the source tree's, unless set already.
-if [ -z "${ORCA_MCA_mca_base_help_path:-}" ] && [ -d "$(dirname "$0")/../../framework/help" ]; then
-    ORCA_MCA_mca_base_help_path=$(cd "$(dirname "$0")/../../framework/help" && pwd)
-    export ORCA_MCA_mca_base_help_path
-fi
-[ "$(id -u)" = 0 ] || die "must run as root (it creates network namespaces); try: sudo make bench"
+export ORCA_MCA_mca_base_help_path=${ORCA_MCA_mca_base_help_path:-$srcdir/framework/help}
 command -v ip >/dev/null || die "iproute2 (ip) is not installed"
 
-prefix="orcabench$$"
-namespaces=()
-workdir=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX")
-
-cleanup() {
-    local ns pids
-    for ns in "${namespaces[@]}"; do
-        pids=$(ip netns pids "$ns" 2>/dev/null || true)
-        [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
-        ip netns del "$ns" 2>/dev/null || true
-    done
-    namespaces=()
-    rm -rf "$workdir"
-}
-trap cleanup EXIT
-# forget NS: deleted already, the trap need not.
-forget() {
-    local n kept=()
-    for n in "${namespaces[@]}"; do [ "$n" = "$1" ] || kept+=("$n"); done
-    namespaces=("${kept[@]}")
-}
-trap 'echo "$me: interrupted" >&2; exit 130' INT
-trap 'echo "$me: terminated" >&2; exit 143' TERM
-
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-
-# Can we create namespaces at all (a container without CAP_SYS_ADMIN cannot)?
-probe="$prefix-probe"
-if ! ip netns add "$probe" 2>"$workdir/probe.err"; then
-    echo "$me: skipped: cannot create network namespaces ($(head -n1 "$workdir/probe.err"))"
-    exit 0
-fi
-namespaces+=("$probe")
-ip netns del "$probe"
-forget "$probe"
+bench_netcluster
+# Root, and namespaces at all (a container without CAP_SYS_ADMIN has none).
+bench_need_namespaces "selection benchmark" bench
+bench_work selection
+bench_prefix sb
 
 # The /30 of veth end e (0-based): 10.128.0.0 + 4e, our address is .1 of it.
 end_address() {
@@ -121,16 +91,13 @@ end_address() {
 # build NS PAIRS: fills the namespace; sets build_s[PAIRS] to the seconds taken.
 build() {
     local ns=$1 pairs=$2 i t0
-    local links="$workdir/links.$pairs" addrs="$workdir/addrs.$pairs"
-    t0=$(now)
-    ip netns exec "$ns" sysctl -qw \
-        net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
-        net.ipv6.conf.all.dad_transmits=0 net.ipv6.conf.default.dad_transmits=0
+    local links="$work/links.$pairs" addrs="$work/addrs.$pairs"
+    t0=$EPOCHREALTIME
+    # (netcluster made the namespace with lo up and IPv6 DAD off.)
     if [ $link_local = 0 ]; then
         # New links get no IPv6 link-local address (addr_gen_mode none).
         ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.addr_gen_mode=1
     fi
-    ip -n "$ns" link set lo up
     : > "$links"
     : > "$addrs"
     for (( i = 0; i < pairs; i++ )); do
@@ -152,24 +119,25 @@ declare -A median minimum per_if
 all_measures=(inventory selection matrix_weighted matrix_netlink)
 done_sizes=()
 declare -A entries_of links_of build_s run_s
-t_all=$(now)
+t_all=$EPOCHREALTIME
+# lower A B: A is below B, or B is empty (nothing kept yet).
+lower() { [ -z "$2" ] || awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 for (( round = 1; round <= rounds; round++ )); do
   [ "$rounds" = 1 ] || echo "=== round $round of $rounds"
   for pairs in $sizes; do
-    ns="$prefix-$pairs-$round"
+    ns="$prefix-h1"
     interfaces=$(( 2 * pairs + 1 ))
     # Figures from a busy machine are not comparable: show the load.
     echo "== $pairs veth pairs ($interfaces interfaces) in namespace $ns (load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs)"
-    ip netns add "$ns" || die "cannot create namespace $ns"
-    namespaces+=("$ns")
+    "$netcluster" create "$prefix" --hosts 1 --no-link >&2 || die "cannot create namespace $ns"
     build "$ns" "$pairs"
     echo "   namespace built in ${build_s[$pairs]} s"
 
     args=(--repeat "$repeat" --expect-interfaces "$interfaces" --pairs "$pairs")
     for d in "${component_dirs[@]}"; do args+=(--component-dir "$d"); done
-    out="$workdir/out.$pairs"
-    t0=$(now)
+    out="$work/out.$pairs"
+    t0=$EPOCHREALTIME
     # In the background so that a signal is handled at once (the trap then
     # kills what runs in the namespace); not in the background, bash would
     # wait for the program first.
@@ -194,17 +162,16 @@ for (( round = 1; round <= rounds; round++ )); do
     done < <(tr ' ' '\n' <<<"$line" | sed -n 's/^\([a-z_]*\)=\(.*\)$/\1 \2/p')
     for m in "${all_measures[@]}"; do
         [ -n "${new_median[$m]:-}" ] || die "no $m figure in the result line of $program"
-        if [ -z "${median[$pairs,$m]:-}" ] || awk -v a="${new_median[$m]}" -v b="${median[$pairs,$m]}" 'BEGIN { exit !(a < b) }'; then
+        if lower "${new_median[$m]}" "${median[$pairs,$m]:-}"; then
             median[$pairs,$m]=${new_median[$m]}
             per_if[$pairs,$m]=${new_per_if[$m]}
         fi
-        if [ -z "${minimum[$pairs,$m]:-}" ] || awk -v a="${new_min[$m]}" -v b="${minimum[$pairs,$m]}" 'BEGIN { exit !(a < b) }'; then
+        if lower "${new_min[$m]}" "${minimum[$pairs,$m]:-}"; then
             minimum[$pairs,$m]=${new_min[$m]}
         fi
     done
 
-    ip netns del "$ns"
-    forget "$ns"
+    "$netcluster" destroy "$prefix"
     [ "$round" != 1 ] || done_sizes+=("$pairs")
   done
 done
