@@ -52,7 +52,10 @@ lint_pid=$!
 # time here, with g++, took 310 s of this run's wall time for 40 s of
 # running them.
 echo "== make check-integration (${SECONDS}s so far)"
-make -j"$(nproc)" check-integration || true
+phase_start=$SECONDS
+rm -f "$ORCA_BUILD_DIR/integration-times"
+ORCA_TEST_TIMES=$ORCA_BUILD_DIR/integration-times make -j"$(nproc)" check-integration || true
+"$ORCA_TOP/test/test-times" "$ORCA_BUILD_DIR/integration-times" $((SECONDS - phase_start)) || true
 # distcheck proves the tarball builds, tests, installs and uninstalls on its
 # own; CI has it build with ASan and UBSan, so that it is also the run of
 # the whole suite under the sanitizers, and with libFuzzer's coverage, so
@@ -66,10 +69,14 @@ make -j"$(nproc)" check-integration || true
 # with ASan and UBSan, g++ 12 takes 11 to 14 s for a file that clang 14
 # compiles in 7 (the normal build above is g++'s), and libFuzzer is clang's.
 echo "== make distcheck, with ASan, UBSan and the fuzz targets (${SECONDS}s so far)"
-rm -rf "$ORCA_BUILD_DIR/sanitized"
-ORCA_TEST_KEEP_LOGS=$ORCA_BUILD_DIR/sanitized \
+rm -rf "$ORCA_BUILD_DIR/sanitized" "$ORCA_BUILD_DIR/sanitized-times"
+phase_start=$SECONDS
+ORCA_TEST_KEEP_LOGS=$ORCA_BUILD_DIR/sanitized ORCA_TEST_TIMES=$ORCA_BUILD_DIR/sanitized-times \
     run_case distcheck make -j"$(nproc)" distcheck \
     DISTCHECK_CONFIGURE_FLAGS="CC=clang CXX=clang++ --enable-sanitizers --enable-fuzzing CFLAGS='-O1 -g1' CXXFLAGS='-O1 -g1'"
+# Where the distcheck's time went: its tests' span, and the rest (making the
+# tarball, configuring, compiling, installing).
+"$ORCA_TOP/test/test-times" "$ORCA_BUILD_DIR/sanitized-times" $((SECONDS - phase_start)) 15 || true
 
 echo "== waiting for the lint (${SECONDS}s so far)"
 wait "$lint_pid" || true
