@@ -10,10 +10,7 @@ namespace orca::launch {
 DaemonMachine::DaemonMachine(DaemonFacts facts, Hooks hooks)
     : facts_(std::move(facts)), hooks_(std::move(hooks)), node_(*facts_.tree, facts_.self) {}
 
-std::string DaemonMachine::host_of(std::uint32_t vpid) const {
-  if (vpid >= 1 && vpid <= facts_.hosts.size()) return facts_.hosts[vpid - 1];
-  return "vpid " + std::to_string(vpid);
-}
+std::string DaemonMachine::host_of(std::uint32_t vpid) const { return daemon_host(facts_.hosts, vpid); }
 
 std::string DaemonMachine::describe(std::uint32_t vpid) const {
   return host_of(vpid) + " (vpid " + std::to_string(vpid) + ")";
@@ -175,7 +172,9 @@ void DaemonMachine::on_timer(DaemonTimer timer) {
 // instead of with the job's last rank (srun ends a step only when every
 // task has, and a host is free sooner).
 void DaemonMachine::say_done_if_idle() {
-  if (done_said_ || !commanded_ || ending() || facts_.tree->parent(facts_.self) != 0 || facts_.launches_children ||
+  // A daemon with children in the tree stays: it relays, and with tree
+  // spawn it runs their agents.
+  if (done_said_ || !commanded_ || ending() || facts_.tree->parent(facts_.self) != 0 ||
       !facts_.tree->children(facts_.self).empty() || hooks_.pmi_serves_ranks() || !hooks_.ranks_idle()) {
     return;
   }

@@ -52,7 +52,6 @@ struct DaemonFacts {
   const routed::RoutingTree* tree = nullptr;  // outlives the machine
   std::uint32_t self = 0;                     // this daemon's vpid (1..)
   std::vector<std::string> hosts;             // hosts[v - 1]: daemon v's host, for messages
-  bool launches_children = false;             // tree spawn: this daemon runs its children's agents
 };
 
 class ORCA_EXPORT DaemonMachine {

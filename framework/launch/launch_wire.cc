@@ -485,6 +485,11 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }
 
+std::string daemon_host(const std::vector<std::string>& hosts, std::uint32_t vpid) {
+  if (vpid >= 1 && vpid <= hosts.size()) return hosts[vpid - 1];
+  return "vpid " + std::to_string(vpid);
+}
+
 std::vector<std::uint32_t> ranks_per_daemon(const std::vector<RankPlacement>& placements, std::uint32_t daemons) {
   std::vector<std::uint32_t> counts(static_cast<size_t>(daemons) + 1, 0);
   for (const auto& p : placements) {

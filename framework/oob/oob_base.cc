@@ -78,20 +78,20 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
   oob->host_identity_ = identity->to_string();
   oob->reach_framework_ = reach.value();
   oob->oob_framework_ = fw.value();
-  oob->host_ = orca_oob_host{oob.get(),
-                             loop.base(),
-                             self.to_c(),
-                             oob->secret_.data(),
-                             oob->secret_.size(),
-                             oob->host_identity_.c_str(),
-                             &Oob::c_deliver,
-                             &Oob::c_peer_lost,
-                             &Oob::c_log,
-                             &Oob::c_rank,
-                             &Oob::c_select_local,
-                             &Oob::c_link_outcome,
-                             &Oob::c_peer_ready,
-                             &Oob::c_peer_connected};
+  oob->host_ = orca_oob_host{.host = oob.get(),
+                             .base = loop.base(),
+                             .self = self.to_c(),
+                             .secret = oob->secret_.data(),
+                             .secret_length = oob->secret_.size(),
+                             .host_identity = oob->host_identity_.c_str(),
+                             .deliver = &Oob::c_deliver,
+                             .peer_lost = &Oob::c_peer_lost,
+                             .log = &Oob::c_log,
+                             .rank = &Oob::c_rank,
+                             .select_local = &Oob::c_select_local,
+                             .link_outcome = &Oob::c_link_outcome,
+                             .peer_ready = &Oob::c_peer_ready,
+                             .peer_connected = &Oob::c_peer_connected};
   // An invalid interface list (both set, an entry matching nothing) is the
   // user's error: report it here, in full, before any module starts.
   // One scan serves every check and every module starting now: it is

@@ -200,10 +200,7 @@ launch::PmiProgress PmiService::progress(std::uint32_t rank) const {
   return it == progress_.end() ? launch::PmiProgress::None : it->second;
 }
 
-std::string PmiService::host_of(std::uint32_t vpid) const {
-  if (vpid >= 1 && vpid <= bootstrap_.hosts.size()) return printable(bootstrap_.hosts[vpid - 1]);
-  return "vpid " + std::to_string(vpid);
-}
+std::string PmiService::host_of(std::uint32_t vpid) const { return printable(launch::daemon_host(bootstrap_.hosts, vpid)); }
 
 FenceCollective& PmiService::collective(const std::string& component) {
   auto it = collectives_.find(component);

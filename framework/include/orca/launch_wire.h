@@ -372,6 +372,11 @@ ORCA_EXPORT Result<WireMessage> decode(std::span<const std::uint8_t> bytes);
 /* "bootstrap", "daemon report", ... for messages. */
 ORCA_EXPORT const char* kind_name(const WireMessage& message);
 
+/* Daemon `vpid`'s host in a job's `hosts` (hosts[vpid - 1], as in
+ * Bootstrap), or "vpid N" for a vpid outside them (orcarun's 0, a forged
+ * sender), for messages; as written, not made printable. */
+ORCA_EXPORT std::string daemon_host(const std::vector<std::string>& hosts, std::uint32_t vpid);
+
 /* How many of `placements` each daemon runs: [v] for vpid v in
  * 1..daemons ([0], orcarun, stays 0); a placement naming no such daemon
  * counts nowhere. */

@@ -32,7 +32,15 @@ template <typename Module>
 class OobModuleGlue {
  public:
   static orca_oob_module table(Module* module) {
-    return orca_oob_module{module, &start, &contact, &add_peer, &send, &send_shared, &describe, &stop, &forget_peer};
+    return orca_oob_module{.self = module,
+                           .start = &start,
+                           .contact = &contact,
+                           .add_peer = &add_peer,
+                           .send = &send,
+                           .send_shared = &send_shared,
+                           .describe_peer = &describe,
+                           .stop = &stop,
+                           .forget_peer = &forget_peer};
   }
 
   /* Runs `f` (returning orca_mca_rc); an exception becomes FAILED with its text. */

@@ -20,10 +20,7 @@ DaemonSession::DaemonSession(Process& process, launch::Bootstrap bootstrap, Star
 
 DaemonSession::~DaemonSession() = default;
 
-std::string DaemonSession::host_of(std::uint32_t vpid) const {
-  if (vpid >= 1 && vpid <= bootstrap_.hosts.size()) return bootstrap_.hosts[vpid - 1];
-  return "vpid " + std::to_string(vpid);
-}
+std::string DaemonSession::host_of(std::uint32_t vpid) const { return launch::daemon_host(bootstrap_.hosts, vpid); }
 
 void DaemonSession::up(std::uint32_t tag, const launch::WireMessage& message) { post(0, tag, message); }
 
@@ -48,7 +45,7 @@ Status DaemonSession::start() {
   if (tree_spawn) {
     if (Status st = choose_child_launcher(); !st) return st;
   }
-  make_machine(tree_spawn);
+  make_machine();
 
   // What the PMI modules can set up without the job's ranks (libpmix's
   // server, on a thread of its own) starts now, beside the wire-up.

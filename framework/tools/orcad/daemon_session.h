@@ -73,7 +73,7 @@ class DaemonSession {
   Status find_own_place();
   /* The lifecycle's decisions (DaemonMachine), once this daemon knows its
    * place in the tree. */
-  void make_machine(bool launches_children);
+  void make_machine();
   launch::DaemonMachine::Hooks machine_hooks();
   void arm(launch::DaemonTimer timer, std::chrono::milliseconds after);
   Status await_parent_contact();

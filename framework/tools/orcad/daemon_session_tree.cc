@@ -187,10 +187,9 @@ launch::DaemonMachine::Hooks DaemonSession::machine_hooks() {
   };
 }
 
-void DaemonSession::make_machine(bool launches_children) {
+void DaemonSession::make_machine() {
   machine_ = std::make_unique<launch::DaemonMachine>(
-      launch::DaemonFacts{.tree = &*tree_, .self = bootstrap_.vpid, .hosts = bootstrap_.hosts, .launches_children = launches_children},
-      machine_hooks());
+      launch::DaemonFacts{.tree = &*tree_, .self = bootstrap_.vpid, .hosts = bootstrap_.hosts}, machine_hooks());
 }
 
 void DaemonSession::arm(launch::DaemonTimer timer, std::chrono::milliseconds after) {

@@ -31,7 +31,6 @@ struct Shape {
   std::uint32_t daemons = 6;
   std::uint32_t radix = 2;
   std::uint32_t self = 1;
-  bool launches_children = false;
 };
 
 ExitRecord rank_exit(std::uint32_t rank, int wait_status, bool started = true) {
@@ -42,7 +41,7 @@ ExitRecord rank_exit(std::uint32_t rank, int wait_status, bool started = true) {
 class FakeDaemon {
  public:
   explicit FakeDaemon(const Shape& s) : tree_(radix_tree(s.radix, s.daemons)) {
-    DaemonFacts facts{.tree = &tree_, .self = s.self, .launches_children = s.launches_children};
+    DaemonFacts facts{.tree = &tree_, .self = s.self};
     for (std::uint32_t v = 1; v <= s.daemons; ++v) facts.hosts.push_back("h" + std::to_string(v));
     machine_ = std::make_unique<DaemonMachine>(std::move(facts), hooks());
   }
@@ -164,7 +163,7 @@ TEST(DaemonMachineTree, AnUnreachableChildIsReported) {
 
 // An agent that could not start is reported, naming its host.
 TEST(DaemonMachineTree, AnAgentThatDidNotStartIsReported) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.m().child_not_started(4, "ssh: not found");
   EXPECT_EQ(d.log, (Log{"failure 4: cannot start the agent for h4: ssh: not found"}));
   EXPECT_FALSE(d.m().ending());
@@ -237,19 +236,10 @@ TEST(DaemonMachineRanks, NotDoneForADaemonWhoseParentIsNotOrcarun) {
   EXPECT_TRUE(d.log.empty());
 }
 
-// A daemon others relay through must stay.
+// A daemon with children must stay: they relay through it, and with tree
+// spawn it runs their agents.
 TEST(DaemonMachineRanks, NotDoneForADaemonWithChildren) {
   FakeDaemon d({.self = 1});  // parent 0, children 3 and 4
-  d.m().command();
-  d.m().ranks_started();
-  EXPECT_TRUE(d.log.empty());
-}
-
-// A daemon running agents (tree spawn) must stay, even with no tree child.
-TEST(DaemonMachineRanks, NotDoneForADaemonThatLaunchesChildren) {
-  Shape s = leaf_of_orcarun();
-  s.launches_children = true;
-  FakeDaemon d(s);
   d.m().command();
   d.m().ranks_started();
   EXPECT_TRUE(d.log.empty());
@@ -331,7 +321,7 @@ TEST(DaemonMachineLost, AfterTheParentIsGoneRankExitsAreNotReported) {
 
 // A child we launched is lost: reported, its agent ended, SIGKILLed after the grace.
 TEST(DaemonMachineLost, ALaunchedChildLostHasItsAgentEnded) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.m().child_launched(3);
   d.m().child_launched(4);
   d.m().peer_lost(3, "reset");
@@ -348,7 +338,7 @@ TEST(DaemonMachineLost, ALaunchedChildLostHasItsAgentEnded) {
 // The kill after the grace reaches only the agents this daemon runs, even
 // when a child it did not launch was lost meanwhile.
 TEST(DaemonMachineLost, TheKillAfterTheGraceSparesAgentsRunElsewhere) {
-  FakeDaemon d({.daemons = 10, .self = 1, .launches_children = true});
+  FakeDaemon d({.daemons = 10, .self = 1});
   d.m().child_launched(3);
   d.m().peer_lost(3, "reset");
   d.m().peer_lost(7, "reset");  // below 3: its agent is 3's
@@ -369,7 +359,7 @@ TEST(DaemonMachineLost, AChildNotLaunchedHereIsReportedOnly) {
 
 // A daemon further down the subtree is below this one: reported, its agent is its parent's.
 TEST(DaemonMachineLost, AGrandchildLostIsReportedOnly) {
-  FakeDaemon d({.daemons = 10, .self = 1, .launches_children = true});
+  FakeDaemon d({.daemons = 10, .self = 1});
   d.m().child_launched(3);
   d.m().peer_lost(7, "reset");
   EXPECT_EQ(d.log, (Log{"failure 7: the daemon on h7 (vpid 7) was lost: reset"}));
@@ -378,7 +368,7 @@ TEST(DaemonMachineLost, AGrandchildLostIsReportedOnly) {
 
 // A peer elsewhere in the tree, out of range, or this daemon itself is no loss of ours.
 TEST(DaemonMachineLost, AStrangerLostIsIgnored) {
-  FakeDaemon d({.self = 3, .launches_children = true});
+  FakeDaemon d({.self = 3});
   d.m().peer_lost(4, "reset");   // a sibling
   d.m().peer_lost(2, "reset");   // the parent's sibling
   d.m().peer_lost(0, "reset");   // orcarun, not this daemon's parent
@@ -391,7 +381,7 @@ TEST(DaemonMachineLost, AStrangerLostIsIgnored) {
 
 // Once ending, losses are the end's own doing: nothing more is said or done.
 TEST(DaemonMachineLost, PeerLostWhileEndingDoesNothing) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.ranks_running = true;
   d.m().child_launched(3);
   d.m().teardown(15);
@@ -404,7 +394,7 @@ TEST(DaemonMachineLost, PeerLostWhileEndingDoesNothing) {
 
 // A lost child's agent ending afterwards was the machine's doing: not reported again.
 TEST(DaemonMachineLost, ALostChildsAgentExitIsNotReportedAgain) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.m().child_launched(3);
   d.m().peer_lost(3, "reset");
   d.log.clear();
@@ -414,7 +404,7 @@ TEST(DaemonMachineLost, ALostChildsAgentExitIsNotReportedAgain) {
 
 // The oob may say twice that it lost a child whose agent is ending: one report.
 TEST(DaemonMachineLost, ALaunchedChildLostTwiceIsReportedOnce) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.m().child_launched(3);
   d.m().peer_lost(3, "reset");
   d.log.clear();
@@ -426,7 +416,7 @@ TEST(DaemonMachineLost, ALaunchedChildLostTwiceIsReportedOnce) {
 
 // An agent ending while the job runs is a failure, with what it printed.
 TEST(DaemonMachineAgents, AnAgentExitWhileRunningIsReportedWithItsOutput) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.m().child_launched(4);
   d.m().child_agent_exited(4, exited(255), "ssh: connect to host h4: No route");
   ASSERT_EQ(d.failures.size(), 1u);
@@ -438,7 +428,7 @@ TEST(DaemonMachineAgents, AnAgentExitWhileRunningIsReportedWithItsOutput) {
 
 // An agent that printed nothing says so.
 TEST(DaemonMachineAgents, AnAgentExitWithoutOutputSaysItPrintedNothing) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.m().child_agent_exited(3, killed(SIGKILL), "");
   ASSERT_EQ(d.failures.size(), 1u);
   EXPECT_EQ(d.log[0].rfind("failure 3: the agent for h3 (vpid 3) ", 0), 0u);
@@ -448,7 +438,7 @@ TEST(DaemonMachineAgents, AnAgentExitWithoutOutputSaysItPrintedNothing) {
 
 // While ending, agents end because they were told to: not news.
 TEST(DaemonMachineAgents, AnAgentExitWhileEndingIsNotReported) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.ranks_running = true;
   d.m().teardown(0);
   d.log.clear();
@@ -511,7 +501,7 @@ TEST(DaemonMachineEnd, ASecondSignalDoesNothing) {
 // orcarun's teardown: ranks get its signal, welcomed children are forgotten,
 // agents of children that never said hello are told; a clean exit.
 TEST(DaemonMachineEnd, TeardownReachesRanksChildrenAndUnheardAgents) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.ranks_running = true;
   d.m().child_launched(3);
   d.m().child_launched(4);
@@ -572,7 +562,7 @@ TEST(DaemonMachineEnd, TheEndFinishesWithTheLastRank) {
 
 // The end waits for the children's agents too: over with the last of them.
 TEST(DaemonMachineEnd, TheEndFinishesWithTheLastAgent) {
-  FakeDaemon d({.self = 1, .launches_children = true});
+  FakeDaemon d({.self = 1});
   d.agents = 2;
   d.m().child_launched(3);
   d.m().child_launched(4);

@@ -717,5 +717,14 @@ TEST(LaunchWire, AComponentNameAboveItsBoundIsRefused) {
   EXPECT_EQ(t.error().arg("field"), "topic");
 }
 
+TEST(LaunchWire, ADaemonsHostIsItsEntryOrItsVpid) {
+  const std::vector<std::string> hosts = {"h1", "h2"};
+  EXPECT_EQ(daemon_host(hosts, 1), "h1");
+  EXPECT_EQ(daemon_host(hosts, 2), "h2");
+  EXPECT_EQ(daemon_host(hosts, 0), "vpid 0");  // orcarun
+  EXPECT_EQ(daemon_host(hosts, 3), "vpid 3");  // none such: a forged sender
+  EXPECT_EQ(daemon_host({}, 1), "vpid 1");
+}
+
 }  // namespace
 }  // namespace orca::launch
