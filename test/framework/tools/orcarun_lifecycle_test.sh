@@ -31,7 +31,9 @@ sigint_ends_the_job() { signal_case INT 130; }
 
 sigterm_ends_the_job() { signal_case TERM 143; }
 
-# A rank that ignores SIGINT is SIGKILLed after orcarun_kill_grace.
+# A rank that ignores SIGINT is SIGKILLed after orcarun_kill_grace. The
+# policy is JobMachineExit.RanksStillThereAfterTheGraceAreKilled's; this
+# case checks the wiring: the setting, the signals, the real exit status.
 sigint_ignored_then_killed() {
     setup
     start --mca orcarun_kill_grace 1 -n 1 sh -c 'trap "" INT; touch "$0/up.$ORCA_RANK"; sleep 100' "$T"
@@ -219,6 +221,9 @@ background_children_end_with_the_job() {
 # Hundreds of daemons failing at once during wire-up (their program is
 # false): agents end in a burst while others still start and descriptors
 # are reused; the job fails naming a daemon, and nothing crashes or stays.
+# (The decision, one failure ending the wire-up, is
+# JobMachineLoss.ADaemonFailingDuringTheWireUpEndsTheJob's; the burst of
+# real agents is this case's.)
 many_daemons_failing_at_once() {
     setup
     orc --mca plm_base_daemon /bin/false --mca plm_local_num_nodes 300 true
@@ -227,7 +232,9 @@ many_daemons_failing_at_once() {
     done_case
 }
 
-# Daemons that never report: orcarun_startup_timeout names them.
+# Daemons that never report: orcarun_startup_timeout names them. The
+# policy is JobMachineWireUp.StartupTimeoutNamesEachMissingDaemonAndWhy's;
+# this case checks the setting and the message as printed.
 startup_timeout() {
     setup
     printf '#!/bin/sh\nexec sleep 100\n' >"$T/mute-orcad"
@@ -243,6 +250,9 @@ startup_timeout() {
 # ---------------------------------------------------------------------------------
 # 3. --timeout
 
+# The policy (from the first command, then the drain) is
+# JobMachineExit.TheTimeoutCountsFromTheFirstCommand's; this case checks
+# the option and the message as printed.
 timeout_ends_the_job() {
     setup
     orc --timeout 1 -n 2 --oversubscribe sleep 100
