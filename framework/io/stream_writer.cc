@@ -1,5 +1,5 @@
 // StreamWriter: an inherited descriptor, written without blocking the loop.
-#include <orca/stream_writer.h>
+#include "stream_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>

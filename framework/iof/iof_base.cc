@@ -1,5 +1,6 @@
 // The iof framework's own variables.
-#include <orca/iof.h>
+#include "iof.h"
+
 #include <orca/mca_var.h>
 
 #include <iterator>

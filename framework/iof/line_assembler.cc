@@ -1,6 +1,6 @@
 // LineAssembler: a child's pipe bytes to whole lines, partial tails on a
 // timer, bounded pieces for long lines.
-#include <orca/iof_lines.h>
+#include "iof_lines.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,6 +1,6 @@
 // Output flow control: the window each daemon computes and the credits
-// orcarun owes (orca/iof_flow.h).
-#include <orca/iof_flow.h>
+// orcarun owes (iof_flow.h).
+#include "iof_flow.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // OutputPrinter: emissions of many ranks onto orcarun's stdout and stderr,
 // tagged per line, with the interleaving rule of iof_lines.h.
-#include <orca/iof_lines.h>
+#include "iof_lines.h"
 
 #include <charconv>
 #include <utility>

@@ -1,6 +1,6 @@
 // The bootstrap on a daemon's standard input: length-prefixed, read with
 // a time limit so that a launcher that never writes cannot hang orcad.
-#include <orca/launch_wire.h>
+#include "launch_wire.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 // The tightest pids.max of this process's cgroups and their ancestors.
-#include <orca/cgroup_task_limit.h>
+#include "cgroup_task_limit.h"
 
 #include <fstream>
 #include <sstream>

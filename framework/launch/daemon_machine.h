@@ -24,10 +24,10 @@
 #ifndef ORCA_LAUNCH_DAEMON_MACHINE_H
 #define ORCA_LAUNCH_DAEMON_MACHINE_H
 
+#include "launch_wire.h"
 #include "tree_node.h"
 
 #include <orca/export.h>
-#include <orca/launch_wire.h>
 #include <orca/routed.h>
 
 #include <chrono>

@@ -1,5 +1,5 @@
 // DataPlaneChoice: one local address per host for the ranks' own traffic.
-#include <orca/data_plane.h>
+#include "data_plane.h"
 
 #include <algorithm>
 #include <tuple>

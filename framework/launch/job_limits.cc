@@ -1,5 +1,5 @@
 // Job limits: the host's limits read once, and the pure comparison.
-#include <orca/job_limits.h>
+#include "job_limits.h"
 
 #include <dirent.h>
 #include <sys/resource.h>

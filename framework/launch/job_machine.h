@@ -23,10 +23,10 @@
 #define ORCA_LAUNCH_JOB_MACHINE_H
 
 #include "early_start.h"
+#include "launch_wire.h"
 #include "tree_node.h"
 
 #include <orca/export.h>
-#include <orca/launch_wire.h>
 #include <orca/message.h>
 #include <orca/result.h>
 #include <orca/routed.h>

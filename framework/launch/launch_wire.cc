@@ -1,6 +1,6 @@
 // The launcher's messages: one field list per message serves both the
 // encoder and the decoder, so the two cannot drift apart.
-#include <orca/launch_wire.h>
+#include "launch_wire.h"
 
 #include <type_traits>
 

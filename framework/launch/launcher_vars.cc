@@ -1,5 +1,5 @@
 // orcarun's own variables.
-#include <orca/launcher_vars.h>
+#include "launcher_vars.h"
 
 #include <span>
 

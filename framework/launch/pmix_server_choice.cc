@@ -1,7 +1,7 @@
 // choose_pmix_server, choose_pmi_simple_server, choose_data_plane_round:
 // orcarun_pmix_server, orcarun_pmi_simple_server and
 // orcarun_data_plane_round against what the program links.
-#include <orca/pmix_server_choice.h>
+#include "pmix_server_choice.h"
 
 #include <optional>
 

@@ -1,6 +1,7 @@
 // inspect_program: a program's ELF closure, read for PMIx client libraries
 // and for imports that run or load other code.
-#include <orca/program_linkage.h>
+#include "program_linkage.h"
+
 #include <orca/program_path.h>
 #include <orca/unique_fd.h>
 

@@ -18,8 +18,9 @@
 #ifndef ORCA_LAUNCH_RANK_ENVIRONMENT_H
 #define ORCA_LAUNCH_RANK_ENVIRONMENT_H
 
+#include "rank_network_env.h"
+
 #include <orca/export.h>
-#include <orca/rank_network_env.h>
 
 #include <string>
 #include <vector>

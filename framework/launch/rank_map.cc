@@ -1,5 +1,5 @@
 // Rank mapping: --map-by slot|node over the job's nodes.
-#include <orca/rank_map.h>
+#include "rank_map.h"
 
 #include "launch/launch_text.h"
 #include "mca/var/text.h"

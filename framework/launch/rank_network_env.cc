@@ -1,6 +1,7 @@
 // The variables that give ranks their host's data-plane choice.
+#include "rank_network_env.h"
+
 #include <orca/ip_address.h>
-#include <orca/rank_network_env.h>
 
 #include <algorithm>
 #include <optional>

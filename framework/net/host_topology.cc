@@ -1,5 +1,5 @@
 // The host summary: hwloc's counts and each interface's locality, as lines.
-#include <orca/host_topology.h>
+#include "net/host_topology.h"
 
 namespace orca::net {
 namespace {

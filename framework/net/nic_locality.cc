@@ -1,5 +1,5 @@
 // NicLocality: hwloc lookups for physical NICs, loaded lazily and once.
-#include <orca/nic_locality.h>
+#include "net/nic_locality.h"
 
 #include "net/hwloc_library.h"
 

@@ -3,9 +3,9 @@
 #include <orca/interfaces.h>
 #include <orca/oob.h>
 #include <orca/oob_acceptor.h>
-#include <orca/oob_tags.h>
 
 #include "oob/frame_codec.h"
+#include "oob/oob_tags.h"
 
 #include <sys/socket.h>
 

@@ -1,5 +1,5 @@
 // Outbox: ordered sends that wait out back-pressure.
-#include <orca/oob_outbox.h>
+#include "oob/oob_outbox.h"
 
 namespace orca::oob {
 

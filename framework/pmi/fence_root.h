@@ -11,7 +11,8 @@
 #ifndef ORCA_PMI_FENCE_ROOT_H
 #define ORCA_PMI_FENCE_ROOT_H
 
-#include <orca/launch_wire.h>
+#include "launch/launch_wire.h"
+
 #include <orca/pmi.h>
 #include <orca/routed.h>
 

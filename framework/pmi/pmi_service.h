@@ -22,11 +22,12 @@
 #ifndef ORCA_PMI_PMI_SERVICE_H
 #define ORCA_PMI_PMI_SERVICE_H
 
+#include "launch/launch_wire.h"
+#include "launch/rank_network_env.h"
+#include "runtime/process.h"
+
 #include <orca/child_process.h>
-#include <orca/launch_wire.h>
-#include <orca/rank_network_env.h>
 #include <orca/pmi.h>
-#include <orca/process.h>
 #include <orca/routed.h>
 
 #include <filesystem>

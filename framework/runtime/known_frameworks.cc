@@ -1,14 +1,17 @@
 // The list of frameworks in this build. Each framework's declaration lives
-// with its public header; this file only gathers them for enumeration, at
-// the level that ties the frameworks together (mca/base knows none of them).
-#include <orca/frameworks.h>
-#include <orca/iof.h>
+// with its header (iof's, which no component includes, in framework/iof/);
+// this file only gathers them for enumeration, at the level that ties the
+// frameworks together (mca/base knows none of them).
+#include "frameworks.h"
+
 #include <orca/oob.h>
 #include <orca/plm.h>
 #include <orca/pmi.h>
 #include <orca/ras.h>
 #include <orca/reachable.h>
 #include <orca/routed.h>
+
+#include "iof/iof.h"
 
 namespace orca {
 

@@ -1,5 +1,5 @@
 // Process: the role, Runtime, EventLoop and Oob of one Orca process.
-#include <orca/process.h>
+#include "process.h"
 
 #include <cstdlib>
 #include <iostream>

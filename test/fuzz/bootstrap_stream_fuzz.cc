@@ -1,7 +1,7 @@
 // The bootstrap on orcad's standard input (read_bootstrap,
-// orca/launch_wire.h): a 4-byte length and a message, read from a file
-// descriptor. The input goes into a pipe whose write end is then closed,
-// as when the agent that started orcad dies mid-write.
+// framework/launch/launch_wire.h): a 4-byte length and a message, read
+// from a file descriptor. The input goes into a pipe whose write end is
+// then closed, as when the agent that started orcad dies mid-write.
 //
 // After the bootstrap, the frames that follow it (the parents' contacts
 // orcarun relays to daemons started all at once) are read with
@@ -11,8 +11,9 @@
 // again by bootstrap_frame() or stdin_frame(), gives exactly the bytes it
 // was read from; nothing blocks (the limit is never reached: the pipe is
 // closed).
-#include <orca/launch_wire.h>
 #include <orca/unique_fd.h>
+
+#include "launch/launch_wire.h"
 
 #include "fuzz_input.h"
 

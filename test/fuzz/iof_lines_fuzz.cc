@@ -1,4 +1,4 @@
-// The iof line machinery (orca/iof_lines.h): a LineAssembler fed a
+// The iof line machinery (framework/iof/iof_lines.h): a LineAssembler fed a
 // child's pipe bytes in arbitrary reads with timer firings and EOF in
 // between, its emissions and other ranks' output chunks (as orcarun
 // decodes them from orcads) printed by an OutputPrinter.
@@ -15,7 +15,7 @@
 // invented), its timer contract (armed exactly while a tail is held,
 // never armed twice or cancelled unarmed); the printer writes every
 // print in one sink call and adds only '\n's when tagging is off.
-#include <orca/iof_lines.h>
+#include "iof/iof_lines.h"
 
 #include "fuzz_input.h"
 

@@ -1,13 +1,14 @@
-// The launcher's wire messages (launch::decode, orca/launch_wire.h): the
-// bootstrap, wire-up reports, launch commands, output chunks, exit
-// records, teardown, signals, stdin data and credit, daemon failures, as
-// orcarun and orcad receive them from each other over the oob.
+// The launcher's wire messages (launch::decode,
+// framework/launch/launch_wire.h): the bootstrap, wire-up reports, launch
+// commands, output chunks, exit records, teardown, signals, stdin data and
+// credit, daemon failures, as orcarun and orcad receive them from each
+// other over the oob.
 //
 // Checks: a message that decodes encodes back to exactly the bytes it
 // came from (the encoding is canonical: strict booleans and streams,
 // exact lengths, no trailing bytes), so decode(encode(m)) == m for every
 // m a peer can make us decode.
-#include <orca/launch_wire.h>
+#include "launch/launch_wire.h"
 
 #include "fuzz_input.h"
 

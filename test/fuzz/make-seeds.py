@@ -60,7 +60,7 @@ raw_old = frame(HELLO, hello_payload(version=1))
 write("handshake", "server-raw-old-version", bytes([0, 3, len(raw_old)]) + raw_old)
 write("handshake", "client-raw-refuse", bytes([1, 3, 40]) + frame(REFUSE, b"\x04bad key")[:40])
 
-# --- launcher wire messages (orca/launch_wire.h)
+# --- launcher wire messages (framework/launch/launch_wire.h)
 def u32(v): return struct.pack(">I", v)
 def i32(v): return struct.pack(">i", v)
 def u64(v): return struct.pack(">Q", v)
@@ -94,7 +94,7 @@ write("bootstrap_stream", "truncated", u32(len(bootstrap)) + bootstrap[:20])
 every = bootstrap[:5] + u32(0) + bootstrap[9:]
 write("bootstrap_stream", "every-daemon-then-contact", u32(len(every)) + every + u32(len(report)) + report)
 
-# --- forwarded settings (orca/mca_forward.h)
+# --- forwarded settings (framework/mca/var/mca_forward.h)
 write("mca_forward", "two", "orca-settings 1\noob_tcp_if_include command-line 0 0 % eth0,10.0.0.0/8\n"
       "routed param-file 1 3 /etc/orca-mca-params.conf radix\n")
 write("mca_forward", "escapes", "orca-settings 1\nplm_rsh_agent environment 0 0 % ssh%20-x%09-q\n")

@@ -1,9 +1,10 @@
 // The settings orcarun forwards to its daemons (decode_settings,
-// orca/mca_forward.h), carried in the bootstrap: "orca-settings 1" and
-// one escaped "<name> <kind> <order> <line> <file> <value>" per line.
+// framework/mca/var/mca_forward.h), carried in the bootstrap:
+// "orca-settings 1" and one escaped "<name> <kind> <order> <line> <file>
+// <value>" per line.
 //
 // Checks: decoded settings, encoded again, decode to the same settings.
-#include <orca/mca_forward.h>
+#include "mca/var/mca_forward.h"
 
 #include "fuzz_input.h"
 

@@ -1,14 +1,16 @@
-// Program files as inspect_program reads them (orca/program_linkage.h):
-// orcarun maps whatever argv[0] resolves to, which may be any file a user
-// or a stranger with write access to a PATH directory left there.
+// Program files as inspect_program reads them
+// (framework/launch/program_linkage.h): orcarun maps whatever argv[0]
+// resolves to, which may be any file a user or a stranger with write
+// access to a PATH directory left there.
 //
 // The input is the program's bytes, in a memfd. Checks: no crash or read
 // out of bounds; a refusal says why; a program read whole kept its path;
 // only a program read whole with no PMIx library and no launcher import
 // goes without the server.
-#include <orca/pmix_server_choice.h>
-#include <orca/program_linkage.h>
 #include <orca/unique_fd.h>
+
+#include "launch/pmix_server_choice.h"
+#include "launch/program_linkage.h"
 
 #include "fuzz_input.h"
 

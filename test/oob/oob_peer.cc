@@ -21,8 +21,9 @@
 //                       Without it (or 0) the process ends when done.
 #include <orca/event_loop.h>
 #include <orca/oob.h>
-#include <orca/process.h>
 #include <orca/runtime.h>
+
+#include "runtime/process.h"
 
 #include <algorithm>
 #include <cerrno>

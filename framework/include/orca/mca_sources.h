@@ -55,8 +55,9 @@ struct ORCA_EXPORT ToolOptions {
   std::vector<Setting> mca;              // --mca name value, in order
   std::vector<std::string> tune_files;   // --tune FILE, in order
   std::vector<std::string> rest;         // everything else, in order
-  /* Settings a launcher handed down (mca_forward.h), added after the
-   * environment's and before --mca, each keeping its own source. */
+  /* Settings a launcher handed down (framework/mca/var/mca_forward.h),
+   * added after the environment's and before --mca, each keeping its own
+   * source. */
   std::vector<Setting> inherited;
   /* Components the launcher said this process will not use: their files
    * are not loaded (mca_repository.h). */

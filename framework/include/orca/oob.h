@@ -180,11 +180,12 @@ struct ORCA_EXPORT ContactUri {
  * a process it passes through forwards it to its own next hop without
  * unpacking it, and the receiver sees the origin as the sender.
  *
- * Tags: 1 .. tags::kMaxTag, reserved per framework in oob_tags.h. A
- * message whose tag has no receiver yet waits until one registers (at
- * most kMaxWaiting messages and kMaxWaitingBytes in all); beyond that it
- * is dropped and the drop is logged at level 0 with sender and tag, never
- * silently.
+ * Tags: 1 .. 2^31 - 1, reserved per framework in Orca's
+ * framework/oob/oob_tags.h (not installed); applications and out-of-tree
+ * components use tags from 65536. A message whose tag has no receiver yet
+ * waits until one registers (at most kMaxWaiting messages and
+ * kMaxWaitingBytes in all); beyond that it is dropped and the drop is
+ * logged at level 0 with sender and tag, never silently.
  *
  * Lost peers: every handler registered with on_peer_lost() hears of a
  * known peer that could not be reached or whose connection died and could

@@ -1,5 +1,5 @@
 // Settings a launcher forwards: the winners per name, and their text form.
-#include <orca/mca_forward.h>
+#include "mca/var/mca_forward.h"
 
 #include "mca/var/text.h"
 

@@ -1,7 +1,7 @@
 // orca_info: the framework and component listing.
 #include "info_report.h"
 
-#include <orca/frameworks.h>
+#include "runtime/frameworks.h"
 
 #include <set>
 

@@ -1,9 +1,10 @@
 // orca_info --interfaces / --reach.
 #include "network_report.h"
 
+#include "net/nic_locality.h"
+
 #include <orca/interface_selection.h>
 #include <orca/interfaces.h>
-#include <orca/nic_locality.h>
 #include <orca/reachable.h>
 
 #include <iomanip>

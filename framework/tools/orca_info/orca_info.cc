@@ -1,13 +1,13 @@
 // orca_info: shows what Orca would do, before a job runs: frameworks,
 // components and why any were not loaded, and every MCA variable with its
 // value and where that value came from.
+#include "launch/launcher_vars.h"
+#include "runtime/frameworks.h"
 #include "tools/builtin_components.h"
 #include "tools/tool_main.h"
 #include "info_report.h"
 #include "network_report.h"
 
-#include <orca/frameworks.h>
-#include <orca/launcher_vars.h>
 #include <orca/interface_selection.h>
 #include <orca/reachable.h>
 #include <orca/runtime.h>

@@ -4,7 +4,7 @@
 // plane in daemon_session_data_plane.cc.
 #include "daemon_session.h"
 
-#include <orca/iof.h>
+#include "iof/iof.h"
 
 #include <signal.h>
 #include <unistd.h>

@@ -19,14 +19,14 @@
 #include "rank_keeper.h"
 #include "rank_process.h"
 
+#include "iof/iof_flow.h"
 #include "launch/daemon_machine.h"
+#include "launch/launch_wire.h"
+#include "oob/oob_outbox.h"
 #include "pmi/pmi_service.h"
+#include "runtime/process.h"
 
-#include <orca/iof_flow.h>
-#include <orca/launch_wire.h>
-#include <orca/oob_outbox.h>
 #include <orca/plm.h>
-#include <orca/process.h>
 #include <orca/routed.h>
 
 #include <map>

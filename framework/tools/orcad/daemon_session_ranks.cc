@@ -5,7 +5,7 @@
 
 #include "launch/rank_environment.h"
 
-#include <orca/rank_network_env.h>
+#include "launch/rank_network_env.h"
 
 #include <signal.h>
 #include <unistd.h>

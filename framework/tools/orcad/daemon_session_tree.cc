@@ -5,7 +5,7 @@
 
 #include "data_plane_answer.h"
 
-#include <orca/host_topology.h>
+#include "net/host_topology.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,9 +1,10 @@
 // DataPlaneAnswer: this host's data-plane link, from its own evidence.
 #include "data_plane_answer.h"
 
-#include <orca/data_plane.h>
+#include "launch/data_plane.h"
+#include "launch/rank_network_env.h"
+
 #include <orca/child_process.h>
-#include <orca/rank_network_env.h>
 #include <orca/tcp_sockets.h>
 
 #include <dirent.h>

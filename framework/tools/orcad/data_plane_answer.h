@@ -1,5 +1,5 @@
 // DataPlaneAnswer: this host's answer to orcarun's HostDirectory. A thin
-// adapter over choose_data_plane (orca/data_plane.h): it reads this
+// adapter over choose_data_plane (launch/data_plane.h): it reads this
 // host's addresses, the reachable framework's ranking toward every other
 // host and the oob's evidence, and adds what only this host can tell (RDMA
 // devices, a free port for MASTER_PORT, the data-plane variables the
@@ -7,7 +7,8 @@
 #ifndef ORCA_TOOLS_ORCAD_DATA_PLANE_ANSWER_H
 #define ORCA_TOOLS_ORCAD_DATA_PLANE_ANSWER_H
 
-#include <orca/launch_wire.h>
+#include "launch/launch_wire.h"
+
 #include <orca/oob.h>
 #include <orca/runtime.h>
 

@@ -2,6 +2,9 @@
 // (its name, the job secret, the settings, its parent's contact URI)
 // arrives on standard input, never on the command line, where every user
 // of the host could read the secret.
+#include "launch/launch_wire.h"
+#include "mca/var/mca_forward.h"
+#include "runtime/process.h"
 #include "tools/builtin_components.h"
 #include "tools/tool_main.h"
 #include "daemon_session.h"
@@ -9,9 +12,6 @@
 
 #include <orca/address_sanitizer.h>
 #include <orca/child_process.h>
-#include <orca/launch_wire.h>
-#include <orca/mca_forward.h>
-#include <orca/process.h>
 
 #include <cstdlib>
 #include <cstring>

@@ -6,10 +6,11 @@
 #ifndef ORCA_TOOLS_ORCAD_RANK_PROCESS_H
 #define ORCA_TOOLS_ORCAD_RANK_PROCESS_H
 
+#include "iof/iof_lines.h"
+#include "launch/launch_wire.h"
+
 #include <orca/child_process.h>
 #include <orca/event_loop.h>
-#include <orca/iof_lines.h>
-#include <orca/launch_wire.h>
 
 #include <chrono>
 #include <deque>

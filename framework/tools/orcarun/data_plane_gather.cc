@@ -1,8 +1,8 @@
 // DataPlaneGather: each host asked once, every answer into the command.
 #include "data_plane_gather.h"
 
-#include <orca/data_plane.h>
-#include <orca/rank_network_env.h>
+#include "launch/data_plane.h"
+#include "launch/rank_network_env.h"
 
 #include <algorithm>
 

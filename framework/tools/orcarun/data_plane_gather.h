@@ -6,7 +6,7 @@
 #ifndef ORCA_TOOLS_ORCARUN_DATA_PLANE_GATHER_H
 #define ORCA_TOOLS_ORCARUN_DATA_PLANE_GATHER_H
 
-#include <orca/launch_wire.h>
+#include "launch/launch_wire.h"
 
 #include <chrono>
 #include <cstdint>

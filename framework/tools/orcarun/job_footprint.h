@@ -5,7 +5,7 @@
 
 #include "job_launch.h"
 
-#include <orca/job_limits.h>
+#include "launch/job_limits.h"
 
 #include <string>
 

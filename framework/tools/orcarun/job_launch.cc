@@ -2,8 +2,9 @@
 // the command, output, exits and teardown as I/O.
 #include "job_launch.h"
 
+#include "mca/var/mca_forward.h"
+
 #include <orca/child_process.h>
-#include <orca/mca_forward.h>
 #include <orca/oob.h>
 
 #include <signal.h>

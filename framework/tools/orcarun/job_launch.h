@@ -13,17 +13,17 @@
 #include "orcarun_options.h"
 #include "stdin_forwarder.h"
 
+#include "io/stream_writer.h"
+#include "iof/iof_flow.h"
+#include "iof/iof_lines.h"
 #include "launch/job_machine.h"
+#include "launch/launch_wire.h"
+#include "launch/rank_map.h"
 #include "pmi/fence_root.h"
+#include "runtime/process.h"
 
-#include <orca/iof_flow.h>
-#include <orca/iof_lines.h>
-#include <orca/launch_wire.h>
 #include <orca/plm.h>
-#include <orca/process.h>
-#include <orca/rank_map.h>
 #include <orca/routed.h>
-#include <orca/stream_writer.h>
 
 #include <chrono>
 #include <map>

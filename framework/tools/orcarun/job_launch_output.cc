@@ -45,7 +45,7 @@ void JobLaunch::say(std::string_view text) {
 }
 
 // A chunk of daemon `vpid`'s output is written: its credit, once a
-// quarter window of it is owed (iof_flow.h).
+// quarter window of it is owed (iof/iof_flow.h).
 void JobLaunch::output_written(std::uint32_t vpid, std::uint64_t bytes) {
   if (vpid == 0 || vpid > daemons() || machine_->is_gone(vpid)) return;
   auto credit = credits_->written(vpid, bytes);

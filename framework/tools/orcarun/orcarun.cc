@@ -1,6 +1,10 @@
 // orcarun: the launcher. Parses the command line, makes the plan (nodes,
 // ranks, plm module, routing tree) so that every mistake is reported
 // before anything starts, then runs the job (JobLaunch).
+#include "iof/iof.h"
+#include "launch/launcher_vars.h"
+#include "launch/pmix_server_choice.h"
+#include "launch/rank_network_env.h"
 #include "tools/builtin_components.h"
 #include "tools/tool_main.h"
 #include "daemon_components.h"
@@ -11,11 +15,7 @@
 #include "orcarun_options.h"
 
 #include <orca/child_process.h>
-#include <orca/iof.h>
-#include <orca/launcher_vars.h>
-#include <orca/rank_network_env.h>
 #include <orca/oob.h>
-#include <orca/pmix_server_choice.h>
 #include <orca/pmi.h>
 #include <orca/ras.h>
 #include <orca/reachable.h>

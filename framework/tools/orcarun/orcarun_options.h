@@ -8,8 +8,9 @@
 
 #include "forwarded_environment.h"
 
+#include "launch/rank_map.h"
+
 #include <orca/mca_sources.h>
-#include <orca/rank_map.h>
 #include <orca/result.h>
 
 #include <optional>

@@ -1,7 +1,7 @@
 // StdinForwarder: fd 0 to the ranks, windowed.
 #include "stdin_forwarder.h"
 
-#include <orca/launch_wire.h>
+#include "launch/launch_wire.h"
 
 #include <errno.h>
 #include <sys/stat.h>

@@ -4,8 +4,9 @@
 #ifndef ORCA_TOOLS_ORCARUN_STDIN_FORWARDER_H
 #define ORCA_TOOLS_ORCARUN_STDIN_FORWARDER_H
 
+#include "oob/oob_outbox.h"
+
 #include <orca/event_loop.h>
-#include <orca/oob_outbox.h>
 
 #include <cstdint>
 #include <memory>

@@ -3,8 +3,9 @@
 // everything arrives in order once the reader reads, credits come as each
 // write is whole, and a reader that is gone (EPIPE) is said once.
 #include <orca/event_loop.h>
-#include <orca/stream_writer.h>
 #include <orca/unique_fd.h>
+
+#include "io/stream_writer.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #ifndef ORCA_TEST_FRAMEWORK_IOF_ASSEMBLER_HARNESS_H
 #define ORCA_TEST_FRAMEWORK_IOF_ASSEMBLER_HARNESS_H
 
-#include <orca/iof_lines.h>
+#include "iof/iof_lines.h"
 
 #include <gtest/gtest.h>
 

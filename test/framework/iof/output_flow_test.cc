@@ -1,6 +1,6 @@
 // Output flow control's two counters: the window each daemon computes,
 // when it stops and starts, and when orcarun's credits go.
-#include <orca/iof_flow.h>
+#include "iof/iof_flow.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // OutputPrinter: tags at line starts only, one sink per stream, and the
 // interleaving rule of iof_lines.h, asserted on the whole output text.
-#include <orca/iof_lines.h>
+#include "iof/iof_lines.h"
 
 #include <gtest/gtest.h>
 

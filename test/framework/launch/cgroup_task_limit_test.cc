@@ -3,8 +3,8 @@
 // tightest of a cgroup and its ancestors, a container's mount whose root
 // is its own cgroup, and "max" or unreadable files that set no limit.
 // check_job_fits refuses a job that needs more tasks than it leaves.
-#include <orca/cgroup_task_limit.h>
-#include <orca/job_limits.h>
+#include "launch/cgroup_task_limit.h"
+#include "launch/job_limits.h"
 
 #include <gtest/gtest.h>
 

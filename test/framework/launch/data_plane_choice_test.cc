@@ -2,7 +2,7 @@
 // wins; a failed attempt rules a link out toward that host; a connection
 // that succeeded breaks a tie, a lost race does not count against a link;
 // one host gets loopback; nothing reachable chooses nothing.
-#include <orca/data_plane.h>
+#include "launch/data_plane.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // check_job_fits over made-up limits: each limit refuses by name, with
 // what the job needs and what the host leaves; a job that fits passes;
 // unknown limits (0, unset) never refuse.
-#include <orca/job_limits.h>
+#include "launch/job_limits.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,8 @@
 // help-launch.txt with each placeholder filled.
 #include <orca/help.h>
 #include <orca/host_list.h>
-#include <orca/rank_map.h>
+
+#include "launch/rank_map.h"
 
 #include "lib/expect_text.h"
 #include "lib/temp_dir.h"

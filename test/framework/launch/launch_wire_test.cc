@@ -1,7 +1,7 @@
 // The launcher's wire messages: every kind round-trips, and every
 // truncation, lying length, unknown kind or trailing byte is an error
 // value naming the field, never a crash or a large allocation.
-#include <orca/launch_wire.h>
+#include "launch/launch_wire.h"
 
 #include <unistd.h>
 

@@ -3,8 +3,8 @@
 // program), a program linking libpmix (the test's own pmix_flood), and the
 // files that cannot be read whole (scripts, garbage, a library not found,
 // LD_PRELOAD), which must always get the server.
-#include <orca/pmix_server_choice.h>
-#include <orca/program_linkage.h>
+#include "launch/pmix_server_choice.h"
+#include "launch/program_linkage.h"
 
 #include "test/lib/temp_dir.h"
 

@@ -1,6 +1,6 @@
 // map_ranks: --map-by slot|node, with and without --oversubscribe, and
 // the errors for -n too large, -n 0 and no nodes.
-#include <orca/rank_map.h>
+#include "launch/rank_map.h"
 
 #include "lib/expect_text.h"
 #include "lib/result_assertions.h"

@@ -1,7 +1,7 @@
 // network_variables: each family in its library's own form; a family the
 // user set any variable of is left alone; MASTER_ADDR and MASTER_PORT
 // yield one by one; UCX is left alone on a host with RDMA devices.
-#include <orca/rank_network_env.h>
+#include "launch/rank_network_env.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,10 @@
 // the exact lines for hand-made counts and interfaces, then this machine's
 // summary against what hwloc itself sees here (counts above zero, a line
 // per NIC hwloc places, or the line that says it places none).
-#include <orca/host_topology.h>
 #include <orca/interfaces.h>
-#include <orca/nic_locality.h>
+
+#include "net/host_topology.h"
+#include "net/nic_locality.h"
 
 #include "lib/result_assertions.h"
 

@@ -1,5 +1,5 @@
 // NicLocality: hwloc is loaded only when a hardware link needs placing.
-#include <orca/nic_locality.h>
+#include "net/nic_locality.h"
 
 #include <gtest/gtest.h>
 

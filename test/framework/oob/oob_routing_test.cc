@@ -5,10 +5,11 @@
 // receiver, the tag range, no route, and every peer-lost subscriber told.
 #include <orca/event_loop.h>
 #include <orca/oob.h>
-#include <orca/oob_outbox.h>
-#include <orca/oob_tags.h>
-#include <orca/process.h>
 #include <orca/runtime.h>
+
+#include "oob/oob_outbox.h"
+#include "oob/oob_tags.h"
+#include "runtime/process.h"
 
 #include "lib/build_tree.h"
 

@@ -5,7 +5,8 @@
 // on_drained says when the queue is empty again.
 #include <orca/event_loop.h>
 #include <orca/oob.h>
-#include <orca/oob_outbox.h>
+
+#include "oob/oob_outbox.h"
 
 #include "framework/plm/build_tree_runtime.h"
 #include "lib/result_assertions.h"

@@ -1,7 +1,8 @@
 // Settings a launcher forwards to its daemons: the winners per name, and a
 // text form that round-trips any value.
-#include <orca/mca_forward.h>
 #include <orca/mca_var.h>
+
+#include "mca/var/mca_forward.h"
 
 #include "lib/result_assertions.h"
 

@@ -12,8 +12,8 @@
  *   5000s      errmgr: failures, exit statuses
  *   from 65536 applications and out-of-tree components
  */
-#ifndef ORCA_OOB_TAGS_H
-#define ORCA_OOB_TAGS_H
+#ifndef ORCA_OOB_OOB_TAGS_H
+#define ORCA_OOB_OOB_TAGS_H
 
 #include <cstdint>
 
@@ -32,4 +32,4 @@ inline constexpr std::uint32_t kMaxTag = 0x7fffffffu;
 
 }  // namespace orca::oob::tags
 
-#endif  // ORCA_OOB_TAGS_H
+#endif  // ORCA_OOB_OOB_TAGS_H

@@ -22,7 +22,7 @@
  *                  orcarun reads more (flow control, bounded memory).
  *   OutputCredit   orcarun -> one orcad: bytes of its ranks' output that
  *                  orcarun wrote to its own stdout / stderr, so the daemon
- *                  reads more of its ranks' pipes (iof_flow.h).
+ *                  reads more of its ranks' pipes (iof/iof_flow.h).
  *   DaemonFailure  orcad -> orcarun: a daemon it started or relays for
  *                  could not start or was lost.
  *   FenceData      orcad -> its parent in the routing tree: its subtree's
@@ -60,11 +60,12 @@
  * processes that proved the job secret, but a decoder must still cost
  * nothing on a lie.
  */
-#ifndef ORCA_LAUNCH_WIRE_H
-#define ORCA_LAUNCH_WIRE_H
+#ifndef ORCA_LAUNCH_LAUNCH_WIRE_H
+#define ORCA_LAUNCH_LAUNCH_WIRE_H
+
+#include "oob/oob_tags.h"
 
 #include <orca/export.h>
-#include <orca/oob_tags.h>
 #include <orca/result.h>
 
 #include <cstdint>
@@ -220,7 +221,7 @@ struct OutputChunk {
   std::uint32_t rank = 0;
   Stream stream = Stream::Stdout;
   bool eof = false;
-  bool partial = false;          // bytes are one piece of a line (iof_lines.h); else whole lines
+  bool partial = false;          // bytes are one piece of a line (iof/iof_lines.h); else whole lines
   std::vector<std::uint8_t> bytes;
 };
 
@@ -313,7 +314,7 @@ using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputC
                                  RankAbort, PmiDirect, JobFailure, OutputCredit, HostDirectory, DataPlaneAnswer, MeshCheck,
                                  MeshResult, DaemonDone>;
 
-/* The oob tags of these messages (the plm and iof ranges of oob_tags.h).
+/* The oob tags of these messages (the plm and iof ranges of oob/oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
 inline constexpr std::uint32_t kTagHello = oob::tags::kPlmFirst + 1;    // DaemonReport, a new daemon -> its parent
 // kPlmFirst + 2 was the parent's Welcome, which the report waited for
@@ -385,4 +386,4 @@ ORCA_EXPORT std::vector<std::uint32_t> ranks_per_daemon(const std::vector<RankPl
 
 }  // namespace orca::launch
 
-#endif  // ORCA_LAUNCH_WIRE_H
+#endif  // ORCA_LAUNCH_LAUNCH_WIRE_H

@@ -19,10 +19,11 @@
  * memory; orcarun keeps 3 descriptors per child it started). They err on the side of
  * starting: a job refused here would surely have failed.
  */
-#ifndef ORCA_JOB_LIMITS_H
-#define ORCA_JOB_LIMITS_H
+#ifndef ORCA_LAUNCH_JOB_LIMITS_H
+#define ORCA_LAUNCH_JOB_LIMITS_H
 
-#include <orca/cgroup_task_limit.h>
+#include "cgroup_task_limit.h"
+
 #include <orca/export.h>
 #include <orca/result.h>
 
@@ -79,4 +80,4 @@ ORCA_EXPORT bool raise_open_files(std::uint64_t needed);
 
 }  // namespace orca::launch
 
-#endif  // ORCA_JOB_LIMITS_H
+#endif  // ORCA_LAUNCH_JOB_LIMITS_H

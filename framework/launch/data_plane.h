@@ -22,8 +22,8 @@
  * An attempt merely beaten by a faster one is no evidence either way.
  * With no other host (a job on one host), loopback is the choice.
  */
-#ifndef ORCA_DATA_PLANE_H
-#define ORCA_DATA_PLANE_H
+#ifndef ORCA_LAUNCH_DATA_PLANE_H
+#define ORCA_LAUNCH_DATA_PLANE_H
 
 #include <orca/export.h>
 #include <orca/interfaces.h>

@@ -8,8 +8,8 @@
  *   iof_base_output_buffer    how much output orcarun holds for a reader
  *                             that does not read (iof_flow.h)
  */
-#ifndef ORCA_IOF_H
-#define ORCA_IOF_H
+#ifndef ORCA_IOF_IOF_H
+#define ORCA_IOF_IOF_H
 
 #include <orca/export.h>
 #include <orca/mca_framework.h>
@@ -34,4 +34,4 @@ ORCA_EXPORT Result<std::uint64_t> output_buffer(const mca::Registry& registry);
 
 }  // namespace orca::iof
 
-#endif  // ORCA_IOF_H
+#endif  // ORCA_IOF_IOF_H

@@ -16,8 +16,8 @@
  *   orcarun_start_early      whether ranks start as their part of the tree
  *                            comes up, when nothing needs every daemon first
  */
-#ifndef ORCA_LAUNCHER_VARS_H
-#define ORCA_LAUNCHER_VARS_H
+#ifndef ORCA_LAUNCH_LAUNCHER_VARS_H
+#define ORCA_LAUNCH_LAUNCHER_VARS_H
 
 #include <orca/export.h>
 #include <orca/mca_var.h>

@@ -23,7 +23,7 @@
  *                 would give it an offset of its own.
  * What cannot be written at once is queued, in order, and written when
  * the descriptor is writable. The caller bounds the queue (orcarun: by
- * the output credit of iof_flow.h); queued() tells it.
+ * the output credit of iof/iof_flow.h); queued() tells it.
  *
  * Each write() may carry an owner and a credit: `written` is called with
  * them once the last byte of that write reached the descriptor, so that
@@ -37,8 +37,8 @@
  * Threading: the event loop's thread. Hooks run inside write() or the
  * loop's callback and must not throw.
  */
-#ifndef ORCA_STREAM_WRITER_H
-#define ORCA_STREAM_WRITER_H
+#ifndef ORCA_IO_STREAM_WRITER_H
+#define ORCA_IO_STREAM_WRITER_H
 
 #include <orca/event_loop.h>
 #include <orca/export.h>
@@ -106,4 +106,4 @@ class ORCA_EXPORT StreamWriter {
 
 }  // namespace orca
 
-#endif  // ORCA_STREAM_WRITER_H
+#endif  // ORCA_IO_STREAM_WRITER_H

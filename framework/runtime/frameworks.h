@@ -3,8 +3,8 @@
  * them (orca_info). A tool that uses a framework adds it with
  * Runtime::add_framework; this list is only for enumeration.
  */
-#ifndef ORCA_FRAMEWORKS_H
-#define ORCA_FRAMEWORKS_H
+#ifndef ORCA_RUNTIME_FRAMEWORKS_H
+#define ORCA_RUNTIME_FRAMEWORKS_H
 
 #include <orca/export.h>
 #include <orca/mca_framework.h>
@@ -17,4 +17,4 @@ ORCA_EXPORT std::vector<const mca::FrameworkDecl*> known_frameworks();
 
 }  // namespace orca
 
-#endif  // ORCA_FRAMEWORKS_H
+#endif  // ORCA_RUNTIME_FRAMEWORKS_H

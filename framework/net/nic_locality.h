@@ -9,8 +9,8 @@
  * The same topology also answers machine_counts(), so a report of the
  * host's processors and NICs (host_topology.h) loads hwloc once.
  */
-#ifndef ORCA_NIC_LOCALITY_H
-#define ORCA_NIC_LOCALITY_H
+#ifndef ORCA_NET_NIC_LOCALITY_H
+#define ORCA_NET_NIC_LOCALITY_H
 
 #include <orca/export.h>
 #include <orca/interfaces.h>
@@ -51,4 +51,4 @@ class ORCA_EXPORT NicLocality {
 
 }  // namespace orca::net
 
-#endif  // ORCA_NIC_LOCALITY_H
+#endif  // ORCA_NET_NIC_LOCALITY_H

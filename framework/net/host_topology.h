@@ -14,12 +14,13 @@
  * topology gets a line saying that instead of the counts: the report is
  * for people, and the interfaces are still worth showing.
  */
-#ifndef ORCA_HOST_TOPOLOGY_H
-#define ORCA_HOST_TOPOLOGY_H
+#ifndef ORCA_NET_HOST_TOPOLOGY_H
+#define ORCA_NET_HOST_TOPOLOGY_H
+
+#include "net/nic_locality.h"
 
 #include <orca/export.h>
 #include <orca/interfaces.h>
-#include <orca/nic_locality.h>
 #include <orca/result.h>
 
 #include <optional>
@@ -40,4 +41,4 @@ ORCA_EXPORT std::vector<std::string> summary_lines(const std::optional<MachineCo
 
 }  // namespace orca::net
 
-#endif  // ORCA_HOST_TOPOLOGY_H
+#endif  // ORCA_NET_HOST_TOPOLOGY_H

@@ -15,11 +15,12 @@
  *           server, an Open MPI program, `sh -c`, `python3`, a script or
  *           a program not found here get one
  */
-#ifndef ORCA_PMIX_SERVER_CHOICE_H
-#define ORCA_PMIX_SERVER_CHOICE_H
+#ifndef ORCA_LAUNCH_PMIX_SERVER_CHOICE_H
+#define ORCA_LAUNCH_PMIX_SERVER_CHOICE_H
+
+#include "program_linkage.h"
 
 #include <orca/export.h>
-#include <orca/program_linkage.h>
 #include <orca/result.h>
 
 #include <string>
@@ -53,4 +54,4 @@ ORCA_EXPORT PmiServerChoice choose_data_plane_round(PmiServerMode mode, const Pr
 
 }  // namespace orca::launch
 
-#endif  // ORCA_PMIX_SERVER_CHOICE_H
+#endif  // ORCA_LAUNCH_PMIX_SERVER_CHOICE_H

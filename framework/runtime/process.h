@@ -13,8 +13,8 @@
  * component's event outlives the loop it was made on.
  * Everything runs on the thread that created the Process.
  */
-#ifndef ORCA_PROCESS_H
-#define ORCA_PROCESS_H
+#ifndef ORCA_RUNTIME_PROCESS_H
+#define ORCA_RUNTIME_PROCESS_H
 
 #include <orca/event_loop.h>
 #include <orca/export.h>
@@ -83,4 +83,4 @@ class ORCA_EXPORT Process {
 
 }  // namespace orca
 
-#endif  // ORCA_PROCESS_H
+#endif  // ORCA_RUNTIME_PROCESS_H

@@ -18,8 +18,8 @@
  *   node  once every slot is taken, keeps going round-robin over all nodes.
  * Local ranks count a node's processes from 0 in rank order.
  */
-#ifndef ORCA_RANK_MAP_H
-#define ORCA_RANK_MAP_H
+#ifndef ORCA_LAUNCH_RANK_MAP_H
+#define ORCA_LAUNCH_RANK_MAP_H
 
 #include <orca/export.h>
 #include <orca/host_list.h>
@@ -67,4 +67,4 @@ ORCA_EXPORT Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::
 
 }  // namespace orca::launch
 
-#endif  // ORCA_RANK_MAP_H
+#endif  // ORCA_LAUNCH_RANK_MAP_H

@@ -17,8 +17,8 @@
  * an unknown kind, a bad number or a bad escape is an error naming the
  * line. Nothing in it is a secret: the job secret never travels here.
  */
-#ifndef ORCA_MCA_FORWARD_H
-#define ORCA_MCA_FORWARD_H
+#ifndef ORCA_MCA_VAR_MCA_FORWARD_H
+#define ORCA_MCA_VAR_MCA_FORWARD_H
 
 #include <orca/export.h>
 #include <orca/mca_var.h>
@@ -45,4 +45,4 @@ ORCA_EXPORT Result<std::vector<Setting>> decode_settings(std::string_view text);
 
 }  // namespace orca::mca
 
-#endif  // ORCA_MCA_FORWARD_H
+#endif  // ORCA_MCA_VAR_MCA_FORWARD_H

@@ -13,8 +13,8 @@
  * `waiting()` lets the producer stop reading (pipes) while the outbox is
  * not empty, so memory stays bounded by what one read produces.
  */
-#ifndef ORCA_OOB_OUTBOX_H
-#define ORCA_OOB_OUTBOX_H
+#ifndef ORCA_OOB_OOB_OUTBOX_H
+#define ORCA_OOB_OOB_OUTBOX_H
 
 #include <orca/event_loop.h>
 #include <orca/export.h>
@@ -57,4 +57,4 @@ class ORCA_EXPORT Outbox {
 
 }  // namespace orca::oob
 
-#endif  // ORCA_OOB_OUTBOX_H
+#endif  // ORCA_OOB_OOB_OUTBOX_H

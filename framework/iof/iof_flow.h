@@ -8,8 +8,8 @@
  * a window of bytes (output_window): once that many are outstanding it
  * stops reading its ranks' pipes, so a rank blocks in write() as it would
  * under a slow terminal, and orcarun holds at most the sum of the windows,
- * iof_base_output_buffer in all (orca/iof.h). orcarun credits the bytes back as it
- * writes them (OutputCredit, launch_wire.h), in batches.
+ * iof_base_output_buffer in all (iof.h). orcarun credits the bytes back as it
+ * writes them (OutputCredit, launch/launch_wire.h), in batches.
  *
  * Both halves are pure counters: no I/O, no clock, no thread.
  *
@@ -20,8 +20,8 @@
  * orcarun or in flight, whose writing brings the next credit. So output
  * stops only while orcarun's reader does not read.
  */
-#ifndef ORCA_IOF_FLOW_H
-#define ORCA_IOF_FLOW_H
+#ifndef ORCA_IOF_IOF_FLOW_H
+#define ORCA_IOF_IOF_FLOW_H
 
 #include <orca/export.h>
 
@@ -84,4 +84,4 @@ class ORCA_EXPORT CreditLedger {
 
 }  // namespace orca::iof
 
-#endif  // ORCA_IOF_FLOW_H
+#endif  // ORCA_IOF_IOF_FLOW_H

@@ -10,8 +10,8 @@
  * The parse is pure: the caller passes the text of /proc/self/cgroup and
  * /proc/self/mountinfo and a reader of files (a test gives made-up ones).
  */
-#ifndef ORCA_CGROUP_TASK_LIMIT_H
-#define ORCA_CGROUP_TASK_LIMIT_H
+#ifndef ORCA_LAUNCH_CGROUP_TASK_LIMIT_H
+#define ORCA_LAUNCH_CGROUP_TASK_LIMIT_H
 
 #include <orca/export.h>
 
@@ -46,4 +46,4 @@ ORCA_EXPORT std::optional<CgroupTaskLimit> read_cgroup_task_limit();
 
 }  // namespace orca::launch
 
-#endif  // ORCA_CGROUP_TASK_LIMIT_H
+#endif  // ORCA_LAUNCH_CGROUP_TASK_LIMIT_H

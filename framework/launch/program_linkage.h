@@ -26,8 +26,8 @@
  * found, LD_PRELOAD / LD_AUDIT set, a program not found here) is Unknown,
  * never "no": the cautious answer is to start the server.
  */
-#ifndef ORCA_PROGRAM_LINKAGE_H
-#define ORCA_PROGRAM_LINKAGE_H
+#ifndef ORCA_LAUNCH_PROGRAM_LINKAGE_H
+#define ORCA_LAUNCH_PROGRAM_LINKAGE_H
 
 #include <orca/export.h>
 
@@ -65,4 +65,4 @@ ORCA_EXPORT ProgramLinkage inspect_program(std::string_view program, const LinkE
 
 }  // namespace orca::launch
 
-#endif  // ORCA_PROGRAM_LINKAGE_H
+#endif  // ORCA_LAUNCH_PROGRAM_LINKAGE_H

@@ -37,8 +37,8 @@
  * here is noexcept, so a throwing hook ends the process instead of
  * unwinding through the event loop with a buffer half consumed.
  */
-#ifndef ORCA_IOF_LINES_H
-#define ORCA_IOF_LINES_H
+#ifndef ORCA_IOF_IOF_LINES_H
+#define ORCA_IOF_IOF_LINES_H
 
 #include <orca/export.h>
 
@@ -204,4 +204,4 @@ class ORCA_EXPORT OutputPrinter {
 
 }  // namespace orca::iof
 
-#endif  // ORCA_IOF_LINES_H
+#endif  // ORCA_IOF_IOF_LINES_H

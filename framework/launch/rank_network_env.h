@@ -21,8 +21,8 @@
  * RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and GROUP_RANK are always
  * Orca's (rank_identity_variables).
  */
-#ifndef ORCA_RANK_NETWORK_ENV_H
-#define ORCA_RANK_NETWORK_ENV_H
+#ifndef ORCA_LAUNCH_RANK_NETWORK_ENV_H
+#define ORCA_LAUNCH_RANK_NETWORK_ENV_H
 
 #include <orca/export.h>
 #include <orca/result.h>
