@@ -43,10 +43,16 @@ watch_rss() {
 # numbered lines (tagged); orcarun's stdout is a pipe whose reader sleeps
 # 15 s before it reads. Sets $status to orcarun's exit status; the output
 # is in $T/out, orcarun's stderr in $T/err.
+# awk's output to a pipe goes in blocks that end mid-line; a rank that
+# the scheduler then leaves waiting longer than iof_base_partial_line_ms
+# (100 ms; a loaded CI machine did, once) has the line's start shown as a
+# partial line, as designed, which these cases would read as torn. They
+# are about flow control, not that timer (test/framework/iof has its
+# cases): it is set far above any scheduling delay.
 paused_reader() {
     local lines=$1
     ( rc=0; orcarun_env ORCA_TEST_MARKER="$M" timeout -k 5 120 "$ORCARUN" --mca plm_local_num_nodes 2 -n 2 --map-by node \
-          --tag-output awk -v n="$lines" 'BEGIN { r = ENVIRON["ORCA_RANK"]; for (i = 0; i < n; i++) print r, i }' \
+          --mca iof_base_partial_line_ms 60000 --tag-output awk -v n="$lines" 'BEGIN { r = ENVIRON["ORCA_RANK"]; for (i = 0; i < n; i++) print r, i }' \
           2>"$T/err" </dev/null || rc=$?
       echo "$rc" >"$T/status" ) | { sleep 15; cat; } >"$T/out" &
     local job=$!
