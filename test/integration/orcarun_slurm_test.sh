@@ -534,6 +534,7 @@ CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_
        malformed_nodelist_is_quoted plm_rsh_inside_the_allocation forwarded_variables_through_srun
        srun_options_are_remembered)
 [ $# -eq 0 ] || CASES=("$@")
+skip_cases_when_sanitized "$SUITE" "Slurm's daemons and srun around orcarun; plm/slurm's and ras/slurm's own code runs in their unit tests, the launch path beside it in orcarun_netns_test" "${CASES[@]}"
 
 if ! why=$(slurm_available); then
     for c in "${CASES[@]}"; do skip_case "$SUITE.$c" "$why"; done

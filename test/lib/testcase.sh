@@ -55,12 +55,17 @@ skip_case() {
 # skip_cases_when_sanitized SUITE WHY CASE...: in the sanitized run
 # (ORCA_TEST_SANITIZED=yes) records each CASE as skipped, saying WHY, and
 # exits 0; otherwise returns. For suites whose cost there is other
-# people's programs (sshd, PyTorch) around code of ours that the rest of
-# the sanitized run already drives: CI's time goes where ASan can find a
-# bug of ours.
+# people's programs (sshd, Slurm, PyTorch) or hundreds of processes and
+# jobs, around code of ours that the rest of the sanitized run already
+# drives: CI runs them in the normal build (UNSANITIZED_TESTS in
+# test/Makefile.inc), and its time under ASan goes where ASan can find a
+# bug of ours. ORCA_TEST_SANITIZED_RUN_ALL=yes runs them anyway.
+sanitized_run_is_selective() {
+    [ "${ORCA_TEST_SANITIZED:-no}" = yes ] && [ "${ORCA_TEST_SANITIZED_RUN_ALL:-no}" != yes ]
+}
 skip_cases_when_sanitized() {
     local suite=$1 why=$2 c; shift 2
-    [ "${ORCA_TEST_SANITIZED:-no}" = yes ] || return 0
+    sanitized_run_is_selective || return 0
     for c in "$@"; do skip_case "$suite.$c" "under the sanitizers: $why"; done
     exit 0
 }
