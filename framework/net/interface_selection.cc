@@ -101,6 +101,27 @@ Result<std::vector<FilterEntry>> parse_filter_entries(const std::vector<std::str
   return out;
 }
 
+Result<InterfaceFilter> interface_filter_of(const InterfaceList& include, const InterfaceList& exclude) {
+  InterfaceFilter filter;
+  filter.include_variable = include.variable;
+  filter.exclude_variable = exclude.variable;
+  if (!include.entries.empty() && !exclude.entries.empty()) {
+    return Message("net", "if-both-set",
+                   {{"include_variable", include.variable}, {"exclude_variable", exclude.variable},
+                    {"include", mca::join(include.entries, ",")}, {"include_source", include.source},
+                    {"exclude", mca::join(exclude.entries, ",")}, {"exclude_source", exclude.source}});
+  }
+  const InterfaceList* set = !include.entries.empty() ? &include : !exclude.entries.empty() ? &exclude : nullptr;
+  if (set == nullptr) return filter;
+  filter.mode = set == &include ? InterfaceFilter::Mode::Include : InterfaceFilter::Mode::Exclude;
+  filter.variable = set->variable;
+  filter.source = set->source;
+  auto entries = parse_filter_entries(set->entries, filter.variable, filter.source);
+  if (!entries) return entries.error();
+  filter.entries = std::move(entries.value());
+  return filter;
+}
+
 Result<InterfaceFilter> interface_filter_from(const mca::Registry& registry, std::string_view prefix) {
   const std::string include_name = std::string(prefix) + "if_include";
   const std::string exclude_name = std::string(prefix) + "if_exclude";
@@ -109,24 +130,8 @@ Result<InterfaceFilter> interface_filter_from(const mca::Registry& registry, std
   if (inc == nullptr || exc == nullptr) {
     return Message("mca-var", "bad-declaration", {{"name", include_name}, {"why", "not declared before use"}});
   }
-  InterfaceFilter filter;
-  filter.include_variable = include_name;
-  filter.exclude_variable = exclude_name;
-  if (!inc->as_list().empty() && !exc->as_list().empty()) {
-    return Message("net", "if-both-set",
-                   {{"include_variable", include_name}, {"exclude_variable", exclude_name},
-                    {"include", inc->text()}, {"include_source", inc->source().describe()},
-                    {"exclude", exc->text()}, {"exclude_source", exc->source().describe()}});
-  }
-  const mca::Variable* set = !inc->as_list().empty() ? inc : !exc->as_list().empty() ? exc : nullptr;
-  if (set == nullptr) return filter;
-  filter.mode = set == inc ? InterfaceFilter::Mode::Include : InterfaceFilter::Mode::Exclude;
-  filter.variable = set->name();
-  filter.source = set->source().describe();
-  auto entries = parse_filter_entries(set->as_list(), filter.variable, filter.source);
-  if (!entries) return entries.error();
-  filter.entries = std::move(entries.value());
-  return filter;
+  return interface_filter_of(InterfaceList{include_name, inc->source().describe(), inc->as_list()},
+                             InterfaceList{exclude_name, exc->source().describe(), exc->as_list()});
 }
 
 Result<std::vector<InterfaceDecision>> select_interfaces(const InterfaceInventory& inventory,

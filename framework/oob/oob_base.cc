@@ -5,6 +5,7 @@
 #include <orca/oob_acceptor.h>
 
 #include "oob/frame_codec.h"
+#include "oob/module_interface_filter.h"
 #include "oob/oob_tags.h"
 
 #include <sys/socket.h>
@@ -92,15 +93,7 @@ Result<std::unique_ptr<Oob>> Oob::open(Runtime& runtime, EventLoop& loop, Proces
                              .link_outcome = &Oob::c_link_outcome,
                              .peer_ready = &Oob::c_peer_ready,
                              .peer_connected = &Oob::c_peer_connected};
-  // An invalid interface list (both set, an entry matching nothing) is the
-  // user's error: report it here, in full, before any module starts.
-  // One scan serves every check and every module starting now: it is
-  // moments old (a daemon's start-up otherwise scanned once per use).
-  bool first = true;
-  for (const std::string& prefix : net::interface_selecting_prefixes(runtime.registry())) {
-    if (auto sel = oob->selection(prefix, first); !sel) return sel.error();
-    first = false;
-  }
+  if (Status st = oob->check_interface_lists(); !st) return st.error();
   oob->starting_ = true;
   // Every module must start: one that cannot is the user's error to fix,
   // not one to run without.
@@ -386,22 +379,41 @@ void Oob::c_peer_ready(void* host, orca_process_name peer) {
 
 void Oob::c_log(void* host, int level, const char* text) { static_cast<Oob*>(host)->log(level, text); }
 
-Result<Oob::Selection> Oob::selection(std::string_view variable_prefix, bool rescan) {
+Result<Oob::Selection> Oob::selection(const orca_oob_interface_filter* filter, bool rescan) {
+  auto parsed = module_interface_filter(filter, runtime_.registry());
+  if (!parsed) return parsed.error();
   if (rescan || !inventory_cache_) {
     auto inventory = net::InterfaceInventory::scan();
     if (!inventory) return inventory.error();
     inventory_cache_ = std::move(inventory.value());
   }
-  auto decisions = net::select_interfaces(*inventory_cache_, runtime_.registry(), variable_prefix);
+  auto decisions = net::select_interfaces(*inventory_cache_, parsed.value());
   if (!decisions) return decisions.error();
   return Selection{*inventory_cache_, std::move(decisions.value())};
 }
 
-orca_mca_rc Oob::c_select_local(void* host, const char* variable_prefix, orca_reach_endpoint* out, size_t* count,
-                                 orca_mca_reason* why) {
+Status Oob::check_interface_lists() {
+  // An invalid interface list (both set, a malformed entry, one matching
+  // nothing) is the user's error: report it here, in full, before any
+  // module starts. One scan serves every check and every module starting
+  // now: it is moments old (a daemon's start-up otherwise scanned once
+  // per use).
+  bool first = true;
+  for (const auto* entry : oob_framework_->selected()) {
+    const auto* module = mca::Framework::module_as<orca_oob_module>(*entry);
+    if (module->interface_filter == nullptr) continue;
+    if (auto sel = selection(module->interface_filter, first); !sel) return sel.error();
+    if (network_filter_ == nullptr) network_filter_ = module->interface_filter;
+    first = false;
+  }
+  return {};
+}
+
+orca_mca_rc Oob::c_select_local(void* host, const orca_oob_interface_filter* filter, orca_reach_endpoint* out,
+                                 size_t* count, orca_mca_reason* why) {
   auto* self = static_cast<Oob*>(host);
   try {
-    auto sel = self->selection(variable_prefix != nullptr ? variable_prefix : "", !self->starting_);
+    auto sel = self->selection(filter, !self->starting_);
     if (!sel) {
       std::snprintf(why->text, sizeof why->text, "%s", self->runtime_.help().render(sel.error()).c_str());
       return ORCA_MCA_FAILED;
@@ -434,9 +446,9 @@ void Oob::c_link_outcome(void* host, const char* local, const char* remote, int 
   }
 }
 
-Result<std::vector<net::InterfaceAddress>> Oob::selected_addresses(std::string_view variable_prefix) {
+Result<std::vector<net::InterfaceAddress>> Oob::selected_addresses() {
   // The cached scan: the address watch drops it on any change.
-  auto sel = selection(variable_prefix, false);
+  auto sel = selection(network_filter_, false);
   if (!sel) return sel.error();
   std::vector<net::InterfaceAddress> out;
   for (const auto& d : sel->second) {
@@ -446,9 +458,8 @@ Result<std::vector<net::InterfaceAddress>> Oob::selected_addresses(std::string_v
 }
 
 Result<std::vector<std::vector<Oob::RankedPair>>> Oob::rank_toward_hosts(
-    std::string_view variable_prefix, const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host,
-    const AddressFilter& considered) {
-  auto sel = selection(variable_prefix, false);
+    const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host, const AddressFilter& considered) {
+  auto sel = selection(network_filter_, false);
   if (!sel) return sel.error();
   auto module = reach::selected_module(*reach_framework_);
   if (!module) return module.error();
@@ -476,11 +487,11 @@ Result<std::vector<std::vector<Oob::RankedPair>>> Oob::rank_toward_hosts(
   return out;
 }
 
-orca_mca_rc Oob::c_rank(void* host, const char* variable_prefix, const orca_reach_endpoint* remotes, size_t n_remotes,
-                        int same_host, orca_oob_pair* pairs, size_t* count) {
+orca_mca_rc Oob::c_rank(void* host, const orca_oob_interface_filter* filter, const orca_reach_endpoint* remotes,
+                        size_t n_remotes, int same_host, orca_oob_pair* pairs, size_t* count) {
   auto* self = static_cast<Oob*>(host);
   try {
-    auto sel = self->selection(variable_prefix != nullptr ? variable_prefix : "", false);
+    auto sel = self->selection(filter, false);
     if (!sel) {
       self->selection_error_ = self->runtime_.help().render(sel.error());
       return ORCA_MCA_FAILED;

@@ -207,6 +207,28 @@ $(oob_output 1.2)"
     expect_route 1.1 1.2 "^tcp: ${other//./\\.}\.0\.1:[0-9]+ -> ${other//./\\.}\.0\.2:[0-9]+$"
 }
 
+# A module's interface lists are read once, when it opens; the host applies
+# them at every ranking. The one interface they name vanishes mid-stream:
+# the connection goes, ranking for the reconnection fails, and the
+# peer-lost report says why, naming the entry and its variable.
+vanished_listed_interface_is_why_a_peer_is_lost() {
+    local p; p=$(new_cluster --hosts 2 --second-link)
+    oob_dir
+    local quick=(--mca oob tcp --mca oob_base_verbose 10 --mca oob_tcp_retries 0 --mca oob_tcp_connect_timeout 1000)
+    oob_start 1.2 "$p" h2 "${quick[@]}" --name 1.2 --uri-file "$OOB_DIR/1.2.uri" \
+        --peer-file 1.1="$OOB_DIR/1.1.uri" --expect 1000000 --timeout-ms 20000
+    oob_start 1.1 "$p" h1 "${quick[@]}" --mca oob_tcp_if_include eth1 --name 1.1 --uri-file "$OOB_DIR/1.1.uri" \
+        --peer-file 1.2="$OOB_DIR/1.2.uri" --send 1.2:1000000:64 --batch 10 --interval-ms 20 --timeout-ms 20000
+    oob_await 1.2 '^ROUTE 1\.1 tcp: 10\.201\.0\.2:[0-9]+ <- 10\.201\.0\.1:' 20
+    in_host "$p" h1 ip link del eth1
+    local rc=0
+    oob_wait 1.1 20 || rc=$?
+    [ $rc -ne 0 ] || fail "1.1 finished although its only listed interface was gone:
+$(oob_output 1.1)"
+    oob_expect 1.1 '^ERROR lost 1\.2: .*ranking failed'
+    oob_expect 1.1 '^ERROR lost 1\.2: .*oob_tcp_if_include.*eth1|^ERROR lost 1\.2: .*eth1.*oob_tcp_if_include'
+}
+
 # --- refusals: the wrong key, the wrong job ------------------------------------------------
 
 # Liveness: a peer that stops answering (SIGSTOP: its kernel still holds
@@ -392,7 +414,7 @@ ipv6_only_hosts_exchange_over_tcp() {
 
 CASES=(same_host_default_is_usock same_host_tcp_uses_loopback same_host_usock_only
        wrong_process_at_first_address_is_refused dropped_first_address_loses_the_race stream_survives_deleted_link
-       silent_peer_is_reported_lost wrong_key_and_wrong_job_are_refused hostile_bytes_do_not_kill_the_listener
+       silent_peer_is_reported_lost vanished_listed_interface_is_why_a_peer_is_lost wrong_key_and_wrong_job_are_refused hostile_bytes_do_not_kill_the_listener
        ipv6_only_hosts_exchange_over_tcp)
 
 # Arguments, if any, name the cases to run (by hand: bash oob_test.sh CASE...).

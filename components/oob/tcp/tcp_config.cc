@@ -127,6 +127,9 @@ Result<TcpConfig> read_config(const orca_mca_context& c) {
   if (!engine) return engine.error();
   cfg.engine = std::move(engine.value());
   const mca::ContextReader in(c, "oob_tcp_");
+  auto interfaces = InterfaceLists::read(in);
+  if (!interfaces) return interfaces.error();
+  cfg.interfaces = interfaces.value();
   for (const auto& [name, target] : {std::pair{"listen_wildcard", &cfg.listen_wildcard}, std::pair{"ipv4", &cfg.ipv4},
                                      std::pair{"ipv6", &cfg.ipv6}}) {
     if (Status st = in.read(name, *target); !st) return st.error();

@@ -6,6 +6,7 @@
 
 #include <orca/mca_component.h>
 #include <orca/oob_engine.h>
+#include <orca/oob_interface_lists.h>
 
 #include <chrono>
 #include <string>
@@ -36,6 +37,7 @@ struct TcpConfig {
    * heartbeat is off), so unacknowledged data fails as fast as silence. */
   std::chrono::milliseconds user_timeout{0};
   EngineConfig engine;  // message size, queue, heartbeat, handshake timeout
+  InterfaceLists interfaces;  // oob_tcp_if_include / oob_tcp_if_exclude, for the host to apply
 };
 
 /* Reads the variables through the component context; the variable system

@@ -238,7 +238,7 @@ Status TcpModule::open_listeners() {
 
 orca_mca_rc TcpModule::select_local(std::vector<orca_reach_endpoint>& locals, orca_mca_reason* why) {
   return fill_from_host(locals, kFirstLocal, kMaxLocal, [&](orca_reach_endpoint* out, size_t* n) {
-    return host_->select_local(host_->host, config_.engine.variable_prefix.c_str(), out, n, why);
+    return host_->select_local(host_->host, interface_filter(), out, n, why);
   });
 }
 
@@ -304,7 +304,7 @@ void TcpModule::start_round(ProcessName peer) {
   std::vector<orca_oob_pair> pairs;
   (void)fill_from_host(pairs, remotes.size() * (local_addresses_.size() + 4), std::max<size_t>(1, remotes.size() * 64),
                        [&](orca_oob_pair* out, size_t* count) {
-                         return host_->rank(host_->host, config_.engine.variable_prefix.c_str(), remotes.data(),
+                         return host_->rank(host_->host, interface_filter(), remotes.data(),
                                             remotes.size(), p.same_host ? 1 : 0, out, count);
                        });
   const size_t n = pairs.size();

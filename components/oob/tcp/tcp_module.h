@@ -34,6 +34,7 @@ class TcpModule : public StreamModule {
   Status add_peer(ProcessName peer, const std::string& uri) override;
   void stop() override;
   std::string describe(ProcessName peer) const override;
+  const orca_oob_interface_filter* interface_filter() const noexcept override { return config_.interfaces.c_filter(); }
 
  protected:
   bool knows(ProcessName peer) const override { return peers_.count(peer) != 0; }

@@ -95,6 +95,7 @@ static orca_mca_rc null_open(const orca_mca_context *context, void **state, orca
     s->priority = (int)priority;
     snprintf(s->contact, sizeof s->contact, "null=%s", greeting);
     s->module.self = s;
+    s->module.interface_filter = NULL; /* it uses no network interface */
     s->module.start = null_start;
     s->module.contact = null_contact;
     s->module.add_peer = null_add_peer;

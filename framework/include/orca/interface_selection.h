@@ -64,9 +64,20 @@ struct ORCA_EXPORT InterfaceFilter {
   std::vector<FilterEntry> entries;
 };
 
+/* One of a component's two lists as set: the variable that holds it,
+ * where its value came from (for messages), its entries as written. */
+struct ORCA_EXPORT InterfaceList {
+  std::string variable;
+  std::string source;
+  std::vector<std::string> entries;
+};
+
+/* The filter a component's include and exclude lists make. Errors: both
+ * set; a malformed entry (names the variable, its source and the entry). */
+ORCA_EXPORT Result<InterfaceFilter> interface_filter_of(const InterfaceList& include, const InterfaceList& exclude);
+
 /* Parses <prefix>if_include and <prefix>if_exclude (prefix "oob_tcp_").
- * Errors: they are not declared; both set; a malformed entry (names the
- * variable, its source and the entry). */
+ * Errors: they are not declared, and those of interface_filter_of. */
 ORCA_EXPORT Result<InterfaceFilter> interface_filter_from(const mca::Registry& registry, std::string_view prefix);
 
 /* The prefixes of every component in `registry` that declares both lists

@@ -41,8 +41,12 @@ extern "C" {
  * that their connections closing is no cause to dial them again.
  * Version 6: a module tells the host when a connection to a peer is made
  * (peer_connected), so that what needs the connection (the route it took)
- * leaves with the handshake, not after a round trip of its own. */
-#define ORCA_OOB_INTERFACE_VERSION 6u
+ * leaves with the handshake, not after a round trip of its own.
+ * Version 7: a module hands the host its interface lists as it read them
+ * (orca_oob_interface_filter: in its table, and with each select_local
+ * and rank) instead of a variable prefix from which the host looked them
+ * up again. */
+#define ORCA_OOB_INTERFACE_VERSION 7u
 
 struct event_base;
 
@@ -53,6 +57,24 @@ typedef struct orca_oob_pair {
     int weight;                 /* > 0: worth trying, higher first; 0: never */
     char reason[120];
 } orca_oob_pair;
+
+/* One interface list of a module, as the user set it: the variable that
+ * holds it ("oob_tcp_if_include") and its entries, interface names and
+ * IPv4/IPv6 CIDRs, unparsed. */
+typedef struct orca_oob_interface_list {
+    const char *variable;
+    const char *const *entries;
+    size_t n_entries;
+} orca_oob_interface_list;
+
+/* The lists that choose a module's local addresses (interface_selection.h
+ * has the policy). The host parses and checks them: both lists set, a
+ * malformed entry and an entry that matches nothing on this host are the
+ * user's errors, which the host reports in full before any module starts. */
+typedef struct orca_oob_interface_filter {
+    orca_oob_interface_list include;
+    orca_oob_interface_list exclude;
+} orca_oob_interface_filter;
 
 typedef struct orca_oob_host {
     void *host;
@@ -68,18 +90,18 @@ typedef struct orca_oob_host {
     /* Verbose output at oob_base_verbose >= level. */
     void (*log)(void *host, int level, const char *text);
     /* Ranks every (selected local address, remote) pair with the selected
-     * reachable component, best first. `variable_prefix` ("oob_tcp_")
-     * names the caller's <prefix>if_include / <prefix>if_exclude, which
-     * select the local addresses (interface_selection.h). Writes at most
-     * *count pairs and sets *count to the number written. */
-    orca_mca_rc (*rank)(void *host, const char *variable_prefix, const orca_reach_endpoint *remotes, size_t n_remotes,
-                        int same_host, orca_oob_pair *pairs, size_t *count);
-    /* The local addresses the caller's lists keep, as endpoints (if_name
-     * NULL), from a fresh scan of the interfaces. Writes at most *count and
-     * sets *count. FAILED with the rendered reason when the selection is
-     * invalid (both lists, an entry that matches nothing). */
-    orca_mca_rc (*select_local)(void *host, const char *variable_prefix, orca_reach_endpoint *out, size_t *count,
-                                orca_mca_reason *why);
+     * reachable component, best first. `filter` is the caller's interface
+     * lists (its table's), which select the local addresses; NULL: every
+     * usable address. Writes at most *count pairs and sets *count to the
+     * number written. */
+    orca_mca_rc (*rank)(void *host, const orca_oob_interface_filter *filter, const orca_reach_endpoint *remotes,
+                        size_t n_remotes, int same_host, orca_oob_pair *pairs, size_t *count);
+    /* The local addresses `filter` keeps, as endpoints (if_name NULL),
+     * from a fresh scan of the interfaces. Writes at most *count and sets
+     * *count. FAILED with the rendered reason when the selection is
+     * invalid (an entry that matches nothing now). */
+    orca_mca_rc (*select_local)(void *host, const orca_oob_interface_filter *filter, orca_reach_endpoint *out,
+                                size_t *count, orca_mca_reason *why);
     /* A connect attempt from local address `local` to the peer's `remote`
      * (numeric text) ended: connected != 0 when it connected and
      * handshook, 0 when it timed out or was refused. An attempt cancelled
@@ -100,6 +122,11 @@ typedef struct orca_oob_host {
 
 typedef struct orca_oob_module {
     void *self;
+    /* The lists that choose this module's local addresses, which it also
+     * passes to select_local and rank; NULL for a module that uses no
+     * network interface. Read after query and before start, and valid
+     * until close: the host checks them before any module starts. */
+    const orca_oob_interface_filter *interface_filter;
     /* Starts (listens); the host outlives the module. */
     orca_mca_rc (*start)(void *self, const orca_oob_host *host, orca_mca_reason *why);
     /* This module's part of the contact URI, "<component>=..."; valid
@@ -270,14 +297,15 @@ class ORCA_EXPORT Oob {
     bool connected = false;
   };
   const std::deque<LinkOutcome>& link_outcomes() const noexcept { return link_outcomes_; }
-  /* This host's addresses that the selection of `variable_prefix` keeps
-   * (the current scan). */
+  /* This host's addresses (the current scan) that the network's lists
+   * keep: those of the first module, by priority, that selects interfaces
+   * (oob/tcp's if_include / if_exclude); every usable one when none does. */
   struct RankedPair {
     size_t local = 0;
     size_t remote = 0;
     int weight = 0;
   };
-  Result<std::vector<net::InterfaceAddress>> selected_addresses(std::string_view variable_prefix);
+  Result<std::vector<net::InterfaceAddress>> selected_addresses();
   /* For each of many hosts (every other host of a job): how the
    * reachable framework ranks this host's addresses toward that host's
    * addresses, pairs of weight > 0, best first, `local` indexing
@@ -286,9 +314,8 @@ class ORCA_EXPORT Oob {
    * `considered` accepts are ranked (all when it is empty): a caller that
    * will never use loopback or link-local addresses saves their pairs. */
   using AddressFilter = std::function<bool(const net::InterfaceAddress&)>;
-  Result<std::vector<std::vector<RankedPair>>> rank_toward_hosts(
-      std::string_view variable_prefix, const std::vector<std::vector<reach::RemoteAddress>>& hosts, bool same_host,
-      const AddressFilter& considered = {});
+  Result<std::vector<std::vector<RankedPair>>> rank_toward_hosts(const std::vector<std::vector<reach::RemoteAddress>>& hosts,
+                                                                 bool same_host, const AddressFilter& considered = {});
 
  private:
   Oob(Runtime& runtime, ProcessName self, std::vector<std::uint8_t> secret);
@@ -304,17 +331,20 @@ class ORCA_EXPORT Oob {
   static void c_deliver(void* host, orca_process_name from, uint32_t tag, const uint8_t* data, size_t length);
   static void c_peer_lost(void* host, orca_process_name peer, const char* why);
   static void c_log(void* host, int level, const char* text);
-  static orca_mca_rc c_rank(void* host, const char* variable_prefix, const orca_reach_endpoint* remotes,
+  static orca_mca_rc c_rank(void* host, const orca_oob_interface_filter* filter, const orca_reach_endpoint* remotes,
                             size_t n_remotes, int same_host, orca_oob_pair* pairs, size_t* count);
-  static orca_mca_rc c_select_local(void* host, const char* variable_prefix, orca_reach_endpoint* out, size_t* count,
-                                    orca_mca_reason* why);
+  static orca_mca_rc c_select_local(void* host, const orca_oob_interface_filter* filter, orca_reach_endpoint* out,
+                                    size_t* count, orca_mca_reason* why);
   static void c_link_outcome(void* host, const char* local, const char* remote, int connected);
   static void c_peer_ready(void* host, orca_process_name peer);
   static void c_peer_connected(void* host, orca_process_name peer);
   using Selection = std::pair<net::InterfaceInventory, std::vector<net::InterfaceDecision>>;
   /* The inventory (scanned afresh, or the cached scan) and the selection
-   * the caller's lists make of it. */
-  Result<Selection> selection(std::string_view variable_prefix, bool rescan);
+   * a module's lists make of it (NULL: no lists). */
+  Result<Selection> selection(const orca_oob_interface_filter* filter, bool rescan);
+  /* Checks every selected module's lists against a fresh scan, before any
+   * starts: the user's error, reported in full. */
+  Status check_interface_lists();
   Status send_module(ProcessName peer, std::uint32_t module_tag, std::span<const std::uint8_t> bytes);
   Status send_enveloped(ProcessName origin, ProcessName final, ProcessName next_hop, std::uint32_t tag,
                         std::span<const std::uint8_t> bytes);
@@ -384,6 +414,7 @@ class ORCA_EXPORT Oob {
   std::unique_ptr<EventLoop> deferred_;  // a view of the loop for lost-peer reports (see open)
   std::optional<net::InterfaceInventory> inventory_cache_;
   bool starting_ = false;  // modules are starting in open(): select_local uses the scan open() just made
+  const orca_oob_interface_filter* network_filter_ = nullptr;  // selected_addresses' lists (see there)
   std::string selection_error_;  // why the last ranking failed, for the peer-lost message
   std::unique_ptr<net::AddressWatch> address_watch_;
   std::string uri_;

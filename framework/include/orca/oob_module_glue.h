@@ -11,6 +11,7 @@
  *   std::string describe(ProcessName) const;
  *   void stop();
  *   void forget_peer(ProcessName);
+ *   const orca_oob_interface_filter* interface_filter() const;  // NULL: no interfaces
  * No exception crosses: each entry point catches and reports a reason.
  */
 #ifndef ORCA_OOB_MODULE_GLUE_H
@@ -33,6 +34,7 @@ class OobModuleGlue {
  public:
   static orca_oob_module table(Module* module) {
     return orca_oob_module{.self = module,
+                           .interface_filter = module->interface_filter(),
                            .start = &start,
                            .contact = &contact,
                            .add_peer = &add_peer,

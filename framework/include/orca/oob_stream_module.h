@@ -49,6 +49,9 @@ class ORCA_EXPORT StreamModule {
   virtual Status start(const orca_oob_host& host) = 0;
   virtual Status add_peer(ProcessName peer, const std::string& uri) = 0;
   virtual void stop() = 0;
+  /* The lists that choose its local addresses (orca_oob_module's
+   * interface_filter); none for a module that uses no network interface. */
+  virtual const orca_oob_interface_filter* interface_filter() const noexcept { return nullptr; }
 
   const std::string& contact() const noexcept { return contact_; }
   /* Errors: an unknown peer, back-pressure, too large. */

@@ -17,7 +17,7 @@ void DaemonSession::on_directory(std::span<const std::uint8_t> bytes) {
   const auto* directory = std::get_if<launch::HostDirectory>(&m.value());
   if (directory == nullptr || machine_->command_came()) return;  // a directory after the command is no news
   DirectoryAnswer chosen =
-      answer_directory(*oob_, process_.runtime().registry(), *directory, who_we_are().host_identity, bootstrap_.vpid);
+      answer_directory(*oob_, *directory, who_we_are().host_identity, bootstrap_.vpid);
   launch::DataPlaneAnswer& answer = chosen.wire;
   data_plane_sources_ = std::move(chosen.sources);
   if (directory->mesh_check && !data_plane_sources_.empty()) {

@@ -124,7 +124,7 @@ void DaemonSession::report_up() {
   if (!machine_->connected_to_parent()) return;  // a reconnect to the parent: reported already
   launch::DaemonReport report = who_we_are();
   report.route = oob_->route(name(bootstrap_.parent));
-  if (auto addresses = data_plane_addresses(*oob_, process_.runtime().registry())) report.addresses = std::move(addresses.value());
+  if (auto addresses = data_plane_addresses(*oob_)) report.addresses = std::move(addresses.value());
   if ((bootstrap_.flags & launch::kBootstrapReportTopology) != 0) {
     auto summary = net::topology_summary();
     if (summary) report.notes = std::move(summary.value());

@@ -16,13 +16,6 @@ namespace orca::orcad {
 
 namespace {
 
-// The data plane follows the oob's own interface lists when oob/tcp is
-// there to have them: what the user allowed the daemons is what they
-// proved.
-std::string selection_prefix(const mca::Registry& registry) {
-  return registry.find("oob_tcp_if_include") != nullptr ? "oob_tcp_" : "";
-}
-
 bool has_rdma_devices() {
   DIR* dir = ::opendir("/sys/class/infiniband");
   if (dir == nullptr) return false;
@@ -90,10 +83,10 @@ OtherHosts add_other_hosts(const launch::HostDirectory& directory, const std::st
 // All hosts in one query (one batch of route lookups); if it fails,
 // every host counts as unreached, and the report says so. Loopback
 // reaches no other host: its pairs would all weigh 0.
-void add_pairs(oob::Oob& oob, const std::string& prefix, const OtherHosts& others, const std::vector<size_t>& position,
+void add_pairs(oob::Oob& oob, const OtherHosts& others, const std::vector<size_t>& position,
                launch::DataPlaneInput& input) {
   auto toward_others = [&](const net::InterfaceAddress& e) { return usable(e) && !e.address.is_loopback(); };
-  if (auto ranked = oob.rank_toward_hosts(prefix, others.remotes, false, toward_others)) {
+  if (auto ranked = oob.rank_toward_hosts(others.remotes, false, toward_others)) {
     for (size_t h = 0; h < others.remotes.size(); ++h) {
       for (const auto& p : ranked.value()[h]) {
         if (p.local < position.size() && position[p.local] != SIZE_MAX) {
@@ -164,8 +157,10 @@ void take_choice(const launch::DataPlaneInput& input, const launch::DataPlaneCho
 
 }  // namespace
 
-Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob, const mca::Registry& registry) {
-  auto selected = oob.selected_addresses(selection_prefix(registry));
+Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob) {
+  // The oob's own interface lists: what the user allowed the daemons is
+  // what they proved.
+  auto selected = oob.selected_addresses();
   if (!selected) return selected.error();
   std::vector<std::string> out;
   for (const auto& e : selected.value()) {
@@ -176,14 +171,13 @@ Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob, const mca::
   return out;
 }
 
-DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, const launch::HostDirectory& directory,
+DirectoryAnswer answer_directory(oob::Oob& oob, const launch::HostDirectory& directory,
                                  const std::string& own_identity, std::uint32_t vpid) {
   DirectoryAnswer out{.wire = launch::DataPlaneAnswer{.vpid = vpid}, .sources = {}};
   launch::DataPlaneAnswer& answer = out.wire;
   answer.inherited = launch::user_network_settings(plm::current_environment());
   answer.rdma = has_rdma_devices();
-  const std::string prefix = selection_prefix(registry);
-  auto selected = oob.selected_addresses(prefix);
+  auto selected = oob.selected_addresses();
   if (!selected) {
     answer.reason = "cannot read this host's interfaces: " + selected.error().summary();
     return out;
@@ -191,7 +185,7 @@ DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, c
   launch::DataPlaneInput input;
   const std::vector<size_t> position = add_locals(selected.value(), input);
   const OtherHosts others = add_other_hosts(directory, own_identity, input);
-  add_pairs(oob, prefix, others, position, input);
+  add_pairs(oob, others, position, input);
   add_proof(oob, others, input);
   const launch::DataPlaneChoice choice = launch::choose_data_plane(input);
   warn_of_user_settings(input, directory, answer);

@@ -19,7 +19,7 @@ namespace orca::orcad {
 
 /* The addresses this host advertises in its report (loopback left out,
  * at most kMaxHostAddresses). Errors: the interface scan failed. */
-Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob, const mca::Registry& registry);
+Result<std::vector<std::string>> data_plane_addresses(oob::Oob& oob);
 
 /* The answer for `directory` (`own_identity` finds this host in it), and
  * the addresses a mesh check leaves from: the chosen one first, then the
@@ -28,7 +28,7 @@ struct DirectoryAnswer {
   launch::DataPlaneAnswer wire;
   std::vector<net::IpAddress> sources;
 };
-DirectoryAnswer answer_directory(oob::Oob& oob, const mca::Registry& registry, const launch::HostDirectory& directory,
+DirectoryAnswer answer_directory(oob::Oob& oob, const launch::HostDirectory& directory,
                                  const std::string& own_identity, std::uint32_t vpid);
 
 }  // namespace orca::orcad

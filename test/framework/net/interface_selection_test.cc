@@ -545,4 +545,50 @@ TEST(InterfaceSelectionOwner, ASecondComponentGetsTheSameServiceUnderItsOwnNames
   EXPECT_FALSE(interface_filter_from(r, "oob_usock_").ok()) << "a component that declared no lists";
 }
 
+// The lists as a module hands them over, with no registry: the same rules.
+TEST(InterfaceFilterOf, ListsAsAModuleHandsThemOver) {
+  const InterfaceList none_in{"oob_ib_if_include", "default", {}};
+  const InterfaceList none_out{"oob_ib_if_exclude", "default", {}};
+  auto none = interface_filter_of(none_in, none_out);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->mode, InterfaceFilter::Mode::None);
+  EXPECT_EQ(none->include_variable, "oob_ib_if_include");
+  EXPECT_EQ(none->exclude_variable, "oob_ib_if_exclude");
+
+  auto include = interface_filter_of({"oob_ib_if_include", "command line", {"ib0", "10.9.0.0/16"}}, none_out);
+  ASSERT_TRUE(include.ok());
+  EXPECT_EQ(include->mode, InterfaceFilter::Mode::Include);
+  EXPECT_EQ(include->variable, "oob_ib_if_include");
+  EXPECT_EQ(include->source, "command line");
+  ASSERT_EQ(include->entries.size(), 2u);
+  EXPECT_FALSE(include->entries[0].is_prefix);
+  EXPECT_TRUE(include->entries[1].is_prefix);
+
+  auto exclude = interface_filter_of(none_in, {"oob_ib_if_exclude", "environment", {"lo"}});
+  ASSERT_TRUE(exclude.ok());
+  EXPECT_EQ(exclude->mode, InterfaceFilter::Mode::Exclude);
+  EXPECT_EQ(exclude->source, "environment");
+}
+
+TEST(InterfaceFilterOf, BothSetNamesBothListsAsWrittenAndWhereTheyCameFrom) {
+  auto both = interface_filter_of({"oob_ib_if_include", "command line", {"ib0", "ib1"}},
+                                  {"oob_ib_if_exclude", "param file /etc/orca/mca-params.conf:3", {"lo"}});
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().topic(), "if-both-set");
+  EXPECT_EQ(both.error().arg("include"), "ib0,ib1");
+  EXPECT_EQ(both.error().arg("include_source"), "command line");
+  EXPECT_EQ(both.error().arg("exclude"), "lo");
+  EXPECT_EQ(both.error().arg("exclude_source"), "param file /etc/orca/mca-params.conf:3");
+}
+
+TEST(InterfaceFilterOf, AMalformedEntryNamesItsVariableAndSource) {
+  auto bad = interface_filter_of({"oob_ib_if_include", "environment", {"10.0.0.0/40"}},
+                                 {"oob_ib_if_exclude", "default", {}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().topic(), "if-bad-entry");
+  EXPECT_EQ(bad.error().arg("variable"), "oob_ib_if_include");
+  EXPECT_EQ(bad.error().arg("source"), "environment");
+  EXPECT_EQ(bad.error().arg("entry"), "10.0.0.0/40");
+}
+
 }  // namespace orca::net

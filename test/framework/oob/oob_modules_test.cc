@@ -214,23 +214,9 @@ TEST_F(OobModules, TcpReportsAPeerThatWentAwayToEverySubscriberWithinItsRetryBud
   EXPECT_NE(why[0].find("cannot connect to " + n1.to_string() + " after 1 rounds"), std::string::npos) << why[0];
 }
 
-TEST_F(OobModules, AFailedRankingSaysWhyInThePeerLostMessage) {
-  // The interface scan is cached; the lists are read at every ranking. A
-  // list that turns invalid after the start makes ranking fail, and the
-  // peer-lost message carries the reason, not just "no local address".
-  ASSERT_NO_FATAL_FAILURE(start_two(tcp_only({"oob_tcp_retries=0", "oob_tcp_connect_timeout=500"})));
-  const ProcessName n1 = p_[1]->oob->self();
-  std::vector<std::string> why;
-  p_[0]->oob->on_peer_lost([&](ProcessName, const std::string& w) { why.push_back(w); });
-  ASSERT_TRUE(p_[0]->runtime->registry()
-                  .add_setting({"oob_tcp_if_include", "nosuchif0", mca::Source{mca::SourceKind::CommandLine, "", 0, 0}})
-                  .ok());
-  ASSERT_TRUE(p_[0]->oob->send(n1, 23, bytes_of("x")).ok());
-  ASSERT_TRUE(loop_.run_until([&] { return !why.empty(); }, 10s));
-  EXPECT_NE(why[0].find("ranking failed"), std::string::npos) << why[0];
-  EXPECT_NE(why[0].find("nosuchif0"), std::string::npos) << why[0];
-  EXPECT_NE(why[0].find("oob_tcp_if_include"), std::string::npos) << why[0];
-}
+// A ranking that fails later (the one listed interface vanished) and the
+// peer-lost report that says why: Oob.vanished_listed_interface_is_why_a_peer_is_lost
+// in test/integration/oob_test.sh, which can delete an interface.
 
 TEST_F(OobModules, AnInterfaceListNamingNoInterfaceStopsOpen) {
   Process p(loop_, ProcessName{5, 0}, tcp_only({"oob_tcp_if_include=orca-nonesuch0"}));

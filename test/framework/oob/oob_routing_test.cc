@@ -141,7 +141,7 @@ TEST(OobRoutingBackPressure, ARelayAndAnOutboxWaitForRoomAndLoseNothing) {
 
 TEST_F(OobRouting, RankingTowardHostsLeavesOutTheAddressesNotConsidered) {
   Oob& oob = *p_[0]->oob;
-  auto selected = oob.selected_addresses("");
+  auto selected = oob.selected_addresses();
   ASSERT_TRUE(selected.ok()) << selected.error().summary();
   const auto lo = net::IpAddress::parse("127.0.0.1");
   bool has_lo = false;
@@ -152,7 +152,7 @@ TEST_F(OobRouting, RankingTowardHostsLeavesOutTheAddressesNotConsidered) {
       {reach::RemoteAddress{*lo, 8, net::InterfaceKind::Loopback}},
       {reach::RemoteAddress{*net::IpAddress::parse("::1"), 128, net::InterfaceKind::Loopback},
        reach::RemoteAddress{*lo, 8, net::InterfaceKind::Loopback}}};
-  auto all = oob.rank_toward_hosts("", hosts, true);
+  auto all = oob.rank_toward_hosts(hosts, true);
   ASSERT_TRUE(all.ok()) << all.error().summary();
   ASSERT_EQ(all.value().size(), 2u);
   ASSERT_FALSE(all.value()[1].empty());
@@ -161,7 +161,7 @@ TEST_F(OobRouting, RankingTowardHostsLeavesOutTheAddressesNotConsidered) {
   EXPECT_EQ(best.weight, reach::kWeightSameHostLoopback);
   EXPECT_TRUE(selected.value()[best.local].address.is_loopback());
   EXPECT_EQ(selected.value()[best.local].address.family(), hosts[1][best.remote].address.family());
-  auto without = oob.rank_toward_hosts("", hosts, true, [](const net::InterfaceAddress& e) { return !e.address.is_loopback(); });
+  auto without = oob.rank_toward_hosts(hosts, true, [](const net::InterfaceAddress& e) { return !e.address.is_loopback(); });
   ASSERT_TRUE(without.ok()) << without.error().summary();
   ASSERT_EQ(without.value().size(), 2u);
   for (const auto& host : without.value()) {

@@ -8,6 +8,7 @@
 #include "mca/base/component_context.h"
 #include "mca/base/component_registrar.h"
 
+#include <orca/interface_selection.h>
 #include <orca/mca_var.h>
 
 #include <gtest/gtest.h>
@@ -44,6 +45,8 @@ class FakeContext {
       const orca_mca_var_decl& d = variables()[i];
       set(d.name, d.type, d.default_value ? d.default_value : "");
     }
+    // The interface lists, which the component declares beside its table.
+    for (const orca_mca_var_decl& d : net::interface_selection_decls()) set(d.name, d.type, d.default_value);
   }
 
   void set_text(const std::string& name, const std::string& value) { text_[name] = value; }
@@ -136,6 +139,8 @@ class RealHost {
     }
     mca::ComponentRegistrar registrar(registry_, "oob", "tcp");
     rc_ = orca_mca_declare_vars(registrar.c_handle(), variables().data(), variables().size());
+    const auto lists = net::interface_selection_decls();
+    if (rc_ == ORCA_MCA_OK) rc_ = orca_mca_declare_vars(registrar.c_handle(), lists.data(), lists.size());
     declaration_error_ = registrar.error();
     value_error_ = registrar.value_error();
   }
@@ -365,6 +370,35 @@ TEST(TcpConfig, AFailedReadIsAnErrorNamingTheVariable) {
     EXPECT_EQ(r.error().arg("name"), std::string("oob_tcp_") + d.name);
     EXPECT_TRUE(Contains(r.error().arg("why"), std::string("oob_tcp_") + d.name));
   }
+}
+
+// The lists are handed to the host as written, each with its variable;
+// the C view stays valid in a copy after the original is gone (the module
+// keeps a copy of the config).
+TEST(TcpConfig, InterfaceListsAreReadForTheHostAsWritten) {
+  std::optional<TcpConfig> copy;
+  {
+    RealHost host(Settings{{"if_include", "eth0, 10.0.0.0/8"}});
+    ASSERT_EQ(host.rc(), ORCA_MCA_OK);
+    auto r = host.config();
+    ASSERT_TRUE(Succeeded(r));
+    copy = r.value();
+  }
+  const orca_oob_interface_filter* f = copy->interfaces.c_filter();
+  EXPECT_STREQ(f->include.variable, "oob_tcp_if_include");
+  ASSERT_EQ(f->include.n_entries, 2u);
+  EXPECT_STREQ(f->include.entries[0], "eth0");
+  EXPECT_STREQ(f->include.entries[1], "10.0.0.0/8");
+  EXPECT_STREQ(f->exclude.variable, "oob_tcp_if_exclude");
+  EXPECT_EQ(f->exclude.n_entries, 0u);
+}
+
+TEST(TcpConfig, AnUnreadableInterfaceListIsAnErrorNamingIt) {
+  FakeContext f;
+  f.fail_text("if_exclude");
+  auto r = read_config(f.context());
+  ASSERT_TRUE(FailedWith(r, "mca-var", "unusable-var"));
+  EXPECT_EQ(r.error().arg("name"), "oob_tcp_if_exclude");
 }
 
 // Whatever a host hands over, a value that does not fit its field is an
