@@ -1,5 +1,5 @@
 // HelpCatalog: loads help-<area>.txt topic files lazily and renders messages.
-#include <orca/help.h>
+#include "help/help.h"
 
 #include <cerrno>
 #include <cstring>

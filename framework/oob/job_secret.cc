@@ -1,5 +1,5 @@
 // The job secret: how it reaches a process without a command line.
-#include <orca/oob.h>
+#include "oob/oob_host.h"
 
 #include <orca/oob_random.h>
 

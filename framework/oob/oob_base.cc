@@ -1,7 +1,7 @@
 // Oob: the framework facade a process uses; the host side of every module.
 #include <orca/interface_selection.h>
 #include <orca/interfaces.h>
-#include <orca/oob.h>
+#include "oob/oob_host.h"
 #include <orca/oob_acceptor.h>
 
 #include "oob/frame_codec.h"

@@ -18,7 +18,7 @@
 
 #include <orca/event_loop.h>
 #include <orca/export.h>
-#include <orca/oob.h>
+#include "oob/oob_host.h"
 
 #include <deque>
 #include <functional>

@@ -1,7 +1,7 @@
 // DaemonLauncher: agents as child processes, their bootstrap written to
 // stdin, their output kept, their exits reported.
 #include <orca/child_process.h>
-#include <orca/plm.h>
+#include "plm/daemon_launcher.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 // The plm base: choosing the module for a job's hosts, building a daemon's
 // command, and finding the daemon program.
-#include <orca/plm.h>
+#include "plm/plm_base.h"
 
 #include <unistd.h>
 

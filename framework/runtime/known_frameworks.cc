@@ -4,8 +4,8 @@
 // frameworks together (mca/base knows none of them).
 #include "frameworks.h"
 
-#include <orca/oob.h>
-#include <orca/plm.h>
+#include "oob/oob_host.h"
+#include "plm/plm_base.h"
 #include <orca/pmi.h>
 #include <orca/ras.h>
 #include <orca/reachable.h>

@@ -19,10 +19,10 @@
 #include <orca/event_loop.h>
 #include <orca/export.h>
 #include <orca/mca_component.h>
-#include <orca/mca_sources.h>
-#include <orca/oob.h>
+#include "mca/var/mca_sources.h"
+#include "oob/oob_host.h"
 #include <orca/result.h>
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include <memory>
 #include <string>

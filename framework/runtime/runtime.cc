@@ -1,6 +1,6 @@
 // Runtime: gathers settings from every source, declares the mca_base_*
 // variables, loads components and owns the frameworks a tool uses.
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include "mca/var/text.h"
 

@@ -39,9 +39,9 @@
 //
 // A benchmark, not a test: it prints figures and never fails on a time.
 #include <orca/event_loop.h>
-#include <orca/mca_sources.h>
-#include <orca/oob.h>
-#include <orca/runtime.h>
+#include "mca/var/mca_sources.h"
+#include "oob/oob_host.h"
+#include "runtime/runtime.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

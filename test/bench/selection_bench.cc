@@ -14,14 +14,14 @@
 // reachable/netlink only ask the kernel: nothing is sent.
 //
 // A benchmark, not a test: it prints figures and asserts nothing about time.
-#include <orca/help.h>
+#include "help/help.h"
 #include <orca/interface_selection.h>
 #include <orca/interfaces.h>
 #include <orca/mca_framework.h>
 #include <orca/mca_repository.h>
 #include <orca/mca_var.h>
 #include <orca/reachable.h>
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-// Param files (parse_param_text, orca/mca_sources.h): `name = value`
+// Param files (parse_param_text, framework/mca/var/mca_sources.h): `name = value`
 // lines, comments and quotes, as read_param_file() gets them from a file
 // a user (or a runaway generator) wrote; then every value through the
 // typed parsers (parse_value), as the registry applies them.
@@ -7,7 +7,7 @@
 // a value that parses as a type gives the registry the same value, and
 // its canonical text (Variable::text, what a launcher forwards) parses
 // back to exactly that value; no NUL byte hides in an accepted number.
-#include <orca/mca_sources.h>
+#include "mca/var/mca_sources.h"
 #include <orca/mca_var.h>
 
 #include "fuzz_input.h"

@@ -20,8 +20,8 @@
 //                       at once with "ERROR lost <peer>: <why>" (exit 1).
 //                       Without it (or 0) the process ends when done.
 #include <orca/event_loop.h>
-#include <orca/oob.h>
-#include <orca/runtime.h>
+#include "oob/oob_host.h"
+#include "runtime/runtime.h"
 
 #include "runtime/process.h"
 

@@ -1,6 +1,6 @@
 // Reading settings from param files, the environment and command lines.
 #include <orca/bounded_file.h>
-#include <orca/mca_sources.h>
+#include "mca/var/mca_sources.h"
 
 #include "mca/var/text.h"
 

@@ -2,7 +2,7 @@
 #ifndef ORCA_TOOLS_ORCA_INFO_INFO_REPORT_H
 #define ORCA_TOOLS_ORCA_INFO_INFO_REPORT_H
 
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include <ostream>
 #include <string>

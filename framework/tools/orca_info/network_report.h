@@ -6,7 +6,7 @@
 
 #include "info_report.h"
 
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include <ostream>
 #include <string>

@@ -10,7 +10,7 @@
 
 #include <orca/interface_selection.h>
 #include <orca/reachable.h>
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include "config.h"
 

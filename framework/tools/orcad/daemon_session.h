@@ -26,7 +26,7 @@
 #include "pmi/pmi_service.h"
 #include "runtime/process.h"
 
-#include <orca/plm.h>
+#include "plm/daemon_launcher.h"
 #include <orca/routed.h>
 
 #include <map>

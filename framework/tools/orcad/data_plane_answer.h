@@ -9,8 +9,8 @@
 
 #include "launch/launch_wire.h"
 
-#include <orca/oob.h>
-#include <orca/runtime.h>
+#include "oob/oob_host.h"
+#include "runtime/runtime.h"
 
 #include <string>
 #include <vector>

@@ -5,7 +5,7 @@
 #include "mca/var/mca_forward.h"
 
 #include <orca/child_process.h>
-#include <orca/oob.h>
+#include "oob/oob_host.h"
 
 #include <signal.h>
 #include <sys/wait.h>

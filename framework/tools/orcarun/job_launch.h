@@ -22,7 +22,7 @@
 #include "pmi/fence_root.h"
 #include "runtime/process.h"
 
-#include <orca/plm.h>
+#include "plm/daemon_launcher.h"
 #include <orca/routed.h>
 
 #include <chrono>

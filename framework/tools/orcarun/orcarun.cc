@@ -15,7 +15,7 @@
 #include "orcarun_options.h"
 
 #include <orca/child_process.h>
-#include <orca/oob.h>
+#include "oob/oob_host.h"
 #include <orca/pmi.h>
 #include <orca/ras.h>
 #include <orca/reachable.h>

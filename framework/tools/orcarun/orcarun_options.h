@@ -10,7 +10,7 @@
 
 #include "launch/rank_map.h"
 
-#include <orca/mca_sources.h>
+#include "mca/var/mca_sources.h"
 #include <orca/result.h>
 
 #include <optional>

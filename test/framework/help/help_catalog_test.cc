@@ -1,6 +1,6 @@
 // HelpCatalog: placeholders, topic files, the fallback when a text is
 // missing, show-once, and that every topic the code refers to exists.
-#include <orca/help.h>
+#include "help/help.h"
 #include <orca/message.h>
 
 #include <gtest/gtest.h>

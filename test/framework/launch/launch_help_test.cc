@@ -1,6 +1,6 @@
 // Every launch message, produced by the real parsers, renders from
 // help-launch.txt with each placeholder filled.
-#include <orca/help.h>
+#include "help/help.h"
 #include <orca/host_list.h>
 
 #include "launch/rank_map.h"

@@ -1,7 +1,7 @@
 // The interface selection policy on synthetic inventories: the two
 // variables set through a real mca::Registry, interface_filter_from() and
 // select_interfaces(), every decision with its rule.
-#include <orca/help.h>
+#include "help/help.h"
 #include <orca/interface_selection.h>
 #include <orca/mca_var.h>
 

@@ -1,6 +1,6 @@
 // The oob base's text forms: ContactUri::parse, ProcessName text, and the
 // job secret from the environment (ORCA_JOB_SECRET / ORCA_JOB_SECRET_FD).
-#include <orca/oob.h>
+#include "oob/oob_host.h"
 #include <orca/process_name.h>
 
 #include "lib/expect_text.h"

@@ -9,8 +9,8 @@
 // nobody receives wait up to Oob::kMaxWaiting, and the rest are dropped
 // and logged.
 #include <orca/event_loop.h>
-#include <orca/oob.h>
-#include <orca/runtime.h>
+#include "oob/oob_host.h"
+#include "runtime/runtime.h"
 #include <orca/unique_fd.h>
 
 #include "lib/build_tree.h"

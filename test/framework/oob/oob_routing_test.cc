@@ -4,8 +4,8 @@
 // destination kept, send_via, a tag nobody receives yet waiting for its
 // receiver, the tag range, no route, and every peer-lost subscriber told.
 #include <orca/event_loop.h>
-#include <orca/oob.h>
-#include <orca/runtime.h>
+#include "oob/oob_host.h"
+#include "runtime/runtime.h"
 
 #include "oob/oob_outbox.h"
 #include "oob/oob_tags.h"

@@ -5,7 +5,7 @@
 #ifndef ORCA_TEST_FRAMEWORK_PLM_BUILD_TREE_RUNTIME_H
 #define ORCA_TEST_FRAMEWORK_PLM_BUILD_TREE_RUNTIME_H
 
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include "lib/build_tree.h"
 

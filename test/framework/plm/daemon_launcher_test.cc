@@ -4,7 +4,7 @@
 // holds launches back until daemon_up(), signals reach the agent's whole
 // process group, and the destructor leaves no process and no zombie.
 #include <orca/event_loop.h>
-#include <orca/plm.h>
+#include "plm/daemon_launcher.h"
 
 #include "framework/plm/process_probe.h"
 #include "lib/temp_dir.h"

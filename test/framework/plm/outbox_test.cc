@@ -4,7 +4,7 @@
 // (not even a small message the oob would have taken at once), and
 // on_drained says when the queue is empty again.
 #include <orca/event_loop.h>
-#include <orca/oob.h>
+#include "oob/oob_host.h"
 
 #include "oob/oob_outbox.h"
 

@@ -6,7 +6,7 @@
 #define ORCA_TEST_FRAMEWORK_PLM_PLM_COMPONENT_FIXTURE_H
 
 #include <orca/mca_framework.h>
-#include <orca/plm.h>
+#include "plm/plm_base.h"
 
 #include "framework/plm/build_tree_runtime.h"
 #include "lib/result_assertions.h"

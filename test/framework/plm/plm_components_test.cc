@@ -6,7 +6,7 @@
 // same choices.) plm/local's own module table is tested in
 // test/components/plm/local/plm_local_test.cc.
 #include <orca/mca_framework.h>
-#include <orca/plm.h>
+#include "plm/plm_base.h"
 
 #include "framework/plm/plm_component_fixture.h"
 #include "lib/result_assertions.h"

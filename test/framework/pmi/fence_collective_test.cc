@@ -1,7 +1,7 @@
 // FenceCollective: one process's part of a pmi collective (counting each
 // epoch's parts, merging them, holding them to the job's bound on its
 // data), and the entry <-> Kvs conversions of the C interface.
-#include <orca/help.h>
+#include "help/help.h"
 #include <orca/pmi.h>
 
 #include "lib/expect_text.h"

@@ -1,6 +1,6 @@
 // The reachable framework's base: base_verdict's rules, link_bonus, and
 // compute_matrix around a fake C module that records what it is asked.
-#include <orca/help.h>
+#include "help/help.h"
 #include <orca/reachable.h>
 
 #include "lib/expect_text.h"

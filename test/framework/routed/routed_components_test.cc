@@ -4,7 +4,7 @@
 // its range is refused before any tree is built.
 #include <orca/mca_framework.h>
 #include <orca/routed.h>
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include "lib/build_tree.h"
 #include "lib/result_assertions.h"

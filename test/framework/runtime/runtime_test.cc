@@ -1,7 +1,7 @@
 // Runtime::load: every source of settings, from real files in a private
 // install tree and home directory, with mca_base_verbose (declared by the
 // runtime itself) as the probe; file errors; and report_settings().
-#include <orca/runtime.h>
+#include "runtime/runtime.h"
 
 #include <gtest/gtest.h>
 

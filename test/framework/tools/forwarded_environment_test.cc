@@ -3,7 +3,7 @@
 // per-variable and total bounds counted as execve counts (NUL included).
 #include "orcarun/forwarded_environment.h"
 
-#include <orca/help.h>
+#include "help/help.h"
 
 #include <gtest/gtest.h>
 

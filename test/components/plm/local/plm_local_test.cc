@@ -2,7 +2,7 @@
 // loaded from the build tree beside plm/rsh (test/framework/plm/
 // plm_component_fixture.h) and chosen for this host: the simulated nodes
 // of its setting, no cap on concurrent launches, no tree spawn.
-#include <orca/plm.h>
+#include "plm/plm_base.h"
 
 #include "framework/plm/plm_component_fixture.h"
 #include "lib/result_assertions.h"

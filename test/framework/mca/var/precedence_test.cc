@@ -2,7 +2,7 @@
 // wins whatever the arrival order and whether the variable is declared
 // before, between or after the settings; then the later param file; then
 // the later setting.
-#include <orca/mca_sources.h>
+#include "mca/var/mca_sources.h"
 #include <orca/mca_var.h>
 
 #include <gtest/gtest.h>

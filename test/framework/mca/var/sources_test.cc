@@ -1,6 +1,6 @@
 // Sources of settings: param-file text and files, the environment block
 // and the --mca / --tune options every tool accepts.
-#include <orca/mca_sources.h>
+#include "mca/var/mca_sources.h"
 
 #include <gtest/gtest.h>
 

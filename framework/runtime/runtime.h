@@ -17,11 +17,12 @@
 #ifndef ORCA_RUNTIME_H
 #define ORCA_RUNTIME_H
 
+#include "help/help.h"
+#include "mca/var/mca_sources.h"
+
 #include <orca/export.h>
-#include <orca/help.h>
 #include <orca/mca_framework.h>
 #include <orca/mca_repository.h>
-#include <orca/mca_sources.h>
 #include <orca/mca_var.h>
 #include <orca/result.h>
 
