@@ -14,6 +14,7 @@
 #define ORCA_FRAMEWORK_OOB_OOB_HOST_H
 
 #include <orca/oob.h>
+#include "oob/messenger.h"
 
 #include <orca/address_watch.h>
 #include <orca/event_loop.h>
@@ -67,14 +68,8 @@ ORCA_EXPORT std::string new_job_secret_hex();
  * the loop after the call that found it out (never from inside a send, so
  * a handler may send). Everything runs on the event loop's thread.
  */
-class ORCA_EXPORT Oob {
+class ORCA_EXPORT Oob final : public Messenger {
  public:
-  using Receiver = std::function<void(ProcessName from, std::span<const std::uint8_t> bytes)>;
-  using LostHandler = std::function<void(ProcessName peer, const std::string& why)>;
-  using ReadyHandler = std::function<void(ProcessName peer)>;
-  using ConnectedHandler = std::function<void(ProcessName peer)>;
-  /* The neighbour to send a message for `final` to, or nullopt for none. */
-  using Router = std::function<std::optional<ProcessName>(ProcessName final)>;
   static constexpr size_t kMaxWaiting = 4096;
   static constexpr size_t kMaxWaitingBytes = 64u << 20;
 
@@ -84,56 +79,56 @@ class ORCA_EXPORT Oob {
    * open, a module failed to start (a bad interface list, say). */
   static Result<std::unique_ptr<Oob>> open(Runtime& runtime, EventLoop& loop, ProcessName self,
                                            std::vector<std::uint8_t> secret);
-  ~Oob();
+  ~Oob() override;
   Oob(const Oob&) = delete;
   Oob& operator=(const Oob&) = delete;
 
-  const std::string& contact_uri() const noexcept { return uri_; }
+  const std::string& contact_uri() const noexcept override { return uri_; }
   ProcessName self() const noexcept { return self_; }
 
   /* Learns a peer. Errors: a malformed URI, or no module can reach it
    * (the message says what each module answered). */
-  Status add_peer(ProcessName peer, const std::string& uri);
+  Status add_peer(ProcessName peer, const std::string& uri) override;
   /* Whether `peer` was added (is a neighbour). */
-  bool knows(ProcessName peer) const { return routes_.count(peer) != 0; }
+  bool knows(ProcessName peer) const override { return routes_.count(peer) != 0; }
   /* Queues a message (the bytes are copied): directly to a known peer,
    * else through the router's next hop. Errors: a tag out of range, no
    * route, back-pressure (ErrorKind::Busy: retry later; the Outbox does), too large. */
-  Status send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes);
+  Status send(ProcessName peer, std::uint32_t tag, std::span<const std::uint8_t> bytes) override;
   /* The same without a copy for a known peer: the buffer is shared until
    * written and acknowledged, so one buffer can go to many peers. It must
    * not change. (Through a next hop it is copied once.) */
-  Status send(ProcessName peer, std::uint32_t tag, std::shared_ptr<const std::vector<std::uint8_t>> bytes);
+  Status send(ProcessName peer, std::uint32_t tag, std::shared_ptr<const std::vector<std::uint8_t>> bytes) override;
   /* Sends to `final` through the known peer `next_hop` (the router is not
    * asked); `next_hop == final` is a direct send. */
   Status send_via(ProcessName final, ProcessName next_hop, std::uint32_t tag, std::span<const std::uint8_t> bytes);
-  void set_router(Router router) { router_ = std::move(router); }
+  void set_router(Router router) override { router_ = std::move(router); }
   /* Registers the receiver of `tag` (replacing an earlier one); messages
    * that waited for it are delivered next, from the event loop. */
-  void on_receive(std::uint32_t tag, Receiver receiver);
+  void on_receive(std::uint32_t tag, Receiver receiver) override;
   /* Adds a handler; returns a token for cancel_peer_lost(). */
-  size_t on_peer_lost(LostHandler handler);
-  void cancel_peer_lost(size_t token);
+  size_t on_peer_lost(LostHandler handler) override;
+  void cancel_peer_lost(size_t token) override;
   /* Back-pressure eased: a send refused as ErrorKind::Busy may be retried.
    * `peer` is the neighbour whose queue has room (for a message routed
    * through a next hop, that hop). Every handler hears of every neighbour;
    * a refused send is always followed by one such call for its neighbour.
    * From the loop, never from inside a send. Returns a token for
    * cancel_peer_ready(). */
-  size_t on_peer_ready(ReadyHandler handler);
-  void cancel_peer_ready(size_t token);
+  size_t on_peer_ready(ReadyHandler handler) override;
+  void cancel_peer_ready(size_t token) override;
   /* A connection to the neighbour `peer` was made (orca_oob_host's
    * peer_connected): route(peer) names it from now on. A handler may send;
    * what it sends to `peer` leaves with the handshake's last frames.
    * Returns a token for cancel_peer_connected(). */
-  size_t on_peer_connected(ConnectedHandler handler);
-  void cancel_peer_connected(size_t token);
+  size_t on_peer_connected(ConnectedHandler handler) override;
+  void cancel_peer_connected(size_t token) override;
   /* `peer` was told to end (a daemon's teardown) and will be sent nothing
    * more: its connection closing is no loss, and no module dials it again
    * (nor reports it lost). A later send to it undoes this. */
-  void forget_peer(ProcessName peer);
+  void forget_peer(ProcessName peer) override;
   /* "tcp: 10.0.0.1:41200 -> 10.0.0.2:5000", or "" when not connected. */
-  std::string route(ProcessName peer) const;
+  std::string route(ProcessName peer) const override;
   /* Messages waiting for a receiver of their tag. */
   size_t waiting() const noexcept { return waiting_.size(); }
   /* What connect attempts from this process proved, per local address

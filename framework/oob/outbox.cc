@@ -3,7 +3,7 @@
 
 namespace orca::oob {
 
-Outbox::Outbox(Oob& oob, std::function<void()> on_drained, ErrorHandler on_error)
+Outbox::Outbox(Messenger& oob, std::function<void()> on_drained, ErrorHandler on_error)
     : oob_(oob), on_drained_(std::move(on_drained)), on_error_(std::move(on_error)),
       ready_token_(oob.on_peer_ready([this](ProcessName) {
         if (!queue_.empty()) flush();

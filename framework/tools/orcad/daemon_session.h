@@ -130,7 +130,7 @@ class DaemonSession {
   std::unique_ptr<MeshProbe> mesh_probe_;
   std::unique_ptr<oob::Outbox> outbox_;
   std::optional<iof::OutputWindow> output_window_;  // output sent to orcarun and not yet credited
-  std::unique_ptr<plm::DaemonLauncher> launcher_;
+  std::unique_ptr<plm::DaemonStarter> launcher_;  // a plm::DaemonLauncher, with tree spawn
   std::optional<plm::ChosenModule> plm_;
   mca::Framework* plm_fw_ = nullptr;  // declared and opened when first needed
   std::optional<plm::ChosenModule> started_by_;  // the launcher of every daemon at once, if that is how we started

@@ -6,6 +6,7 @@
 
 #include <orca/child_process.h>
 #include "oob/oob_host.h"
+#include "plm/daemon_launcher.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -48,8 +49,20 @@ launch::JobFacts job_facts(const JobPlan& plan, const Options& options) {
 
 }  // namespace
 
-JobLaunch::JobLaunch(Process& process, const Options& options, JobPlan plan, Clock::time_point started)
-    : process_(process), options_(options), plan_(std::move(plan)), t_start_(started) {
+JobParts process_parts(Process& process) {
+  return {.open_oob = [&process](ProcessName self, std::vector<std::uint8_t> secret) -> Result<oob::Messenger*> {
+            auto oob = process.open_oob(self, std::move(secret));
+            if (!oob) return oob.error();
+            return static_cast<oob::Messenger*>(oob.value());
+          },
+          .make_starter = [&process](std::uint32_t max_concurrent, plm::DaemonStarter::Hooks hooks) {
+            return std::unique_ptr<plm::DaemonStarter>(
+                std::make_unique<plm::DaemonLauncher>(process.loop(), max_concurrent, std::move(hooks)));
+          }};
+}
+
+JobLaunch::JobLaunch(Process& process, const Options& options, JobPlan plan, Clock::time_point started, JobParts parts)
+    : process_(process), options_(options), plan_(std::move(plan)), parts_(std::move(parts)), t_start_(started) {
   daemon_.resize(daemons() + 1);
   for (std::uint32_t v = 1; v <= daemons(); ++v) daemon_[v].host = plan_.nodes[v - 1].name;
   machine_ = std::make_unique<JobMachine>(job_facts(plan_, options_), machine_hooks());
@@ -97,7 +110,7 @@ Status JobLaunch::open() {
     secret_.push_back(static_cast<std::uint8_t>(std::stoul(secret_hex.substr(i, 2), nullptr, 16)));
   }
   settings_text_ = mca::encode_settings(mca::forwardable_settings(process_.runtime().registry()));
-  auto oob = process_.open_oob(name(0), secret_);
+  auto oob = parts_.open_oob(name(0), secret_);
   if (!oob) return oob.error();
   oob_ = oob.value();
   oob_->set_router(routed::make_router(*plan_.tree, name(0)));
@@ -138,27 +151,26 @@ Status JobLaunch::open() {
     machine_->daemon_lost(peer.vpid, "the oob lost the daemon on " + describe(peer.vpid) + ": " + why);
   });
 
-  plm::DaemonLauncher::Hooks hooks;
+  plm::DaemonStarter::Hooks hooks;
   hooks.on_exit = [this](std::uint32_t vpid, int status, const std::string& tail) { on_agent_exit(vpid, status, tail); };
   hooks.on_output = [this](std::uint32_t vpid, const std::string& line) {
     if (printer_) printer_->end_open_line(iof::Stream::Stderr);
     // A line a daemon relays from its own children already names its host.
     const bool named = line.rfind("[orcad ", 0) == 0;
     // One launch for every daemon: its lines are srun's or any daemon's.
-    const std::string who = vpid == plm::DaemonLauncher::kEveryDaemon ? "[orcad via " + printable(step_program_) + "] "
+    const std::string who = vpid == plm::DaemonStarter::kEveryDaemon ? "[orcad via " + printable(step_program_) + "] "
                                                                        : "[orcad " + printable(daemon_[vpid].host) + "] ";
     say((named ? std::string() : who) + printable(line) + "\n");
-    if (vpid == plm::DaemonLauncher::kEveryDaemon) daemon_ended_said(line);
+    if (vpid == plm::DaemonStarter::kEveryDaemon) daemon_ended_said(line);
   };
   hooks.on_failed_start = [this](std::uint32_t vpid, const Message& why) {
-    if (vpid == plm::DaemonLauncher::kEveryDaemon) {
+    if (vpid == plm::DaemonStarter::kEveryDaemon) {
       machine_->fail(why, 1);
       return;
     }
     machine_->daemon_failed(vpid, "cannot start the agent for " + describe(vpid) + ": " + plm::spawn_failure_text(why));
   };
-  launcher_ = std::make_unique<plm::DaemonLauncher>(process_.loop(), plan_.plm.module->max_concurrent(plan_.plm.module->self),
-                                                    std::move(hooks));
+  launcher_ = parts_.make_starter(plan_.plm.module->max_concurrent(plan_.plm.module->self), std::move(hooks));
   sigint_ = std::make_unique<SignalWatch>(process_.loop(), SIGINT, [this] { machine_->on_signal(SIGINT); });
   sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] { machine_->on_signal(SIGTERM); });
   return {};

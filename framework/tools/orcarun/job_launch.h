@@ -22,7 +22,9 @@
 #include "pmi/fence_root.h"
 #include "runtime/process.h"
 
-#include "plm/daemon_launcher.h"
+#include "oob/messenger.h"
+#include "plm/daemon_starter.h"
+#include "plm/plm_base.h"
 #include <orca/routed.h>
 
 #include <chrono>
@@ -58,10 +60,21 @@ struct JobPlan {
   std::vector<std::string> unused_components;  // "framework/component" the daemons do not load (daemon_components.h)
 };
 
+/* Where a JobLaunch gets its oob and its daemon starter: the process's
+ * Oob and a plm::DaemonLauncher in orcarun (process_parts), fakes in the
+ * adapter's tests. */
+struct JobParts {
+  /* Opens the oob as `self` with the job secret; the Messenger outlives the JobLaunch. */
+  std::function<Result<oob::Messenger*>(ProcessName self, std::vector<std::uint8_t> secret)> open_oob;
+  std::function<std::unique_ptr<plm::DaemonStarter>(std::uint32_t max_concurrent, plm::DaemonStarter::Hooks hooks)>
+      make_starter;
+};
+JobParts process_parts(Process& process);
+
 class JobLaunch {
  public:
   JobLaunch(Process& process, const Options& options, JobPlan plan,
-            std::chrono::steady_clock::time_point started);
+            std::chrono::steady_clock::time_point started, JobParts parts);
   ~JobLaunch();
   /* Runs the job; returns orcarun's exit status. */
   int run();
@@ -130,8 +143,9 @@ class JobLaunch {
   std::uint32_t job_ = 0;
   std::vector<std::uint8_t> secret_;
   std::string settings_text_;
-  oob::Oob* oob_ = nullptr;
-  std::unique_ptr<plm::DaemonLauncher> launcher_;
+  JobParts parts_;
+  oob::Messenger* oob_ = nullptr;
+  std::unique_ptr<plm::DaemonStarter> launcher_;
   std::string step_program_;  // with a launch of every daemon at once: its program (srun), for messages
   std::unique_ptr<StreamWriter> out_;  // orcarun's stdout and stderr
   std::unique_ptr<StreamWriter> err_;

@@ -7,7 +7,7 @@
 namespace orca::orcarun {
 
 launch::Bootstrap JobLaunch::bootstrap_for(std::uint32_t vpid) const {
-  const std::uint32_t parent = vpid == plm::DaemonLauncher::kEveryDaemon ? 0 : plan_.tree->parent(vpid);
+  const std::uint32_t parent = vpid == plm::DaemonStarter::kEveryDaemon ? 0 : plan_.tree->parent(vpid);
   launch::Bootstrap b{.job = job_,
                       .vpid = vpid,
                       .daemons = daemons(),
@@ -71,7 +71,7 @@ bool JobLaunch::launch_daemon(std::uint32_t vpid) {
 void JobLaunch::launch_all() {
   std::vector<std::string> hosts;
   for (std::uint32_t v = 1; v <= daemons(); ++v) hosts.push_back(daemon_[v].host);
-  auto frame = launch::bootstrap_frame(bootstrap_for(plm::DaemonLauncher::kEveryDaemon));
+  auto frame = launch::bootstrap_frame(bootstrap_for(plm::DaemonStarter::kEveryDaemon));
   if (!frame) {
     machine_->fail(frame.error(), 1);
     return;
@@ -82,7 +82,7 @@ void JobLaunch::launch_all() {
     return;
   }
   step_program_ = argv->front();
-  plm::DaemonLauncher::Launch l{.vpid = plm::DaemonLauncher::kEveryDaemon,
+  plm::DaemonStarter::Launch l{.vpid = plm::DaemonStarter::kEveryDaemon,
                                 .host = {},
                                 .argv = std::move(argv.value()),
                                 .bootstrap = {},
@@ -116,7 +116,7 @@ void JobLaunch::relay_contact(const launch::DaemonReport& report) {
     machine_->fail(frame.error(), 1);
     return;
   }
-  (void)launcher_->send(plm::DaemonLauncher::kEveryDaemon, std::move(frame.value()));
+  (void)launcher_->send(plm::DaemonStarter::kEveryDaemon, std::move(frame.value()));
 }
 
 }  // namespace orca::orcarun

@@ -260,7 +260,7 @@ static int orcarun_main(int argc, char** argv) {
   orca::orcarun::JobPlan plan;
   if (orca::Status st = make_plan(p.runtime(), options.value(), plan); !st) return p.fail(st.error());
 
-  orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started);
+  orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started, orca::orcarun::process_parts(p));
   return job.run();
 }
 

@@ -32,8 +32,10 @@ sigint_ends_the_job() { signal_case INT 130; }
 sigterm_ends_the_job() { signal_case TERM 143; }
 
 # A rank that ignores SIGINT is SIGKILLed after orcarun_kill_grace. The
-# policy is JobMachineExit.RanksStillThereAfterTheGraceAreKilled's; this
-# case checks the wiring: the setting, the signals, the real exit status.
+# policy is JobMachineExit.RanksStillThereAfterTheGraceAreKilled's, the
+# adapter's wiring JobLaunchAdapter.SigintGoesToTheRanksAndRanksThatIgnore-
+# ItAreKilledAfterTheGrace's; this case checks the setting, the real
+# signals and the real exit status.
 sigint_ignored_then_killed() {
     setup
     start --mca orcarun_kill_grace 1 -n 1 sh -c 'trap "" INT; touch "$0/up.$ORCA_RANK"; sleep 100' "$T"
@@ -222,8 +224,9 @@ background_children_end_with_the_job() {
 # false): agents end in a burst while others still start and descriptors
 # are reused; the job fails naming a daemon, and nothing crashes or stays.
 # (The decision, one failure ending the wire-up, is
-# JobMachineLoss.ADaemonFailingDuringTheWireUpEndsTheJob's; the burst of
-# real agents is this case's.)
+# JobMachineLoss.ADaemonFailingDuringTheWireUpEndsTheJob's, the adapter's
+# JobLaunchAdapter.ManyAgentsFailingAtOnceEndTheJobNamingADaemon's; the
+# burst of real agents is this case's.)
 many_daemons_failing_at_once() {
     setup
     orc --mca plm_base_daemon /bin/false --mca plm_local_num_nodes 300 true
@@ -233,8 +236,9 @@ many_daemons_failing_at_once() {
 }
 
 # Daemons that never report: orcarun_startup_timeout names them. The
-# policy is JobMachineWireUp.StartupTimeoutNamesEachMissingDaemonAndWhy's;
-# this case checks the setting and the message as printed.
+# policy is JobMachineWireUp.StartupTimeoutNamesEachMissingDaemonAndWhy's,
+# the adapter's JobLaunchAdapter.DaemonsThatNeverReportAreNamedAtThe-
+# StartupTimeout's; this case checks the setting and real agents.
 startup_timeout() {
     setup
     printf '#!/bin/sh\nexec sleep 100\n' >"$T/mute-orcad"
@@ -251,8 +255,9 @@ startup_timeout() {
 # 3. --timeout
 
 # The policy (from the first command, then the drain) is
-# JobMachineExit.TheTimeoutCountsFromTheFirstCommand's; this case checks
-# the option and the message as printed.
+# JobMachineExit.TheTimeoutCountsFromTheFirstCommand's, the adapter's
+# JobLaunchAdapter.TheTimeoutEndsARunningJob's; this case checks the option
+# and real ranks.
 timeout_ends_the_job() {
     setup
     orc --timeout 1 -n 2 --oversubscribe sleep 100
