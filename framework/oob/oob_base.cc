@@ -1,7 +1,8 @@
 // Oob: the framework facade a process uses; the host side of every module.
+#include "oob/oob_host.h"
+
 #include <orca/interface_selection.h>
 #include <orca/interfaces.h>
-#include "oob/oob_host.h"
 #include <orca/oob_acceptor.h>
 
 #include "oob/frame_codec.h"
