@@ -1,6 +1,7 @@
 // --host h1:4,node[1-3]:2,h2 and merging repeated hosts.
 #include <orca/host_list.h>
 
+#include "launch/host_word.h"
 #include "launch/hostlist_expand.h"
 #include "launch/launch_text.h"
 #include "mca/var/text.h"
@@ -82,25 +83,23 @@ Result<std::vector<HostSlots>> parse_host_option(std::string_view text) {
   std::vector<std::string> names;
   HostlistBudget budget;  // for the hosts of the whole option, not of one item
   for (std::string_view item : split_hostlist_items(list)) {
-    // Slots follow the last ':' (a host name has none).
-    const size_t colon = item.rfind(':');
-    const std::string_view name_part = item.substr(0, colon);
+    auto word = split_host_word(item, kHostOption);
+    if (!word) return word.error();
+    const HostWord& w = word.value();
     HostSlots proto;
-    if (colon != std::string_view::npos) {
-      const std::string_view slots_text = item.substr(colon + 1);
-      if (name_part.empty()) {
-        return Message("launch", "hostlist-syntax",
-                       {{"source", std::string(kHostOption)},
-                        {"part", excerpt(item)},
-                        {"why", "there is no host before the ':'"}});
+    if (w.slots) {
+      auto slots = parse_whole_number(*w.slots, 1, kMaxSlotsPerHost);
+      if (!slots) {
+        return bad_slots(kHostOption, w.address.empty() ? w.hostlist : std::string_view(w.address), *w.slots,
+                         "slots must be " + valid_slots_text());
       }
-      auto slots = parse_whole_number(slots_text, 1, kMaxSlotsPerHost);
-      if (!slots) return bad_slots(kHostOption, name_part, slots_text, "slots must be " + valid_slots_text());
       proto.slots = static_cast<unsigned>(*slots);
       proto.slots_given = true;
     }
     names.clear();
-    if (Status st = expand_hostlist_item(name_part, kHostOption, names, budget); !st) {
+    if (!w.address.empty()) {
+      names.push_back(w.address);
+    } else if (Status st = expand_hostlist_item(w.hostlist, kHostOption, names, budget); !st) {
       return st.error();
     }
     for (std::string& n : names) {

@@ -1,6 +1,7 @@
 // The text of a hostfile: "node[1-4] slots=8", comments, blank lines.
 #include <orca/host_list.h>
 
+#include "launch/host_word.h"
 #include "launch/hostlist_expand.h"
 #include "launch/launch_text.h"
 #include "mca/var/text.h"
@@ -100,8 +101,19 @@ Result<std::vector<HostSlots>> parse_hostfile_text(std::string_view text, std::s
     if (!slots) return slots.error();
 
     const std::string source = "hostfile " + std::string(file_name) + ":" + std::to_string(line_no);
+    // Hydra's "host:N" is slots too.
+    auto word = split_host_word(host, source);
+    if (!word) return word.error();
+    if (word->slots) {
+      if (slots->has_value()) return at.error("the slots are given twice, as host:N and as slots=N");
+      auto n = parse_whole_number(*word->slots, 1, kMaxSlotsPerHost);
+      if (!n) return at.error("\"" + excerpt(host) + "\" has invalid slots: slots must be " + valid_slots_text());
+      slots.value() = static_cast<unsigned>(*n);
+    }
     names.clear();
-    if (Status st = expand_hostlist_into(host, source, names, budget); !st) {
+    if (!word->address.empty()) {
+      names.push_back(word->address);
+    } else if (Status st = expand_hostlist_into(word->hostlist, source, names, budget); !st) {
       return st.error();
     }
     for (std::string& n : names) {

@@ -38,6 +38,29 @@ TEST(HostOption, SlotsAfterAColon) {
   EXPECT_EQ(hosts("h:007"), Hosts{given("h", 7)});
 }
 
+TEST(HostOption, IPv6AddressesInBracketsTakeSlots) {
+  EXPECT_EQ(hosts("[fe80::1]:2,[::1],h1"), (Hosts{given("fe80::1", 2), defaulted("::1"), defaulted("h1")}));
+  // Without brackets an address is taken whole: it cannot carry slots.
+  EXPECT_EQ(hosts("2001:db8::7"), Hosts{defaulted("2001:db8::7")});
+  EXPECT_EQ(hosts("[::1]:2,::1"), Hosts{given("::1", 3)});
+}
+
+TEST(HostOption, BadIPv6Forms) {
+  struct Case {
+    const char* text;
+    const char* why;
+  };
+  for (const Case& c : {Case{"[fe80::1", "never closed"}, Case{"[fe80::zz]:2", "is not an IPv6 address"},
+                        Case{"[::1]x", "only :SLOTS may follow"}, Case{"h:1:2", "brackets, as in [fe80::1]:4"},
+                        Case{"fe80::1:2:", "brackets"}}) {
+    auto r = parse_host_option(c.text);
+    ASSERT_TRUE(FailedWith(r, "launch", "hostlist-syntax")) << c.text;
+    EXPECT_TRUE(Contains(r.error().arg("why"), c.why)) << c.text << ": " << r.error().summary();
+    EXPECT_EQ(r.error().arg("source"), "--host");
+  }
+  EXPECT_TRUE(FailedWith(parse_host_option("[::1]:0"), "launch", "host-bad-slots"));
+}
+
 TEST(HostOption, DuplicatesMergedWithSlotsAddedInFirstAppearanceOrder) {
   EXPECT_EQ(hosts("b,a,b"), (Hosts{HostSlots{"b", 2, false}, defaulted("a")}));
   EXPECT_EQ(hosts("a:2,b,a:3"), (Hosts{given("a", 5), defaulted("b")}));

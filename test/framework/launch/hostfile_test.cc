@@ -60,6 +60,11 @@ TEST(HostfileText, DuplicatesMergedWithSlotsAdded) {
   EXPECT_EQ(parse("a slots=2\nb\na slots=3\na\n"), (Hosts{given("a", 6), defaulted("b")}));
 }
 
+TEST(HostfileText, HydrasHostColonSlotsAndIPv6Addresses) {
+  EXPECT_EQ(parse("node1:2\nnode[2-3]:4 # two more\n[fe80::1]:3\n::1 slots=2\n"),
+            (Hosts{given("node1", 2), given("node2", 4), given("node3", 4), given("fe80::1", 3), given("::1", 2)}));
+}
+
 struct BadLine {
   const char* text;
   size_t line;
@@ -94,6 +99,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadLine{"a slots=0\n", 1, "hostfile-syntax", "from 1 to"},
                       BadLine{"a slots=four\n", 1, "hostfile-syntax", "from 1 to"},
                       BadLine{"a slots=2 slots=3\n", 1, "hostfile-syntax", "twice"},
+                      BadLine{"a:2 slots=3\n", 1, "hostfile-syntax", "as host:N and as slots=N"},
+                      BadLine{"a\nb:0\n", 2, "hostfile-syntax", "\"b:0\" has invalid slots"},
+                      BadLine{"a\n[fe80::1\n", 2, "hostlist-syntax", "never closed"},
+                      BadLine{"h:1:2\n", 1, "hostlist-syntax", "brackets"},
                       BadLine{"a cpus=2\n", 1, "hostfile-syntax", "unknown"},
                       BadLine{"a =2\n", 1, "hostfile-syntax", "not a setting"},
                       BadLine{"slots=2\n", 1, "hostfile-syntax", "put the host first"},

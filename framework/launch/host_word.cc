@@ -1,0 +1,59 @@
+// split_host_word (host_word.h).
+#include "launch/host_word.h"
+
+#include "launch/launch_text.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+
+namespace orca::launch {
+
+namespace {
+
+Message syntax(std::string_view source, std::string_view word, std::string why) {
+  return Message("launch", "hostlist-syntax",
+                 {{"source", std::string(source)}, {"part", excerpt(word)}, {"why", std::move(why)}});
+}
+
+bool is_ipv6(std::string_view text) {
+  if (text.empty() || text.size() >= INET6_ADDRSTRLEN) return false;
+  in6_addr parsed{};
+  return ::inet_pton(AF_INET6, std::string(text).c_str(), &parsed) == 1;
+}
+
+// [ADDRESS] or [ADDRESS]:SLOTS.
+Result<HostWord> bracketed_address(std::string_view word, std::string_view source) {
+  const size_t close = word.find(']');
+  if (close == std::string_view::npos) return syntax(source, word, "the '[' before the IPv6 address is never closed");
+  const std::string_view address = word.substr(1, close - 1);
+  if (!is_ipv6(address)) return syntax(source, word, "\"" + excerpt(address) + "\" is not an IPv6 address");
+  HostWord w{.address = std::string(address)};
+  const std::string_view rest = word.substr(close + 1);
+  if (rest.empty()) return w;
+  if (rest.front() != ':') return syntax(source, word, "after [ADDRESS] only :SLOTS may follow, as in [fe80::1]:4");
+  w.slots = rest.substr(1);
+  return w;
+}
+
+}  // namespace
+
+Result<HostWord> split_host_word(std::string_view word, std::string_view source) {
+  const size_t colons = static_cast<size_t>(std::count(word.begin(), word.end(), ':'));
+  // "[fe80::1]:2" is an address; "node[1-4]:2" a host list.
+  if (!word.empty() && word.front() == '[' && word.substr(0, word.find(']')).find(':') != std::string_view::npos) {
+    return bracketed_address(word, source);
+  }
+  if (colons >= 2) {
+    if (is_ipv6(word)) return HostWord{.address = std::string(word)};
+    return syntax(source, word,
+                  "a host name holds no ':' and this is no IPv6 address; an IPv6 address with slots goes in "
+                  "brackets, as in [fe80::1]:4");
+  }
+  if (colons == 0) return HostWord{.hostlist = word};
+  const size_t colon = word.find(':');
+  if (colon == 0) return syntax(source, word, "there is no host before the ':'");
+  return HostWord{.hostlist = word.substr(0, colon), .slots = word.substr(colon + 1)};
+}
+
+}  // namespace orca::launch
