@@ -8,6 +8,7 @@ EarlyStartChoice choose_early_start(const EarlyStartInputs& in) {
   if (in.data_plane_round) return {.start = false, .why = "the data-plane round needs every daemon up"};
   if (in.report_routes) return {.start = false, .why = "--report-routes prints every daemon's routes first"};
   if (in.report_topology) return {.start = false, .why = "--report-topology prints every daemon's topology first"};
+  if (in.working_directory) return {.start = false, .why = "--wdir is checked on every host before any rank starts"};
   return {.start = true, .why = {}};
 }
 

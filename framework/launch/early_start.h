@@ -30,6 +30,7 @@ struct EarlyStartInputs {
   bool data_plane_round = false;  // every host's link chosen from every other's addresses first
   bool report_routes = false;     // --report-routes prints the routes before the ranks' output
   bool report_topology = false;   // --report-topology the same
+  bool working_directory = false; // --wdir: every host checks it before any rank starts
 };
 
 struct EarlyStartChoice {

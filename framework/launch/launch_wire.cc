@@ -231,6 +231,7 @@ void startup_fields(IO& io, M& m) {
     io.u32("flags", m.flags);
     io.u64("launched_at_us", m.launched_at_us);
     io.texts("unused_components", m.unused_components);
+    io.text("working_directory", m.working_directory);
   } else if constexpr (std::is_same_v<T, DaemonReport>) {
     io.u32("vpid", m.vpid);
     io.text("hostname", m.hostname, 1024);

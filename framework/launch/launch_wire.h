@@ -99,6 +99,8 @@ struct Bootstrap {
   std::vector<std::string> unused_components;  // "framework/component" no daemon of the job loads
                                                // (daemon_unused_components: ras, the routed and
                                                // plm components orcarun did not choose, pmi/pmix)
+  std::string working_directory;  // --wdir (absolute): the daemon reports a failure instead of
+                                  // coming up when its host cannot enter it; "" without --wdir
 };
 
 /* Bootstrap::flags */

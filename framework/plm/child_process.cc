@@ -76,7 +76,7 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
     ::_exit(127);
   }
   if (!spec.directory.empty() && ::chdir(spec.directory.c_str()) != 0) {
-    int err = errno;
+    int err = -errno;  // negative: the directory failed, not the program
     (void)!::write(report_fd, &err, sizeof err);
     ::_exit(127);
   }
@@ -262,8 +262,12 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
   do {
     n = ::read(report_read.get(), &err, sizeof err);
   } while (n < 0 && errno == EINTR);
-  return parent_ends(pid, std::move(in_write), std::move(out_read), std::move(err_read),
-                     n == static_cast<ssize_t>(sizeof err) ? std::strerror(err) : std::string());
+  std::string why;
+  if (n == static_cast<ssize_t>(sizeof err)) {
+    why = err < 0 ? "cannot enter the working directory " + printable(spec.directory) + ": " + std::strerror(-err)
+                  : std::strerror(err);
+  }
+  return parent_ends(pid, std::move(in_write), std::move(out_read), std::move(err_read), std::move(why));
 }
 
 std::string limit_hint(const std::string& call, int err) {

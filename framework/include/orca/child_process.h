@@ -43,7 +43,8 @@ struct SpawnedChild {
   UniqueFd output;  // read end of its stdout, nonblocking
   UniqueFd errors;  // read end of its stderr (unless merged), nonblocking
   /* Empty when exec succeeded; otherwise why it failed ("No such file or
-   * directory"). The child has then exited with 127 and must still be
+   * directory", or "cannot enter the working directory DIR: ..." when the
+   * directory failed). The child has then exited with 127 and must still be
    * reaped (it is a child like any other). */
   std::string exec_error;
 };

@@ -177,7 +177,7 @@ _orca_argument() {
             COMPREPLY=("${all[@]/#/$before}")
             return 0
             ;;
-        --host)
+        --host | -hosts)
             # Host names after the last comma; nothing once ":SLOTS" begins.
             local before=
             [[ $cur == *,* ]] && before=${cur%,*},
@@ -189,6 +189,8 @@ _orca_argument() {
     esac
     case $what in
         FILE) _orca_files ;;
+        DIR) compopt -o filenames 2>/dev/null || :
+             mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
         # Words the help lists as alternatives, "none|all|RANK": the
         # lower-case ones are literal.
         *\|*) local -a alts; IFS='|' read -ra alts <<<"$what"

@@ -127,7 +127,13 @@ plm::SpawnSpec DaemonSession::rank_spec(const launch::LaunchCommand& command, co
   spec.argv = command.argv;
   spec.environment = launch::rank_environment(in);
   spec.inherit_fds = std::move(pmi.inherit_fds);
-  if (!command.directory.empty() && ::access(command.directory.c_str(), X_OK) == 0) spec.directory = command.directory;
+  // orcarun's own directory where this host has it, else ours; --wdir's
+  // always (checked at start-up: if it has gone since, the rank fails to
+  // start, saying why).
+  if (!command.directory.empty() &&
+      (!bootstrap_.working_directory.empty() || ::access(command.directory.c_str(), X_OK) == 0)) {
+    spec.directory = command.directory;
+  }
   spec.pipe_input = command.stdin_target == launch::kStdinAll ||
                     command.stdin_target == static_cast<std::int32_t>(p.rank);
   spec.parent_death_signal = SIGKILL;

@@ -3,12 +3,15 @@
 // and the DaemonMachine that decides its life.
 #include "daemon_session.h"
 
+#include <unistd.h>
+
 #include "data_plane_answer.h"
 
 #include "net/host_topology.h"
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <iostream>
 
 namespace orca::orcad {
@@ -122,6 +125,16 @@ launch::DaemonReport DaemonSession::who_we_are() const {
 
 void DaemonSession::report_up() {
   if (!machine_->connected_to_parent()) return;  // a reconnect to the parent: reported already
+  // --wdir: a host that cannot enter it fails the wire-up, before any rank
+  // of the job starts (orcarun holds the command until every daemon is up).
+  if (const std::string& dir = bootstrap_.working_directory; !dir.empty() && ::access(dir.c_str(), X_OK) != 0) {
+    const std::string why = std::strerror(errno);
+    up(launch::kTagStatus, launch::JobFailure{.vpid = bootstrap_.vpid,
+                                              .area = "orcarun",
+                                              .topic = "working-directory-missing",
+                                              .args = {{"directory", dir}, {"host", host_of(bootstrap_.vpid)}, {"why", why}}});
+    return;
+  }
   launch::DaemonReport report = who_we_are();
   report.route = oob_->route(name(bootstrap_.parent));
   if (auto addresses = data_plane_addresses(*oob_)) report.addresses = std::move(addresses.value());

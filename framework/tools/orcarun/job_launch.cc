@@ -264,8 +264,7 @@ Status JobLaunch::prepare_command() {
   for (const auto& p : plan_.ranks.placements) {
     command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
   }
-  char cwd[4096];
-  if (::getcwd(cwd, sizeof cwd) != nullptr) command.directory = cwd;
+  command.directory = plan_.working_directory;
   switch (options_.stdin_target) {
     case StdinTarget::None: command.stdin_target = launch::kStdinNone; break;
     case StdinTarget::All: command.stdin_target = launch::kStdinAll; break;

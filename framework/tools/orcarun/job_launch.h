@@ -58,6 +58,7 @@ struct JobPlan {
   bool mesh_check = false;                       // --mesh-check / orcarun_mesh_check
   std::chrono::milliseconds mesh_check_timeout{3000};
   std::vector<std::string> unused_components;  // "framework/component" the daemons do not load (daemon_components.h)
+  std::string working_directory;  // the ranks' (absolute): --wdir's, else orcarun's own
 };
 
 /* Where a JobLaunch gets its oob and its daemon starter: the process's

@@ -20,6 +20,7 @@ launch::Bootstrap JobLaunch::bootstrap_for(std::uint32_t vpid) const {
                                (options_.report_topology ? launch::kBootstrapReportTopology : 0u)};
   b.launched_at_us = launch::monotonic_microseconds();
   b.unused_components = plan_.unused_components;
+  if (options_.working_directory) b.working_directory = plan_.working_directory;
   b.hosts.reserve(daemons());
   for (const auto& n : plan_.nodes) b.hosts.push_back(n.name);
   return b;

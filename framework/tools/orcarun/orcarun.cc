@@ -22,6 +22,10 @@
 
 #include <config.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 
 extern char** environ;
@@ -178,7 +182,8 @@ void decide_early_start(const orca::orcarun::Options& options, const orca::launc
   const auto early = orca::launch::choose_early_start({.variable = launcher.start_early,
                                                        .data_plane_round = !plan.data_plane_families.empty(),
                                                        .report_routes = options.report_routes,
-                                                       .report_topology = options.report_topology});
+                                                       .report_topology = options.report_topology,
+                                                       .working_directory = options.working_directory.has_value()});
   plan.start_early = early.start;
   plan.no_early_start = early.why;
 }
@@ -221,6 +226,31 @@ orca::Status choose_daemon_services(orca::Runtime& rt, const orca::orcarun::Opti
   return {};
 }
 
+// The ranks' directory: --wdir's (a relative one from ours), else ours.
+// Whether a host has it is for its daemon to say: this host may be none
+// of the job's.
+orca::Status choose_working_directory(const orca::orcarun::Options& options, orca::orcarun::JobPlan& plan) {
+  char cwd[4096];
+  const bool have_cwd = ::getcwd(cwd, sizeof cwd) != nullptr;
+  const int cwd_error = errno;
+  if (!options.working_directory) {
+    if (have_cwd) plan.working_directory = cwd;
+    return {};
+  }
+  const std::string& dir = *options.working_directory;
+  if (dir.front() == '/') {
+    plan.working_directory = dir;
+  } else if (have_cwd) {
+    plan.working_directory = std::string(cwd) + "/" + dir;
+  } else {
+    return orca::Message("orcarun", "bad-option",
+                         {{"option", "--wdir " + orca::printable(dir)},
+                          {"why", "a relative directory is taken from orcarun's own, which cannot be read (" +
+                                      std::string(std::strerror(cwd_error)) + "); give an absolute one"}});
+  }
+  return {};
+}
+
 /* The job's plan (hosts, rank map, plm, routing tree, variables), made in
  * full before anything starts: every mistake is reported here. */
 orca::Status make_plan(orca::Runtime& rt, const orca::orcarun::Options& options, orca::orcarun::JobPlan& plan) {
@@ -231,6 +261,7 @@ orca::Status make_plan(orca::Runtime& rt, const orca::orcarun::Options& options,
   if (orca::Status st = choose_nodes(options, fws.value(), plan); !st) return st;
   if (orca::Status st = map_job(options, fws.value(), plan); !st) return st;
   if (orca::Status st = check_job_fits_here(rt, plan); !st) return st;
+  if (orca::Status st = choose_working_directory(options, plan); !st) return st;
   plan.daemon_command = orca::plm::daemon_program(rt.registry());
   const auto launcher = orca::launch::launcher_settings(rt.registry());
   if (orca::Status st = apply_launcher_settings(rt, options, launcher, plan); !st) return st;

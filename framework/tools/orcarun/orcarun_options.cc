@@ -15,14 +15,22 @@ const char* const kUsage =
     "processes and forwards their output. Options end at the first word\n"
     "that is not an option (or at --).\n"
     "\n"
-    "  --host H[:SLOTS],...   hosts to run on (hostlist syntax: node[01-04]); default: the nodes\n"
-    "                         of the Slurm allocation orcarun runs in (salloc, sbatch), whose\n"
-    "                         daemons srun starts (--mca plm rsh: ssh), else this host\n"
-    "  --hostfile FILE        one host per line, \"slots=N\", # comments\n"
+    "  --host, -hosts H[:SLOTS],...\n"
+    "                         hosts to run on (hostlist syntax: node[01-04]; [ADDR]:SLOTS for an IPv6\n"
+    "                         address); default: the nodes of the Slurm allocation orcarun runs in\n"
+    "                         (salloc, sbatch), whose daemons srun starts (--mca plm rsh: ssh), else\n"
+    "                         this host\n"
+    "  --hostfile, -f, --machinefile FILE\n"
+    "                         one host per line, \"host slots=N\" or \"host:N\", # comments\n"
     "  -n, --np N             processes in all (default: one per slot)\n"
     "  --map-by node|slot     spread ranks across hosts, or fill each host first (default: slot)\n"
     "  --oversubscribe        allow more processes than slots\n"
-    "  --tag-output           prefix every output line with [rank]\n"
+    "  --tag-output, -l, --prepend-rank\n"
+    "                         prefix every output line with [rank]\n"
+    "  --wdir, -wdir DIR      the ranks' working directory (relative: to this one), which every host\n"
+    "                         must have; without it, this directory on hosts that have it, else the\n"
+    "                         daemon's\n"
+    "  --bind-to none         ranks are not bound to CPUs (the only value: binding is not done yet)\n"
     "  --stdin none|all|RANK  where orcarun's standard input goes (default: 0)\n"
     "  --timeout SECONDS      end the job after this long, with a message\n"
     "  --timing               print the phases of the launch in milliseconds\n"
@@ -125,25 +133,6 @@ Result<std::string> take_value(const std::vector<std::string>& args, size_t& i, 
   return args[++i];
 }
 
-bool is_flag(const std::string& name) {
-  static const char* const kFlags[] = {"--help", "--version", "--oversubscribe", "--tag-output", "--timing",
-                                       "--report-routes", "--report-topology", "--mesh-check"};
-  return std::find(std::begin(kFlags), std::end(kFlags), name) != std::end(kFlags);
-}
-
-// What the flag `name` sets in `o`, or null if it is no flag.
-bool* flag_of(const std::string& name, Options& o) {
-  if (name == "--help" || name == "-h") return &o.help;
-  if (name == "--version" || name == "-V") return &o.version;
-  if (name == "--oversubscribe") return &o.oversubscribe;
-  if (name == "--tag-output") return &o.tag_output;
-  if (name == "--timing") return &o.timing;
-  if (name == "--report-routes") return &o.report_routes;
-  if (name == "--report-topology") return &o.report_topology;
-  if (name == "--mesh-check") return &o.mesh_check;
-  return nullptr;
-}
-
 // What an option that takes one value does with it (`name` as written, for messages).
 using ValueOption = Status (*)(const std::string& name, const std::string& value, Options& o);
 
@@ -215,19 +204,83 @@ Status add_tune_file(const std::string& /*name*/, const std::string& value, Opti
   return {};
 }
 
-// The option `name` if it takes one value, or null.
-ValueOption value_option(const std::string& name) {
-  if (name == "--host" || name == "-H") return add_host;
-  if (name == "--hostfile") return add_hostfile;
-  if (name == "-n" || name == "--np" || name == "-np") return set_processes;
-  if (name == "--map-by") return set_map_by;
-  if (name == "--timeout") return set_timeout;
-  if (name == "--stdin") return set_stdin;
-  if (name == "-x") return add_forward;
-  if (name == "-genvlist" || name == "--genvlist") return add_forward_list;
-  if (name == "--tune") return add_tune_file;
+Status set_working_directory(const std::string& name, const std::string& value, Options& o) {
+  if (value.empty()) return bad_option(name, "the directory is empty");
+  if (value.find('\0') != std::string::npos) return bad_option(name, "a directory cannot hold a NUL byte");
+  o.working_directory = value;
+  return {};
+}
+
+// --bind-to: only "none", which is what orcarun does; a binding it would
+// not make must not pass for one it made.
+Status set_bind_to(const std::string& name, const std::string& value, Options&) {
+  if (value == "none") return {};
+  return bad_option(name + " " + value,
+                    "orcarun does not bind ranks to CPUs yet: each runs on every CPU its daemon may use, "
+                    "as with --bind-to none, the only value it takes");
+}
+
+// Each option spelling: a flag and what it sets, or an option of one value
+// and what it does with it. Users' other launchers' spellings are here too
+// (mpirun's -np, -H, --wdir; mpiexec's -hosts, -f, -wdir, -l).
+struct Spelling {
+  const char* name;
+  bool Options::*flag;  // null for an option with a value
+  ValueOption apply;    // null for a flag
+};
+
+constexpr Spelling kSpellings[] = {
+    {"--help", &Options::help, nullptr},
+    {"-h", &Options::help, nullptr},
+    {"--version", &Options::version, nullptr},
+    {"-V", &Options::version, nullptr},
+    {"--oversubscribe", &Options::oversubscribe, nullptr},
+    {"--tag-output", &Options::tag_output, nullptr},
+    {"-l", &Options::tag_output, nullptr},
+    {"-prepend-rank", &Options::tag_output, nullptr},
+    {"--prepend-rank", &Options::tag_output, nullptr},
+    {"--timing", &Options::timing, nullptr},
+    {"--report-routes", &Options::report_routes, nullptr},
+    {"--report-topology", &Options::report_topology, nullptr},
+    {"--mesh-check", &Options::mesh_check, nullptr},
+    {"--host", nullptr, add_host},
+    {"-H", nullptr, add_host},
+    {"-hosts", nullptr, add_host},
+    {"--hostfile", nullptr, add_hostfile},
+    {"-f", nullptr, add_hostfile},
+    {"--machinefile", nullptr, add_hostfile},
+    {"-machinefile", nullptr, add_hostfile},
+    {"-n", nullptr, set_processes},
+    {"--np", nullptr, set_processes},
+    {"-np", nullptr, set_processes},
+    {"--map-by", nullptr, set_map_by},
+    {"--bind-to", nullptr, set_bind_to},
+    {"-bind-to", nullptr, set_bind_to},
+    {"--wdir", nullptr, set_working_directory},
+    {"-wdir", nullptr, set_working_directory},
+    {"--timeout", nullptr, set_timeout},
+    {"--stdin", nullptr, set_stdin},
+    {"-x", nullptr, add_forward},
+    {"-genvlist", nullptr, add_forward_list},
+    {"--genvlist", nullptr, add_forward_list},
+    {"--tune", nullptr, add_tune_file},
+};
+
+// The options of two words, parsed apart (add_mca, add_genv).
+constexpr const char* kTwoWordOptions[] = {"--mca", "-mca", "-genv", "--genv"};
+
+const Spelling* spelling(const std::string& name) {
+  for (const auto& s : kSpellings) {
+    if (name == s.name) return &s;
+  }
   return nullptr;
 }
+
+// Options of mpirun and mpiexec that orcarun does not have: said so by
+// name, rather than as a typo of one of ours.
+constexpr const char* kOtherLaunchersOptions[] = {
+    "--display-map", "--report-bindings", "--rank-by", "-N", "--npernode", "-npernode", "-ppn", "--cpus-per-rank",
+    "--app", "-configfile", "--output-filename", "--timestamp-output", "--merge-stderr-to-stdout", "--cpu-set"};
 
 // --mca NAME VALUE (args[i] moves on to VALUE).
 Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {
@@ -253,27 +306,86 @@ Status add_genv(const std::vector<std::string>& args, size_t& i, const OptionWor
   return {};
 }
 
-// The option at args[i], with its values (i moves on to its last word).
-Status parse_option(const std::vector<std::string>& args, size_t& i, Options& o) {
-  const std::string& a = args[i];
-  const OptionWord w = split_option(a);
-  // A flag takes no value: "--oversubscribe=0" must not read as on.
-  if (w.has_inline && is_flag(w.name)) return bad_option(a, "it is a flag and takes no value");
-  if (bool* flag = flag_of(w.name, o); flag != nullptr) {
-    *flag = true;
-    return {};
+// Why `a` is no option of ours, naming the closest one we have.
+Message unknown_option(const std::string& a) {
+  const std::string name = split_option(a).name;
+  for (const char* other : kOtherLaunchersOptions) {
+    if (name == other) {
+      return bad_option(a, "orcarun does not have this option of mpirun and mpiexec yet (orcarun --help lists what it has)");
+    }
   }
-  if (w.name == "--mca" || w.name == "-mca") return add_mca(args, i, w, o);
-  if (w.name == "-genv" || w.name == "--genv") return add_genv(args, i, w, o);
-  if (ValueOption apply = value_option(w.name); apply != nullptr) {
-    auto v = take_value(args, i, w);
-    if (!v) return v.error();
-    return apply(w.name, v.value(), o);
+  if (std::string close = closest_option(name); !close.empty()) {
+    return bad_option(a, "it is not an orcarun option; did you mean " + close + "? (orcarun --help lists them)");
   }
   return bad_option(a, "it is not an orcarun option (orcarun --help lists them)");
 }
 
+// The option at args[i], with its values (i moves on to its last word).
+Status parse_option(const std::vector<std::string>& args, size_t& i, Options& o) {
+  const std::string& a = args[i];
+  const OptionWord w = split_option(a);
+  if (w.name == "--mca" || w.name == "-mca") return add_mca(args, i, w, o);
+  if (w.name == "-genv" || w.name == "--genv") return add_genv(args, i, w, o);
+  const Spelling* s = spelling(w.name);
+  if (s == nullptr) return unknown_option(a);
+  if (s->flag != nullptr) {
+    // A flag takes no value: "--oversubscribe=0" must not read as on.
+    if (w.has_inline) return bad_option(a, "it is a flag and takes no value");
+    o.*(s->flag) = true;
+    return {};
+  }
+  auto v = take_value(args, i, w);
+  if (!v) return v.error();
+  return s->apply(w.name, v.value(), o);
+}
+
+// Edits (insert, delete, replace a character) that make `a` into `b`.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
 }  // namespace
+
+const std::vector<std::string>& option_spellings() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v;
+    for (const auto& s : kSpellings) v.emplace_back(s.name);
+    for (const char* t : kTwoWordOptions) v.emplace_back(t);
+    return v;
+  }();
+  return all;
+}
+
+std::string closest_option(const std::string& word) {
+  // Dashes apart: "-wdir" and "--wdir", "--np" and "-np" are one option.
+  auto bare = [](std::string_view w) { return w.substr(std::min(w.find_first_not_of('-'), w.size())); };
+  const std::string_view typed = bare(word);
+  if (typed.size() < 2) return "";
+  std::string best;
+  size_t best_distance = 3;  // at most two edits, and fewer than half the word
+  for (const auto& s : option_spellings()) {
+    const size_t d = edit_distance(typed, bare(s));
+    if (2 * d >= typed.size()) continue;
+    // On a tie, the long spelling: the one --help shows first.
+    const bool longer_form = s.rfind("--", 0) == 0 && best.rfind("--", 0) != 0;
+    if (d < best_distance || (d == best_distance && longer_form)) {
+      best = s;
+      best_distance = d;
+    }
+  }
+  return best;
+}
 
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;

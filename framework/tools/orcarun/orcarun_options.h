@@ -39,6 +39,7 @@ struct Options {
   bool help = false;
   bool version = false;
   std::vector<ForwardRequest> forwards;  // -x, -genv, -genvlist, in order (a later one wins)
+  std::optional<std::string> working_directory;  // --wdir, as given (orcarun makes it absolute)
   mca::ToolOptions tool;              // --mca / --tune, for the Runtime
   std::vector<std::string> command;   // CMD ARGS...
 };
@@ -51,6 +52,14 @@ Result<Options> parse_options(const std::vector<std::string>& args);
 
 /* The --help text. */
 extern const char* const kUsage;
+
+/* Every option word parse_options takes (each spelling), for suggestions
+ * and for the test that each of them parses. */
+const std::vector<std::string>& option_spellings();
+
+/* The spelling of option_spellings() closest to `word` (a mistyped
+ * option), or "" when none is close enough to be what was meant. */
+std::string closest_option(const std::string& word);
 
 }  // namespace orca::orcarun
 

@@ -33,6 +33,7 @@ std::vector<WireMessage> samples() {
   b.flags = kBootstrapTreeSpawn | kBootstrapReportTopology;
   b.launched_at_us = 0x0123456789abcdefULL;
   b.unused_components = {"pmi/pmix"};
+  b.working_directory = "/scratch/run 1";
   DaemonReport r;
   r.vpid = 3;
   r.hostname = "h3";
@@ -192,6 +193,7 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(boot.flags, kBootstrapTreeSpawn | kBootstrapReportTopology);
   EXPECT_EQ(boot.launched_at_us, 0x0123456789abcdefULL);
   EXPECT_EQ(boot.unused_components, (std::vector<std::string>{"pmi/pmix"}));
+  EXPECT_EQ(boot.working_directory, "/scratch/run 1");
   EXPECT_EQ(report.startup_us, (std::vector<std::uint32_t>{1200, 80, 5100, 900, 2100, 400}));
   const WireMessage chunk = decode(encode(samples()[3]).value()).value();
   EXPECT_TRUE(std::get<OutputChunk>(chunk).partial);

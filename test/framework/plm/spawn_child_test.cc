@@ -353,7 +353,8 @@ TEST(SpawnChild, AMissingDirectoryIsReportedAndTheChildExits127) {
   s.directory = "/nonexistent/orca-no-such-dir";
   auto r = spawn_child(s);
   ASSERT_TRUE(Succeeded(r));
-  EXPECT_EQ(r->exec_error, "No such file or directory");
+  // The directory is named, not taken for a missing program.
+  EXPECT_EQ(r->exec_error, "cannot enter the working directory /nonexistent/orca-no-such-dir: No such file or directory");
   EXPECT_TRUE(exited_with(reap(r->pid), 127));
 }
 

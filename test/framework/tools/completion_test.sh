@@ -110,10 +110,11 @@ case_orcarun_options() {
     setup
     complete_line "orcarun --"
     expect_offered --host --mca --hostfile --np --map-by --oversubscribe --tag-output --stdin --timeout \
-        --timing --report-routes --report-topology --tune --version --help
+        --timing --report-routes --report-topology --tune --version --help --wdir --machinefile --prepend-rank \
+        --bind-to
     expect_all_start --
     complete_line "orcarun -"
-    expect_offered -x -genv -genvlist
+    expect_offered -x -genv -genvlist -hosts -f -l -wdir
     expect_not_offered --genv --genvlist
     # orcarun's help names orca_info's --param; it is no option of orcarun.
     expect_not_offered --param
@@ -200,6 +201,14 @@ case_files() {
     : >"$T/hosts.txt"
     complete_line "orcarun --hostfile $T/hosts"
     [ "${COMPREPLY[*]}" = "$T/hosts.txt" ] || { show_reply; fail "--hostfile: expected $T/hosts.txt alone"; }
+    # Hydra's spelling of the hostfile option completes files too; --wdir
+    # directories only.
+    complete_line "orcarun -f $T/hosts"
+    [ "${COMPREPLY[*]}" = "$T/hosts.txt" ] || { show_reply; fail "-f: expected $T/hosts.txt alone"; }
+    mkdir "$T/hosts.d" || fail "mkdir"
+    complete_line "orcarun --wdir $T/hosts"
+    [ "${COMPREPLY[*]}" = "$T/hosts.d" ] || { show_reply; fail "--wdir: expected $T/hosts.d alone"; }
+    rmdir "$T/hosts.d" || fail "rmdir"
     # After the command, its arguments are files.
     complete_line "orcarun -n 2 orcatestcmd $T/hosts"
     [ "${COMPREPLY[*]}" = "$T/hosts.txt" ] || { show_reply; fail "the command's argument: expected $T/hosts.txt alone"; }

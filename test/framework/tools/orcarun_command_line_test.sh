@@ -194,9 +194,71 @@ unknown_setting_warned_once() {
     done_case
 }
 
+# ---------------------------------------------------------------------------------
+# 5. The ranks' working directory, and what users of mpirun and mpiexec type
+
+# --wdir: a relative directory is taken from orcarun's own, an absolute one
+# as it is; every rank runs there. Without it, ranks run in orcarun's.
+working_directory_option() {
+    setup
+    mkdir -p "$T/run/sub" || fail "mkdir"
+    cd "$T/run" || fail "cd"
+    orc --mca plm_local_num_nodes 2 -n 2 --oversubscribe --wdir sub pwd
+    expect_status 0
+    expect_stdout "$T/run/sub
+$T/run/sub"
+    orc -n 1 -wdir "$T" pwd
+    expect_status 0
+    expect_stdout "$T"
+    orc -n 1 pwd
+    expect_stdout "$T/run"
+    cd / || fail "cd /"
+    done_case
+}
+
+# A --wdir that a host cannot enter ends the job at wire-up with one
+# message naming the directory and the host, and no rank starts (before,
+# ranks started silently in the daemon's directory).
+working_directory_missing_starts_nothing() {
+    setup
+    orc --mca plm_local_num_nodes 3 -n 3 --oversubscribe --wdir "$T/nowhere" sh -c 'touch "$0/ran.$ORCA_RANK"' "$T"
+    expect_failure
+    expect_line err "orcarun: the ranks' working directory $T/nowhere (--wdir) cannot be entered on"
+    expect_match err "^$HOST_RE#[1-3]: No such file or directory\. No rank was started: create the directory on every host of$"
+    [ "$(grep -c "cannot be entered" "$T/err")" -eq 1 ] || { show_output; fail "not exactly one message"; }
+    ! ls "$T"/ran.* >/dev/null 2>&1 || fail "a rank started: $(ls "$T")"
+    expect_no_stdout
+    done_case
+}
+
+# Spellings of mpirun and mpiexec (Hydra's -f file of host:N lines, -np,
+# -l, --bind-to none) run the job; a typo names the option that was meant,
+# another launcher's option we lack is named as such, and a binding
+# orcarun would not make is refused rather than ignored.
+other_launchers_spellings() {
+    setup
+    printf '%s:2\n' "$HOST" >"$T/hosts"
+    orc -f "$T/hosts" -np 2 -l --bind-to none echo hi
+    expect_status 0
+    expect_sorted_stdout "[0] hi
+[1] hi"
+    orc --oversubcribe -n 1 true
+    expect_failure
+    expect_text err "orcarun: the option --oversubcribe cannot be used as given: it is not an orcarun option; did you mean --oversubscribe?"
+    orc --report-bindings -n 1 true
+    expect_failure
+    expect_text err "orcarun does not have this option of mpirun and mpiexec yet"
+    orc -bind-to core -n 1 true
+    expect_failure
+    expect_text err "orcarun does not bind ranks to CPUs yet"
+    expect_no_stdout
+    done_case
+}
+
 CASES=(missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named timing_phases
        data_plane_round_only_where_ranks_can_use_it version_option help_option no_command zero_processes
-       hostfile_syntax_error unknown_plm_component local_plm_for_another_host unknown_setting_warned_once)
+       hostfile_syntax_error unknown_plm_component local_plm_for_another_host unknown_setting_warned_once
+       working_directory_option working_directory_missing_starts_nothing other_launchers_spellings)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_command_line_test.sh CASE...).
 run_orcarun_suite "$@"

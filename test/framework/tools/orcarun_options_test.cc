@@ -122,6 +122,20 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"-genvlist", "A,,B", "x"}, "-genvlist", "name is empty in \"A,,B\""},
       {{"-genvlist", "A,", "x"}, "-genvlist", "name is empty"},
       {{"-genvlist", "A,B=1", "x"}, "-genvlist", "cannot hold '='"},
+      {{"--wdir", "", "x"}, "--wdir", "the directory is empty"},
+      {{"-wdir"}, "-wdir", "needs a value"},
+      {{"--bind-to", "core", "x"}, "--bind-to core", "does not bind ranks to CPUs yet"},
+      {{"-bind-to", "socket", "x"}, "-bind-to socket", "--bind-to none, the only value"},
+      {{"-l=1", "x"}, "-l=1", "not an orcarun option"},
+      {{"--prepend-rank=yes", "x"}, "--prepend-rank=yes", "takes no value"},
+      // Typos name the option that was meant; other launchers' options we
+      // lack are said to be theirs, not taken for a typo of ours.
+      {{"--oversubcribe", "x"}, "--oversubcribe", "did you mean --oversubscribe?"},
+      {{"--tag-ouput", "x"}, "--tag-ouput", "did you mean --tag-output?"},
+      {{"-wdr", "/tmp", "x"}, "-wdr", "did you mean --wdir?"},
+      {{"--hostfil", "f", "x"}, "--hostfil", "did you mean --hostfile?"},
+      {{"--report-bindings", "x"}, "--report-bindings", "option of mpirun and mpiexec"},
+      {{"-ppn", "2", "x"}, "-ppn", "option of mpirun and mpiexec"},
   };
   for (const auto& c : cases) {
     auto o = parse(c.args);
@@ -130,9 +144,48 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
     EXPECT_EQ(o.error().arg("option"), c.option);
     EXPECT_NE(o.error().arg("why").find(c.why), std::string::npos) << o.error().arg("why");
   }
+  // Nothing far from every option is "meant" as one.
+  for (const char* word : {"--bogus", "-q", "--frobnicate-everything"}) {
+    auto o = parse({word, "x"});
+    ASSERT_FALSE(o.ok());
+    EXPECT_EQ(o.error().arg("why").find("did you mean"), std::string::npos) << word << ": " << o.error().arg("why");
+  }
   auto none = parse({"--tag-output"});
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().topic(), "no-command");
+}
+
+TEST(OrcarunOptions, OtherLaunchersSpellingsMeanOurOptions) {
+  auto o = parse({"-hosts", "a,b:2", "-f", "hf", "--machinefile", "mf", "-np", "3", "-l", "-wdir", "run", "--bind-to",
+                  "none", "prog"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  EXPECT_EQ(o->hosts, (std::vector<std::string>{"a,b:2"}));
+  EXPECT_EQ(o->hostfiles, (std::vector<std::string>{"hf", "mf"}));
+  EXPECT_EQ(o->processes, 3u);
+  EXPECT_TRUE(o->tag_output);
+  EXPECT_EQ(o->working_directory, "run");
+  EXPECT_EQ(o->command, (std::vector<std::string>{"prog"}));
+  auto prepend = parse({"-prepend-rank", "prog"});
+  ASSERT_TRUE(prepend.ok());
+  EXPECT_TRUE(prepend->tag_output);
+  auto inline_wdir = parse({"--wdir=/data/run", "prog"});
+  ASSERT_TRUE(inline_wdir.ok());
+  EXPECT_EQ(inline_wdir->working_directory, "/data/run");
+}
+
+// The table suggestions come from and the parser agree: every spelling is
+// an option (none falls through to "not an orcarun option").
+TEST(OrcarunOptions, EverySpellingIsAnOption) {
+  ASSERT_GT(option_spellings().size(), 30u);
+  for (const auto& name : option_spellings()) {
+    auto o = parse({name, "none", "none", "prog"});
+    if (!o.ok()) {
+      EXPECT_EQ(o.error().arg("why").find("not an orcarun option"), std::string::npos) << name;
+    }
+  }
+  EXPECT_EQ(closest_option("--np"), "--np");
+  EXPECT_EQ(closest_option("--hst"), "--host");
+  EXPECT_EQ(closest_option("--xyz"), "");
 }
 
 }  // namespace
