@@ -2,6 +2,8 @@
 #ifndef ORCA_MCA_VAR_TEXT_H
 #define ORCA_MCA_VAR_TEXT_H
 
+#include <orca/export.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,8 +16,9 @@ std::string_view trim(std::string_view s);
 std::string lower(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& items, std::string_view sep);
-/* Levenshtein distance, for "did you mean" suggestions. */
-size_t edit_distance(std::string_view a, std::string_view b);
+/* Levenshtein distance, for "did you mean" suggestions (exported: orcarun
+ * suggests its options with it too). */
+ORCA_EXPORT size_t edit_distance(std::string_view a, std::string_view b);
 
 }  // namespace orca::mca
 

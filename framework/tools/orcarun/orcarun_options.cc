@@ -1,6 +1,8 @@
 // orcarun's command line.
 #include "orcarun_options.h"
 
+#include "mca/var/text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -339,22 +341,6 @@ Status parse_option(const std::vector<std::string>& args, size_t& i, Options& o)
   return s->apply(w.name, v.value(), o);
 }
 
-// Edits (insert, delete, replace a character) that make `a` into `b`.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace
 
 const std::vector<std::string>& option_spellings() {
@@ -375,7 +361,7 @@ std::string closest_option(const std::string& word) {
   std::string best;
   size_t best_distance = 3;  // at most two edits, and fewer than half the word
   for (const auto& s : option_spellings()) {
-    const size_t d = edit_distance(typed, bare(s));
+    const size_t d = mca::edit_distance(typed, bare(s));
     if (2 * d >= typed.size()) continue;
     // On a tie, the long spelling: the one --help shows first.
     const bool longer_form = s.rfind("--", 0) == 0 && best.rfind("--", 0) != 0;
