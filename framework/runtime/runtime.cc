@@ -172,11 +172,13 @@ Result<mca::Framework*> Runtime::add_framework(const mca::FrameworkDecl& decl) {
   return frameworks_.back().get();
 }
 
-void Runtime::report_settings(std::ostream& err) {
+void Runtime::report_settings(std::ostream& err, const std::set<std::string>& handled) {
   // Each notice and each unknown name is its own problem: show every one
   // (the registry already dropped exact repeats).
   for (const auto& m : registry_.take_notices()) help_.show(m, err, true);
-  for (const auto& m : registry_.unclaimed_settings()) help_.show(m, err, true);
+  for (const auto& m : registry_.unclaimed_settings()) {
+    if (handled.count(m.arg("name")) == 0) help_.show(m, err, true);
+  }
 }
 
 int Runtime::verbosity() const {

@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,8 +68,9 @@ class ORCA_EXPORT Runtime {
   Result<mca::Framework*> add_framework(const mca::FrameworkDecl& decl);
 
   /* Prints deprecated-synonym notices and unclaimed-setting warnings
-   * through the help catalog. Call once every framework is added. */
-  void report_settings(std::ostream& err);
+   * through the help catalog, except for the names in `handled` (which the
+   * program dealt with itself). Call once every framework is added. */
+  void report_settings(std::ostream& err, const std::set<std::string>& handled = {});
 
   /* Verbose output of mca_base_verbose (component loading). */
   int verbosity() const;

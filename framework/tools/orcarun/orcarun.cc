@@ -10,6 +10,7 @@
 #include "daemon_components.h"
 #include "job_footprint.h"
 #include "job_launch.h"
+#include "foreign_settings.h"
 #include "forwarded_environment.h"
 #include "job_nodes.h"
 #include "orcarun_options.h"
@@ -26,6 +27,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <iostream>
 
 extern char** environ;
@@ -74,7 +76,35 @@ struct PlanFrameworks {
   orca::mca::Framework* ras = nullptr;
 };
 
-orca::Result<PlanFrameworks> open_frameworks(orca::Runtime& rt) {
+// Open MPI's own --mca settings go to the ranks (foreign_settings.h); a
+// name of Orca's that nothing claims is an error, not a warning.
+orca::Status pass_foreign_settings(orca::Runtime& rt, orca::orcarun::JobPlan& plan) {
+  const orca::mca::Registry& registry = rt.registry();
+  const auto foreign = orca::orcarun::split_foreign_settings(
+      registry.settings(), [&](const std::string& name) { return registry.find(name) != nullptr; },
+      orca::orcarun::orca_words(registry));
+  std::set<std::string> handled(foreign.passed.begin(), foreign.passed.end());
+  handled.insert(foreign.mistyped.begin(), foreign.mistyped.end());
+  rt.report_settings(std::cerr, handled);
+  if (!foreign.mistyped.empty()) {
+    const std::string& name = foreign.mistyped.front();
+    const std::string near = registry.closest_name(name);
+    return orca::Message("orcarun", near.empty() ? "unknown-setting" : "unknown-setting-suggest",
+                         {{"name", orca::printable(name)},
+                          {"word", orca::printable(orca::orcarun::first_word(name))},
+                          {"suggestion", near}});
+  }
+  for (const auto& name : foreign.passed) {
+    if (rt.verbosity() >= 1) {
+      rt.log("orcarun", "--mca " + name + " names no framework of Orca's: the ranks get it as OMPI_MCA_" + name);
+    }
+  }
+  // Before -x and -genv, so that those win for the same variable.
+  plan.environment.insert(plan.environment.begin(), foreign.environment.begin(), foreign.environment.end());
+  return {};
+}
+
+orca::Result<PlanFrameworks> open_frameworks(orca::Runtime& rt, orca::orcarun::JobPlan& plan) {
   PlanFrameworks fws;
   // Every framework a daemon uses is declared here too: their settings are
   // checked once, here, and forwarded.
@@ -86,7 +116,7 @@ orca::Result<PlanFrameworks> open_frameworks(orca::Runtime& rt) {
     if (decl == &orca::routed::kFramework) fws.routed = fw.value();
     if (decl == &orca::ras::kFramework) fws.ras = fw.value();
   }
-  rt.report_settings(std::cerr);
+  if (orca::Status st = pass_foreign_settings(rt, plan); !st) return st.error();
   for (auto* fw : {fws.ras, fws.plm, fws.routed}) {
     if (orca::Status st = fw->open(); !st) return st.error();
   }
@@ -256,7 +286,7 @@ orca::Status choose_working_directory(const orca::orcarun::Options& options, orc
 orca::Status make_plan(orca::Runtime& rt, const orca::orcarun::Options& options, orca::orcarun::JobPlan& plan) {
   if (orca::Status st = forward_environment(rt, options, plan); !st) return st;
   if (orca::Status st = orca::launch::declare_launcher_variables(rt.registry()); !st) return st;
-  auto fws = open_frameworks(rt);
+  auto fws = open_frameworks(rt, plan);
   if (!fws) return fws.error();
   if (orca::Status st = choose_nodes(options, fws.value(), plan); !st) return st;
   if (orca::Status st = map_job(options, fws.value(), plan); !st) return st;

@@ -372,6 +372,17 @@ TEST_F(RuntimeTest, ReportSettingsSuggestsTheClosestName) {
   EXPECT_TRUE(LacksText(err.str(), "not found in:"));
 }
 
+// A program that dealt with some unknown names itself (orcarun passes
+// Open MPI's to the ranks) has them left out; the others are still shown.
+TEST_F(RuntimeTest, ReportSettingsLeavesOutTheNamesTheProgramHandled) {
+  add_args({"--mca", "pml", "ob1", "--mca", "btl", "self"});
+  ASSERT_TRUE(Succeeded(load()));
+  std::ostringstream err;
+  runtime().report_settings(err, {"pml"});
+  EXPECT_TRUE(LacksText(err.str(), "\"pml\""));
+  EXPECT_TRUE(Contains(err.str(), "no MCA variable is named \"btl\" (from the command line)"));
+}
+
 TEST_F(RuntimeTest, ReportSettingsShowsEveryUnknownName) {
   write(user_file(), "# mine\nbtl_openib_flags = 1\n");
   add_args({"--mca", "pml_ob1_priority", "3"});

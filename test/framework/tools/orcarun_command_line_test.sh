@@ -184,13 +184,42 @@ local_plm_for_another_host() {
 # ---------------------------------------------------------------------------------
 # 4. Settings
 
-# A setting nothing claims is orcarun's warning, once, not every daemon's.
+# A setting nothing claims (from the environment) is orcarun's warning,
+# once, not every daemon's.
 unknown_setting_warned_once() {
     setup
-    orc --mca plm_local_num_nodes 4 --mca nosuch_var 3 -n 4 true
+    ORCA_MCA_nosuch_var=3 orc --mca plm_local_num_nodes 4 -n 4 true
     expect_status 0
-    [ "$(grep -c 'no MCA variable is named "nosuch_var"' "$T/err")" -eq 1 ] ||
+    [ "$(grep -c 'no MCA variable is named "nosuch_var" (from the environment)' "$T/err")" -eq 1 ] ||
         { show_output; fail "the unknown setting was not warned about exactly once"; }
+    done_case
+}
+
+# Open MPI's own -mca settings, as Horovod's wrapper passes them, reach
+# every rank as OMPI_MCA_<name> (said at mca_base_verbose 1, no warning);
+# -x wins for the same variable.
+open_mpi_mca_settings_reach_the_ranks() {
+    setup
+    orc -mca pml ob1 -mca btl ^openib -x OMPI_MCA_coll=basic --mca coll tuned --mca plm_local_num_nodes 2 -n 2 \
+        --oversubscribe sh -c 'echo "$OMPI_MCA_pml $OMPI_MCA_btl $OMPI_MCA_coll"'
+    expect_status 0
+    expect_stdout "ob1 ^openib basic
+ob1 ^openib basic"
+    expect_no_stderr
+    orc --mca mca_base_verbose 1 -mca pml ob1 -n 1 true
+    expect_match err "orcarun: --mca pml names no framework of Orca's: the ranks get it as OMPI_MCA_pml$"
+    done_case
+}
+
+# A --mca name of one of Orca's frameworks that no variable has is a typo:
+# an error that suggests the name meant, and nothing starts.
+mistyped_orca_setting_is_an_error() {
+    setup
+    orc --mca oob_tcp_if_inclde lo -n 1 sh -c 'touch "$0/ran"' "$T"
+    expect_failure
+    expect_line err "orcarun: no MCA variable of Orca's is named \"oob_tcp_if_inclde\" (from the command line)."
+    expect_match err "^Did you mean oob_tcp_if_include\?"
+    [ ! -e "$T/ran" ] || fail "a rank started"
     done_case
 }
 
@@ -258,7 +287,8 @@ other_launchers_spellings() {
 CASES=(missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named timing_phases
        data_plane_round_only_where_ranks_can_use_it version_option help_option no_command zero_processes
        hostfile_syntax_error unknown_plm_component local_plm_for_another_host unknown_setting_warned_once
-       working_directory_option working_directory_missing_starts_nothing other_launchers_spellings)
+       working_directory_option working_directory_missing_starts_nothing other_launchers_spellings
+       open_mpi_mca_settings_reach_the_ranks mistyped_orca_setting_is_an_error)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_command_line_test.sh CASE...).
 run_orcarun_suite "$@"
