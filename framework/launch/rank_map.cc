@@ -4,6 +4,7 @@
 #include "launch/launch_text.h"
 #include "mca/var/text.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace orca::launch {
@@ -98,6 +99,83 @@ Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<uns
     if (map.local_sizes[i] > nodes[i].slots) map.oversubscribed = true;
   }
   return map;
+}
+
+Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned per_node, std::optional<unsigned> n,
+                                   bool oversubscribe) {
+  if (nodes.empty()) return Message("launch", "map-no-nodes", {});
+  if (n && *n == 0) return Message("launch", "map-zero-processes", {});
+  if (per_node == 0 || per_node > kMaxPerNode) {
+    return Message("launch", "map-per-node-range",
+                   {{"per_node", std::to_string(per_node)}, {"limit", std::to_string(kMaxPerNode)}});
+  }
+  const std::uint64_t full = static_cast<std::uint64_t>(per_node) * nodes.size();
+  const std::uint64_t want = n ? *n : full;
+  if (want > kMaxRanks) {
+    return Message("launch", "map-too-large",
+                   {{"n", std::to_string(want)}, {"limit", std::to_string(kMaxRanks)}, {"from", "-N"}});
+  }
+  if (want > full) {
+    return Message("launch", "map-per-node-too-few",
+                   {{"n", std::to_string(want)}, {"per_node", std::to_string(per_node)},
+                    {"nodes", std::to_string(nodes.size())}, {"most", std::to_string(full)}});
+  }
+  RankMap map;
+  map.placements.resize(static_cast<size_t>(want));
+  map.local_sizes.assign(nodes.size(), 0);
+  unsigned next = 0;
+  for (size_t i = 0; i < nodes.size() && next < want; ++i) {
+    const HostSlots& node = nodes[i];
+    const unsigned here = static_cast<unsigned>(std::min<std::uint64_t>(per_node, want - next));
+    if (node.slots_given && here > node.slots) {
+      if (!oversubscribe) {
+        return Message("launch", "map-per-node-slots",
+                       {{"host", excerpt(node.name)}, {"slots", std::to_string(node.slots)},
+                        {"per_node", std::to_string(per_node)}});
+      }
+      map.oversubscribed = true;
+    }
+    for (unsigned k = 0; k < here; ++k) {
+      map.placements[next] = Placement{next, i, map.local_sizes[i]++};
+      ++next;
+    }
+  }
+  return map;
+}
+
+namespace {
+
+// "0-3,8,10-11" of ascending ranks.
+std::string rank_ranges(const std::vector<unsigned>& ranks) {
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string map_text(const std::vector<HostSlots>& nodes, const RankMap& map, std::string_view policy) {
+  std::vector<std::vector<unsigned>> on(nodes.size());
+  for (const Placement& p : map.placements) on[p.node].push_back(p.rank);
+  size_t used = 0;
+  for (const auto& ranks : on) used += ranks.empty() ? 0 : 1;
+  std::string text = "map of " + std::to_string(map.placements.size()) + " rank" +
+                     (map.placements.size() == 1 ? "" : "s") + " on " + std::to_string(used) + " host" +
+                     (used == 1 ? "" : "s") + " (" + std::string(policy) + (map.oversubscribed ? ", oversubscribed" : "") +
+                     "):\n";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (on[i].empty()) continue;
+    text += "  " + printable(nodes[i].name) + " (" + std::to_string(nodes[i].slots) + " slot" +
+            (nodes[i].slots == 1 ? "" : "s") + "): rank" + (on[i].size() == 1 ? " " : "s ") + rank_ranges(on[i]) + "\n";
+  }
+  return text;
 }
 
 }  // namespace orca::launch

@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -64,6 +65,26 @@ struct ORCA_EXPORT RankMap {
  * node has a slot: then every node counts as one). */
 ORCA_EXPORT Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<unsigned> n, MapBy by,
                                       bool oversubscribe);
+
+/* The most ranks per node -N and ppr:N:node take. */
+inline constexpr unsigned kMaxPerNode = 1u << 20;
+
+/* Maps `per_node` ranks to every node (mpirun's -N and ppr:N:node,
+ * Hydra's -ppn), each node's consecutive, nodes in order: per_node times
+ * the nodes in all, or the first `n` of those. A node whose slots were
+ * given (host:4, slots=4) must have per_node of them unless
+ * `oversubscribe`; one named without a count takes per_node as its slots.
+ * Errors (launch/...): no nodes; per_node 0 or above kMaxPerNode
+ * (map-per-node-range); -n above per_node times the nodes
+ * (map-per-node-too-few); a node with fewer slots (map-per-node-slots,
+ * naming the host, its slots and --oversubscribe); more than kMaxRanks. */
+ORCA_EXPORT Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned per_node,
+                                               std::optional<unsigned> n, bool oversubscribe);
+
+/* The map as --display-map prints it: a heading, then one line per node
+ * that runs ranks, "  HOST (S slots): ranks 0-3,8" (ranges where ranks
+ * are consecutive; names printable). */
+ORCA_EXPORT std::string map_text(const std::vector<HostSlots>& nodes, const RankMap& map, std::string_view policy);
 
 }  // namespace orca::launch
 

@@ -17,7 +17,9 @@
 # Spellings the programs accept that their --help does not list: used to read
 # a command line, never offered.
 declare -gA _orca_hidden_aliases=([-H]=--host [-np]=--np [-mca]=--mca [-V]=--version [-h]=--help
-                                  [--genv]=-genv [--genvlist]=-genvlist)
+                                  [--genv]=-genv [--genvlist]=-genvlist [-machinefile]=--machinefile
+                                  [-npernode]=--npernode [-display-map]=--display-map [-bind-to]=--bind-to
+                                  [-prepend-rank]=--prepend-rank)
 
 # _orca_words: COMP_WORDS as the program will see them. Bash splits words at
 # the characters of COMP_WORDBREAKS, ':' and '=' among them, so that

@@ -145,9 +145,17 @@ orca::Status choose_nodes(const orca::orcarun::Options& options, const PlanFrame
 
 // The ranks on the nodes, and the routing tree of the daemons.
 orca::Status map_job(const orca::orcarun::Options& options, const PlanFrameworks& fws, orca::orcarun::JobPlan& plan) {
-  auto ranks = orca::launch::map_ranks(plan.nodes, options.processes, options.map_by, options.oversubscribe);
+  auto ranks = options.per_node
+                   ? orca::launch::map_ranks_per_node(plan.nodes, *options.per_node, options.processes, options.oversubscribe)
+                   : orca::launch::map_ranks(plan.nodes, options.processes, options.map_by, options.oversubscribe);
   if (!ranks) return ranks.error();
   plan.ranks = std::move(ranks.value());
+  if (options.display_map) {
+    const std::string policy = options.per_node ? "-N " + std::to_string(*options.per_node)
+                                                : options.map_by == orca::launch::MapBy::Node ? "--map-by node"
+                                                                                              : "--map-by slot";
+    std::cerr << "orcarun: " + orca::launch::map_text(plan.nodes, plan.ranks, policy) << std::flush;
+  }
 
   const auto n = static_cast<std::uint32_t>(plan.nodes.size());
   auto tree = orca::routed::routing_tree(*fws.routed, n);

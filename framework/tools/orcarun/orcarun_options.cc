@@ -25,7 +25,11 @@ const char* const kUsage =
     "  --hostfile, -f, --machinefile FILE\n"
     "                         one host per line, \"host slots=N\" or \"host:N\", # comments\n"
     "  -n, --np N             processes in all (default: one per slot)\n"
-    "  --map-by node|slot     spread ranks across hosts, or fill each host first (default: slot)\n"
+    "  --map-by node|slot|ppr:N:node\n"
+    "                         spread ranks across hosts, fill each host first (default: slot), or\n"
+    "                         put N on every host\n"
+    "  -N, --npernode, -ppn N N ranks on every host (-n: the first that many of those)\n"
+    "  --display-map          print which ranks run on which host before they start\n"
     "  --oversubscribe        allow more processes than slots\n"
     "  --tag-output, -l, --prepend-rank\n"
     "                         prefix every output line with [rank]\n"
@@ -156,10 +160,32 @@ Status set_processes(const std::string& name, const std::string& value, Options&
   return {};
 }
 
+Status set_per_node(const std::string& name, const std::string& value, Options& o) {
+  unsigned n = 0;
+  if (!whole_number(value, n) || n == 0) return bad_option(name, "\"" + value + "\" is not a number of ranks above 0");
+  o.per_node = n;
+  return {};
+}
+
+// slot, node, or ppr:N:node (N ranks on every node, as -N).
 Status set_map_by(const std::string& name, const std::string& value, Options& o) {
-  if (value == "node") o.map_by = MapBy::Node;
-  else if (value == "slot") o.map_by = MapBy::Slot;
-  else return bad_option(name, "\"" + value + "\" is neither node nor slot");
+  if (value == "node") {
+    o.map_by = MapBy::Node;
+  } else if (value == "slot") {
+    o.map_by = MapBy::Slot;
+  } else if (value.rfind("ppr:", 0) == 0) {
+    const size_t colon = value.find(':', 4);
+    const std::string resource = colon == std::string::npos ? "" : value.substr(colon + 1);
+    if (resource != "node") {
+      return bad_option(name + " " + value,
+                        "orcarun maps ranks per node only (ppr:N:node, -N): placing them per " +
+                            (resource.empty() ? std::string("resource") : resource) +
+                            " needs each host's topology, which it does not read yet");
+    }
+    return set_per_node(name + " " + value, value.substr(4, colon - 4), o);
+  } else {
+    return bad_option(name, "\"" + value + "\" is none of slot, node and ppr:N:node");
+  }
   return {};
 }
 
@@ -245,6 +271,8 @@ constexpr Spelling kSpellings[] = {
     {"--report-routes", &Options::report_routes, nullptr},
     {"--report-topology", &Options::report_topology, nullptr},
     {"--mesh-check", &Options::mesh_check, nullptr},
+    {"--display-map", &Options::display_map, nullptr},
+    {"-display-map", &Options::display_map, nullptr},
     {"--host", nullptr, add_host},
     {"-H", nullptr, add_host},
     {"-hosts", nullptr, add_host},
@@ -256,6 +284,10 @@ constexpr Spelling kSpellings[] = {
     {"--np", nullptr, set_processes},
     {"-np", nullptr, set_processes},
     {"--map-by", nullptr, set_map_by},
+    {"-N", nullptr, set_per_node},
+    {"--npernode", nullptr, set_per_node},
+    {"-npernode", nullptr, set_per_node},
+    {"-ppn", nullptr, set_per_node},
     {"--bind-to", nullptr, set_bind_to},
     {"-bind-to", nullptr, set_bind_to},
     {"--wdir", nullptr, set_working_directory},
@@ -281,7 +313,7 @@ const Spelling* spelling(const std::string& name) {
 // Options of mpirun and mpiexec that orcarun does not have: said so by
 // name, rather than as a typo of one of ours.
 constexpr const char* kOtherLaunchersOptions[] = {
-    "--display-map", "--report-bindings", "--rank-by", "-N", "--npernode", "-npernode", "-ppn", "--cpus-per-rank",
+    "--report-bindings", "--rank-by", "--cpus-per-rank",
     "--app", "-configfile", "--output-filename", "--timestamp-output", "--merge-stderr-to-stdout", "--cpu-set"};
 
 // --mca NAME VALUE (args[i] moves on to VALUE).
@@ -386,6 +418,9 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     if (Status st = parse_option(args, i, o); !st) return st.error();
   }
   for (; i < args.size(); ++i) o.command.push_back(args[i]);
+  if (o.per_node && o.map_by == MapBy::Node) {
+    return bad_option("-N", "ranks per node and --map-by node are two mappings; give one of them");
+  }
   if (o.command.empty() && !o.help && !o.version) {
     return Message("orcarun", "no-command", {});
   }

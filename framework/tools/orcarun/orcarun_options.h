@@ -27,6 +27,8 @@ struct Options {
   std::vector<std::string> hostfiles; // --hostfile
   std::optional<unsigned> processes;  // -n / --np; empty: one per slot
   MapBy map_by = MapBy::Slot;
+  std::optional<unsigned> per_node;   // -N, --npernode, -ppn, --map-by ppr:N:node
+  bool display_map = false;           // --display-map
   bool oversubscribe = false;
   bool tag_output = false;
   std::optional<double> timeout_seconds;

@@ -169,3 +169,81 @@ TEST(ParseMapBy, SlotAndNode) {
 
 }  // namespace
 }  // namespace orca::launch
+
+namespace orca::launch {
+namespace {
+
+Hosts unnamed_slots(size_t count) {
+  Hosts out;
+  for (size_t i = 0; i < count; ++i) out.push_back(HostSlots{"h" + std::to_string(i), 1, false});
+  return out;
+}
+
+// -N / ppr:N:node against a table of expected placements.
+TEST(MapRanksPerNode, EachNodeGetsItsRanksConsecutively) {
+  struct Case {
+    Hosts hosts;
+    unsigned per_node;
+    std::optional<unsigned> n;
+    bool oversubscribe;
+    std::vector<size_t> nodes;
+    std::vector<unsigned> locals;
+  };
+  const Case cases[] = {
+      {nodes({2, 2}), 2, std::nullopt, false, {0, 0, 1, 1}, {0, 1, 0, 1}},
+      {nodes({4, 4, 4}), 1, std::nullopt, false, {0, 1, 2}, {0, 0, 0}},
+      {nodes({4, 4}), 3, 4, false, {0, 0, 0, 1}, {0, 1, 2, 0}},
+      // Hosts named without a count take -N as their slots (Hydra's -ppn).
+      {unnamed_slots(2), 3, std::nullopt, false, {0, 0, 0, 1, 1, 1}, {0, 1, 2, 0, 1, 2}},
+      {nodes({1, 1}), 2, std::nullopt, true, {0, 0, 1, 1}, {0, 1, 0, 1}},
+  };
+  for (const Case& c : cases) {
+    auto r = map_ranks_per_node(c.hosts, c.per_node, c.n, c.oversubscribe);
+    ASSERT_TRUE(Succeeded(r)) << c.per_node;
+    EXPECT_EQ(node_of(r.value()), c.nodes) << "-N " << c.per_node;
+    EXPECT_EQ(local_of(r.value()), c.locals) << "-N " << c.per_node;
+    for (size_t i = 0; i < r->placements.size(); ++i) EXPECT_EQ(r->placements[i].rank, i);
+  }
+  auto over = map_ranks_per_node(nodes({1, 1}), 2, std::nullopt, true);
+  EXPECT_TRUE(over->oversubscribed);
+  EXPECT_EQ(over->local_sizes, (std::vector<unsigned>{2, 2}));
+  EXPECT_FALSE(map_ranks_per_node(unnamed_slots(2), 3, std::nullopt, false)->oversubscribed);
+}
+
+TEST(MapRanksPerNode, MapsThatCannotBeMetNameWhy) {
+  auto slots = map_ranks_per_node(nodes({4, 2}), 3, std::nullopt, false);
+  ASSERT_TRUE(FailedWith(slots, "launch", "map-per-node-slots"));
+  EXPECT_EQ(slots.error().arg("host"), "n1");
+  EXPECT_EQ(slots.error().arg("slots"), "2");
+  auto few = map_ranks_per_node(nodes({4, 4}), 2, 5, false);
+  ASSERT_TRUE(FailedWith(few, "launch", "map-per-node-too-few"));
+  EXPECT_EQ(few.error().arg("most"), "4");
+  EXPECT_TRUE(FailedWith(map_ranks_per_node(nodes({4}), 0, std::nullopt, false), "launch", "map-per-node-range"));
+  EXPECT_TRUE(FailedWith(map_ranks_per_node(nodes({4}), kMaxPerNode + 1, std::nullopt, true), "launch",
+                         "map-per-node-range"));
+  EXPECT_TRUE(FailedWith(map_ranks_per_node({}, 1, std::nullopt, false), "launch", "map-no-nodes"));
+  EXPECT_TRUE(FailedWith(map_ranks_per_node(nodes({4}), 1, 0, false), "launch", "map-zero-processes"));
+  EXPECT_TRUE(FailedWith(map_ranks_per_node(unnamed_slots(8), kMaxPerNode, std::nullopt, true), "launch",
+                         "map-too-large"));
+}
+
+TEST(MapText, OneLinePerHostThatRunsRanksWithRanges) {
+  Hosts hosts = nodes({2, 2, 1});
+  hosts[2].name = "gpu\x1b[31m";
+  auto by_node = map_ranks(hosts, 5, MapBy::Node, false);
+  ASSERT_TRUE(Succeeded(by_node));
+  EXPECT_EQ(map_text(hosts, by_node.value(), "--map-by node"),
+            "map of 5 ranks on 3 hosts (--map-by node):\n"
+            "  n0 (2 slots): ranks 0,3\n"
+            "  n1 (2 slots): ranks 1,4\n"
+            "  gpu\\x1b[31m (1 slot): rank 2\n");
+  auto one = map_ranks(nodes({4, 4}), 3, MapBy::Slot, false);
+  EXPECT_EQ(map_text(nodes({4, 4}), one.value(), "--map-by slot"),
+            "map of 3 ranks on 1 host (--map-by slot):\n"
+            "  n0 (4 slots): ranks 0-2\n");
+  auto over = map_ranks_per_node(nodes({1}), 1, std::nullopt, false);
+  EXPECT_EQ(map_text(nodes({1}), over.value(), "-N 1"), "map of 1 rank on 1 host (-N 1):\n  n0 (1 slot): rank 0\n");
+}
+
+}  // namespace
+}  // namespace orca::launch

@@ -84,6 +84,38 @@ rank_environment_by_node() {
     done_case
 }
 
+# -N 2 (and Hydra's -ppn, ppr:2:node) on 3 nodes: two consecutive ranks on
+# each, as --display-map prints before they start; -n 5 takes the first
+# five of those places.
+rank_environment_per_node() {
+    setup
+    orc --mca plm_local_num_nodes 3 -N 2 --display-map sh -c "$ENV_COMMAND"
+    expect_status 0
+    expect_sorted_stdout "0 6 0 2 0
+1 6 1 2 0
+2 6 0 2 1
+3 6 1 2 1
+4 6 0 2 2
+5 6 1 2 2"
+    expect_line err "orcarun: map of 6 ranks on 3 hosts (-N 2):"
+    # Simulated nodes share this host's cores as slots: how many is the machine's.
+    expect_match err "^  $HOST_RE#1 \([0-9]+ slots?\): ranks 0-1$"
+    expect_match err "^  $HOST_RE#3 \([0-9]+ slots?\): ranks 4-5$"
+    orc --mca plm_local_num_nodes 3 -ppn 2 -n 5 sh -c "$ENV_COMMAND"
+    expect_status 0
+    expect_sorted_stdout "0 5 0 2 0
+1 5 1 2 0
+2 5 0 2 1
+3 5 1 2 1
+4 5 0 1 2"
+    expect_no_stderr
+    printf '%s slots=1\n' "$HOST" >"$T/hosts"
+    orc --hostfile "$T/hosts" --map-by ppr:2:node true
+    expect_failure
+    expect_text err "-N 2 puts 2 ranks on $HOST, which has 1 slot(s)."
+    done_case
+}
+
 # --- forwarded variables (-x, -genv, -genvlist) ----------------------------------
 
 # A value with every kind of byte a shell or a wire format could mangle:
@@ -377,7 +409,7 @@ report_topology() {
 }
 
 CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_directory
-       rank_environment_by_slot rank_environment_by_node forward_values_byte_exact
+       rank_environment_by_slot rank_environment_by_node rank_environment_per_node forward_values_byte_exact
        forward_from_the_environment forward_unset_name_refused forward_bounds forward_past_the_message_limit
        routes_direct routes_direct_tree_spawn routes_radix routes_radix_tree_spawn failed_rank_exit_status
        missing_command_is_127 rank_killed_by_signal more_processes_than_slots report_topology

@@ -99,7 +99,13 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"-n", "0", "x"}, "-n", "0 processes"},
       {{"-n", "four", "x"}, "-n", "not a whole number"},
       {{"-n"}, "-n", "needs a value"},
-      {{"--map-by", "core", "x"}, "--map-by", "neither node nor slot"},
+      {{"--map-by", "core", "x"}, "--map-by", "none of slot, node and ppr:N:node"},
+      {{"--map-by", "ppr:2:core", "x"}, "--map-by ppr:2:core", "per core needs each host's topology"},
+      {{"--map-by", "ppr:2", "x"}, "--map-by ppr:2", "per resource needs"},
+      {{"--map-by", "ppr:0:node", "x"}, "--map-by ppr:0:node", "not a number of ranks above 0"},
+      {{"-N", "0", "x"}, "-N", "not a number of ranks above 0"},
+      {{"-ppn", "two", "x"}, "-ppn", "not a number of ranks above 0"},
+      {{"-N", "2", "--map-by", "node", "x"}, "-N", "two mappings"},
       {{"--timeout", "-1", "x"}, "--timeout", "above 0"},
       {{"--timeout", "nan", "x"}, "--timeout", "above 0"},
       {{"--stdin", "some", "x"}, "--stdin", "none, all or a rank"},
@@ -135,7 +141,7 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"-wdr", "/tmp", "x"}, "-wdr", "did you mean --wdir?"},
       {{"--hostfil", "f", "x"}, "--hostfil", "did you mean --hostfile?"},
       {{"--report-bindings", "x"}, "--report-bindings", "option of mpirun and mpiexec"},
-      {{"-ppn", "2", "x"}, "-ppn", "option of mpirun and mpiexec"},
+      {{"--rank-by", "core", "x"}, "--rank-by", "option of mpirun and mpiexec"},
   };
   for (const auto& c : cases) {
     auto o = parse(c.args);
@@ -153,6 +159,20 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
   auto none = parse({"--tag-output"});
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().topic(), "no-command");
+}
+
+TEST(OrcarunOptions, RanksPerNodeInEverySpelling) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-N", "3", "x"}, {"--npernode", "3", "x"}, {"-npernode", "3", "x"}, {"-ppn", "3", "x"},
+           {"--map-by", "ppr:3:node", "x"}, {"--map-by=ppr:3:node", "x"}}) {
+    auto o = parse(args);
+    ASSERT_TRUE(o.ok()) << args[0] << ": " << o.error().summary();
+    EXPECT_EQ(o->per_node, 3u) << args[0];
+  }
+  auto shown = parse({"--display-map", "x"});
+  ASSERT_TRUE(shown.ok());
+  EXPECT_TRUE(shown->display_map);
+  EXPECT_FALSE(parse({"x"})->per_node.has_value());
 }
 
 TEST(OrcarunOptions, OtherLaunchersSpellingsMeanOurOptions) {
