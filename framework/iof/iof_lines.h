@@ -137,8 +137,8 @@ class ORCA_EXPORT LineAssembler {
  * OutputPrinter: what orcarun does with the emissions of every rank.
  *
  * Writes each emission to the sink of its stream at once, with "[rank] "
- * before the start of every line when tagging is on, and never before the
- * continuation of a line. Each stream has its own cursor: whether the sink
+ * before the start of every line when tagging is on (and "[TIME] " before
+ * that with a timestamp), and never before the continuation of a line. Each stream has its own cursor: whether the sink
  * was left in the middle of some rank's line.
  *
  * The interleaving rule, per stream (stdout and stderr never affect each
@@ -164,6 +164,10 @@ class ORCA_EXPORT LineAssembler {
  * and the text together). The only state is each stream's cursor, so the
  * printer's memory does not grow with the number of ranks.
  */
+/* The local time of day now, "HH:MM:SS.mmm": what --timestamp-output
+ * prints (the date stays out: a job's lines are read within a day). */
+ORCA_EXPORT std::string local_time_of_day();
+
 class ORCA_EXPORT OutputPrinter {
  public:
   struct Sinks {
@@ -172,7 +176,10 @@ class ORCA_EXPORT OutputPrinter {
     std::function<void(std::string_view)> err;
   };
 
-  OutputPrinter(Sinks sinks, bool tag_output);
+  /* `timestamp`, when set, is asked for the time at the start of every
+   * line, which is then prefixed "[TIME] " (before the rank's tag):
+   * orcarun's --timestamp-output; a test passes a fake clock. */
+  OutputPrinter(Sinks sinks, bool tag_output, std::function<std::string()> timestamp = {});
 
   /* One emission of `rank`'s LineAssembler for `stream`. Also accepts
    * text a LineAssembler would not produce: several lines in one call are
@@ -200,6 +207,7 @@ class ORCA_EXPORT OutputPrinter {
   PerStream out_;
   PerStream err_;
   bool tag_output_;
+  std::function<std::string()> timestamp_;
 };
 
 }  // namespace orca::iof

@@ -3,6 +3,9 @@
 #include "iof_lines.h"
 
 #include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <utility>
 
 namespace orca::iof {
@@ -17,7 +20,21 @@ void append_tag(std::string& buffer, std::uint32_t rank) {
 }
 }  // namespace
 
-OutputPrinter::OutputPrinter(Sinks sinks, bool tag_output) : tag_output_(tag_output) {
+std::string local_time_of_day() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm local{};
+  ::localtime_r(&seconds, &local);
+  char text[32];
+  std::snprintf(text, sizeof text, "%02d:%02d:%02d.%03d", local.tm_hour, local.tm_min, local.tm_sec,
+                static_cast<int>(millis));
+  return text;
+}
+
+OutputPrinter::OutputPrinter(Sinks sinks, bool tag_output, std::function<std::string()> timestamp)
+    : tag_output_(tag_output), timestamp_(std::move(timestamp)) {
   out_.sink = std::move(sinks.out);
   err_.sink = std::move(sinks.err);
 }
@@ -38,6 +55,11 @@ void OutputPrinter::print(std::uint32_t rank, Stream stream, std::string_view te
   while (!text.empty()) {
     const std::size_t newline = text.find('\n');
     const std::size_t n = newline == std::string_view::npos ? text.size() : newline + 1;
+    if (at_line_start && timestamp_) {
+      buffer += '[';
+      buffer += timestamp_();
+      buffer += "] ";
+    }
     if (at_line_start && tag_output_) append_tag(buffer, rank);
     buffer.append(text.substr(0, n));
     at_line_start = newline != std::string_view::npos;

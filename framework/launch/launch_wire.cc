@@ -262,6 +262,7 @@ void startup_fields(IO& io, M& m) {
     io.u32("size", m.size);
     io.text("directory", m.directory);
     io.i32("stdin_target", m.stdin_target);
+    io.boolean("merge_stderr", m.merge_stderr);
   }
 }
 

@@ -212,6 +212,7 @@ struct LaunchCommand {
   std::uint32_t size = 0;                // ranks in all
   std::string directory;                 // where ranks start ("" : the daemon's own)
   std::int32_t stdin_target = 0;         // a rank, or kStdinNone / kStdinAll
+  bool merge_stderr = false;             // --merge-stderr-to-stdout: one pipe for both, from the start
 };
 
 inline constexpr std::int32_t kStdinNone = -1;

@@ -137,6 +137,7 @@ plm::SpawnSpec DaemonSession::rank_spec(const launch::LaunchCommand& command, co
   spec.pipe_input = command.stdin_target == launch::kStdinAll ||
                     command.stdin_target == static_cast<std::int32_t>(p.rank);
   spec.parent_death_signal = SIGKILL;
+  spec.merge_errors = command.merge_stderr;  // in order, as the rank wrote them
   return spec;
 }
 

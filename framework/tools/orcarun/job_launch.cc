@@ -133,7 +133,8 @@ Status JobLaunch::open() {
     };
   };
   iof::OutputPrinter::Sinks sinks{.out = sink(*out_), .err = sink(*err_)};
-  printer_ = std::make_unique<iof::OutputPrinter>(std::move(sinks), options_.tag_output);
+  printer_ = std::make_unique<iof::OutputPrinter>(std::move(sinks), options_.tag_output,
+                                                  options_.timestamp_output ? iof::local_time_of_day : std::function<std::string()>());
 
   oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
   oob_->on_receive(launch::kTagReport, [this](ProcessName, std::span<const std::uint8_t> b) { on_report(b); });
@@ -265,6 +266,7 @@ Status JobLaunch::prepare_command() {
     command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
   }
   command.directory = plan_.working_directory;
+  command.merge_stderr = options_.merge_stderr;
   switch (options_.stdin_target) {
     case StdinTarget::None: command.stdin_target = launch::kStdinNone; break;
     case StdinTarget::All: command.stdin_target = launch::kStdinAll; break;

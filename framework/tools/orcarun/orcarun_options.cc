@@ -33,6 +33,9 @@ const char* const kUsage =
     "  --oversubscribe        allow more processes than slots\n"
     "  --tag-output, -l, --prepend-rank\n"
     "                         prefix every output line with [rank]\n"
+    "  --timestamp-output     prefix every output line with [HH:MM:SS.mmm], the time orcarun printed it\n"
+    "  --merge-stderr-to-stdout\n"
+    "                         the ranks' stderr goes to stdout, in the order they wrote both\n"
     "  --wdir, -wdir DIR      the ranks' working directory (relative: to this one), which every host\n"
     "                         must have; without it, this directory on hosts that have it, else the\n"
     "                         daemon's\n"
@@ -272,6 +275,8 @@ constexpr Spelling kSpellings[] = {
     {"--report-topology", &Options::report_topology, nullptr},
     {"--mesh-check", &Options::mesh_check, nullptr},
     {"--display-map", &Options::display_map, nullptr},
+    {"--timestamp-output", &Options::timestamp_output, nullptr},
+    {"--merge-stderr-to-stdout", &Options::merge_stderr, nullptr},
     {"-display-map", &Options::display_map, nullptr},
     {"--host", nullptr, add_host},
     {"-H", nullptr, add_host},
@@ -314,7 +319,7 @@ const Spelling* spelling(const std::string& name) {
 // name, rather than as a typo of one of ours.
 constexpr const char* kOtherLaunchersOptions[] = {
     "--report-bindings", "--rank-by", "--cpus-per-rank",
-    "--app", "-configfile", "--output-filename", "--timestamp-output", "--merge-stderr-to-stdout", "--cpu-set"};
+    "--app", "-configfile", "--output-filename", "--cpu-set"};
 
 // --mca NAME VALUE (args[i] moves on to VALUE).
 Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {

@@ -29,6 +29,8 @@ struct Options {
   MapBy map_by = MapBy::Slot;
   std::optional<unsigned> per_node;   // -N, --npernode, -ppn, --map-by ppr:N:node
   bool display_map = false;           // --display-map
+  bool timestamp_output = false;      // --timestamp-output
+  bool merge_stderr = false;          // --merge-stderr-to-stdout
   bool oversubscribe = false;
   bool tag_output = false;
   std::optional<double> timeout_seconds;

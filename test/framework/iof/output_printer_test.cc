@@ -44,6 +44,30 @@ TEST(OutputPrinter, TaggedLinesStartWithTheirRank) {
   EXPECT_EQ(t.err, "[4294967295] c\n");
 }
 
+TEST(OutputPrinter, ATimestampStartsEveryLineBeforeTheTagAndNeverAContinuation) {
+  std::string out;
+  int clock = 0;
+  OutputPrinter printer({.out = [&](std::string_view t) { out += t; }, .err = [](std::string_view) {}}, true,
+                        [&] { return "t" + std::to_string(++clock); });
+  printer.print(0, kOut, "a\nb\n", false);
+  printer.print(1, kOut, "prompt> ", true);
+  printer.print(1, kOut, "yes\n", true);
+  EXPECT_EQ(out, "[t1] [0] a\n[t2] [0] b\n[t3] [1] prompt> yes\n");
+  OutputPrinter untagged({.out = [&](std::string_view t) { out = t; }, .err = [](std::string_view) {}}, false,
+                         [] { return std::string("12:00:00.000"); });
+  untagged.print(5, kOut, "x\n", false);
+  EXPECT_EQ(out, "[12:00:00.000] x\n");
+}
+
+TEST(OutputPrinter, TheRealClockGivesHoursMinutesSecondsAndMilliseconds) {
+  const std::string t = local_time_of_day();
+  ASSERT_EQ(t.size(), 12u) << t;
+  for (size_t i : {2u, 5u}) EXPECT_EQ(t[i], ':') << t;
+  EXPECT_EQ(t[8], '.') << t;
+  EXPECT_LT(std::stoi(t.substr(0, 2)), 24) << t;
+  EXPECT_LT(std::stoi(t.substr(3, 2)), 60) << t;
+}
+
 TEST(OutputPrinter, AContinuationIsNeverTagged) {
   Terminal t(true);
   t.printer.print(2, kOut, "prompt> ", true);

@@ -50,6 +50,7 @@ std::vector<WireMessage> samples() {
   l.size = 3;
   l.directory = "/home/user/run 1";
   l.stdin_target = kStdinAll;
+  l.merge_stderr = true;
   l.links = {{"boot:ns1", "eth1", "10.0.1.2", 24, false}, {"boot:ns2", "ens3", "fd00::2", 64, true}};
   l.families = {"ompi", "gloo"};
   l.master_address = "10.0.1.2";
@@ -187,6 +188,7 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));
   EXPECT_EQ(cmd.directory, "/home/user/run 1");
   EXPECT_EQ(cmd.stdin_target, kStdinAll);
+  EXPECT_TRUE(cmd.merge_stderr);
   const WireMessage boot_message = decode(encode(samples()[0]).value()).value();
   const auto& boot = std::get<Bootstrap>(boot_message);
   EXPECT_EQ(boot.hosts, (std::vector<std::string>{"h1", "h2", "h3"}));

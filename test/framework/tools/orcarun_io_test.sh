@@ -104,6 +104,31 @@ err 1" ] || { show_output; fail "stderr is not exactly the ranks' stderr"; }
     done_case
 }
 
+# --merge-stderr-to-stdout: each rank's stderr joins its stdout where the
+# rank writes them, so its lines keep the order it wrote them in;
+# --timestamp-output puts the time before every line (and its rank tag).
+merged_and_timestamped_output() {
+    setup
+    orc --mca plm_local_num_nodes 2 -n 2 --merge-stderr-to-stdout --tag-output \
+        sh -c 'for i in 1 2 3; do echo "out $i"; echo "err $i" >&2; done'
+    expect_status 0
+    expect_no_stderr
+    local r
+    for r in 0 1; do
+        [ "$(grep "^\[$r\] " "$T/out")" = "[$r] out 1
+[$r] err 1
+[$r] out 2
+[$r] err 2
+[$r] out 3
+[$r] err 3" ] || { show_output; fail "rank $r's lines are not all on stdout in the order written"; }
+    done
+    orc -n 1 --timestamp-output -l sh -c 'echo a; echo b >&2'
+    expect_status 0
+    expect_match out '^\[[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{3}\] \[0\] a$'
+    expect_match err '^\[[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{3}\] \[0\] b$'
+    done_case
+}
+
 # A line without its newline yet (a prompt) is shown after
 # iof_base_partial_line_ms (100 ms), while the rank still waits.
 partial_line_is_shown() {
@@ -241,7 +266,7 @@ progress_line_on_a_terminal() {
 }
 
 CASES=(many_lines_whole_and_in_order output_of_ranks_that_exit_at_once output_kept_while_orcarun_lags
-       stdout_and_stderr_apart partial_line_is_shown long_line_without_newline stdin_goes_to_rank_0
+       stdout_and_stderr_apart merged_and_timestamped_output partial_line_is_shown long_line_without_newline stdin_goes_to_rank_0
        stdin_to_all stdin_to_none large_stdin_intact stdin_flow_control relayed_output_kept_while_orcarun_lags
        progress_line_on_a_terminal)
 
