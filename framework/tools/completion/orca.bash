@@ -19,7 +19,7 @@
 declare -gA _orca_hidden_aliases=([-H]=--host [-np]=--np [-mca]=--mca [-V]=--version [-h]=--help
                                   [--genv]=-genv [--genvlist]=-genvlist [-machinefile]=--machinefile
                                   [-npernode]=--npernode [-display-map]=--display-map [-bind-to]=--bind-to
-                                  [-prepend-rank]=--prepend-rank)
+                                  [-prepend-rank]=--prepend-rank [-output-filename]=--output-filename)
 
 # _orca_words: COMP_WORDS as the program will see them. Bash splits words at
 # the characters of COMP_WORDBREAKS, ':' and '=' among them, so that

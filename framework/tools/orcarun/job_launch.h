@@ -11,6 +11,7 @@
 
 #include "data_plane_gather.h"
 #include "orcarun_options.h"
+#include "output_files.h"
 #include "stdin_forwarder.h"
 
 #include "io/stream_writer.h"
@@ -59,6 +60,7 @@ struct JobPlan {
   std::chrono::milliseconds mesh_check_timeout{3000};
   std::vector<std::string> unused_components;  // "framework/component" the daemons do not load (daemon_components.h)
   std::string working_directory;  // the ranks' (absolute): --wdir's, else orcarun's own
+  std::optional<OutputFiles> output_files;  // --output-filename: the ranks' output goes there
 };
 
 /* Where a JobLaunch gets its oob and its daemon starter: the process's
@@ -168,6 +170,7 @@ class JobLaunch {
   std::unique_ptr<Timer> progress_timer_;
   bool progress_shown_ = false;
   bool bootstrap_checked_ = false;
+  bool output_files_failed_ = false;  // one message for a full disk, not one per chunk
   std::unique_ptr<SignalWatch> sigint_;
   std::unique_ptr<SignalWatch> sigterm_;
   // --timing

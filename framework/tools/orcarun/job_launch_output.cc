@@ -15,6 +15,18 @@ void JobLaunch::on_output(ProcessName from, std::span<const std::uint8_t> bytes)
   auto* chunk = std::get_if<launch::OutputChunk>(&m.value());
   if (!chunk || from.vpid == 0 || from.vpid > daemons()) return;
   const std::string_view text(reinterpret_cast<const char*>(chunk->bytes.data()), chunk->bytes.size());
+  if (plan_.output_files) {
+    // Written at once: the daemon's credit comes back with no writer's queue.
+    const auto stream = chunk->stream == launch::Stream::Stdout ? OutputFiles::Stream::Stdout : OutputFiles::Stream::Stderr;
+    if (!output_files_failed_) {
+      if (Status st = plan_.output_files->write(chunk->rank, stream, text); !st) {
+        output_files_failed_ = true;
+        machine_->fail_and_stop_ranks(st.error(), 1);
+      }
+    }
+    output_written(from.vpid, chunk->bytes.size());
+    return;
+  }
   // print() makes one sink write of a chunk that is not empty; the sink
   // takes the credit with it.
   printing_from_ = from.vpid;

@@ -300,6 +300,11 @@ orca::Status make_plan(orca::Runtime& rt, const orca::orcarun::Options& options,
   if (orca::Status st = map_job(options, fws.value(), plan); !st) return st;
   if (orca::Status st = check_job_fits_here(rt, plan); !st) return st;
   if (orca::Status st = choose_working_directory(options, plan); !st) return st;
+  if (options.output_filename) {
+    auto files = orca::orcarun::OutputFiles::open(*options.output_filename);
+    if (!files) return files.error();
+    plan.output_files = std::move(files.value());
+  }
   plan.daemon_command = orca::plm::daemon_program(rt.registry());
   const auto launcher = orca::launch::launcher_settings(rt.registry());
   if (orca::Status st = apply_launcher_settings(rt, options, launcher, plan); !st) return st;

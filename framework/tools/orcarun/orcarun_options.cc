@@ -34,6 +34,8 @@ const char* const kUsage =
     "  --tag-output, -l, --prepend-rank\n"
     "                         prefix every output line with [rank]\n"
     "  --timestamp-output     prefix every output line with [HH:MM:SS.mmm], the time orcarun printed it\n"
+    "  --output-filename DIR  write each rank's output to DIR/rank.N/stdout and DIR/rank.N/stderr\n"
+    "                         instead of orcarun's own\n"
     "  --merge-stderr-to-stdout\n"
     "                         the ranks' stderr goes to stdout, in the order they wrote both\n"
     "  --wdir, -wdir DIR      the ranks' working directory (relative: to this one), which every host\n"
@@ -235,6 +237,13 @@ Status add_tune_file(const std::string& /*name*/, const std::string& value, Opti
   return {};
 }
 
+Status set_output_filename(const std::string& name, const std::string& value, Options& o) {
+  if (value.empty()) return bad_option(name, "the directory is empty");
+  if (value.find('\0') != std::string::npos) return bad_option(name, "a directory cannot hold a NUL byte");
+  o.output_filename = value;
+  return {};
+}
+
 Status set_working_directory(const std::string& name, const std::string& value, Options& o) {
   if (value.empty()) return bad_option(name, "the directory is empty");
   if (value.find('\0') != std::string::npos) return bad_option(name, "a directory cannot hold a NUL byte");
@@ -295,6 +304,8 @@ constexpr Spelling kSpellings[] = {
     {"-ppn", nullptr, set_per_node},
     {"--bind-to", nullptr, set_bind_to},
     {"-bind-to", nullptr, set_bind_to},
+    {"--output-filename", nullptr, set_output_filename},
+    {"-output-filename", nullptr, set_output_filename},
     {"--wdir", nullptr, set_working_directory},
     {"-wdir", nullptr, set_working_directory},
     {"--timeout", nullptr, set_timeout},
@@ -319,7 +330,7 @@ const Spelling* spelling(const std::string& name) {
 // name, rather than as a typo of one of ours.
 constexpr const char* kOtherLaunchersOptions[] = {
     "--report-bindings", "--rank-by", "--cpus-per-rank",
-    "--app", "-configfile", "--output-filename", "--cpu-set"};
+    "--app", "-configfile", "--cpu-set"};
 
 // --mca NAME VALUE (args[i] moves on to VALUE).
 Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {

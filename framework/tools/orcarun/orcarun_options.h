@@ -31,6 +31,7 @@ struct Options {
   bool display_map = false;           // --display-map
   bool timestamp_output = false;      // --timestamp-output
   bool merge_stderr = false;          // --merge-stderr-to-stdout
+  std::optional<std::string> output_filename;  // --output-filename DIR
   bool oversubscribe = false;
   bool tag_output = false;
   std::optional<double> timeout_seconds;

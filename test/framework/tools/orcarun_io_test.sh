@@ -129,6 +129,32 @@ merged_and_timestamped_output() {
     done_case
 }
 
+# --output-filename DIR: 10,000 lines of each rank's stdout and 100 of its
+# stderr, every line in its own rank's file, in order; nothing on the
+# terminal. A directory orcarun cannot make stops the job before it starts.
+output_files_per_rank() {
+    setup
+    orc --mca plm_local_num_nodes 2 -n 2 --output-filename "$T/out.d" \
+        awk -v r=x 'BEGIN { r = ENVIRON["ORCA_RANK"]; for (i = 1; i <= 10000; i++) print "rank " r " line " i;
+                            for (i = 1; i <= 100; i++) print "rank " r " error " i > "/dev/stderr" }'
+    expect_status 0
+    expect_no_stdout
+    expect_no_stderr
+    local r
+    for r in 0 1; do
+        cmp -s "$T/out.d/rank.$r/stdout" <(seq 1 10000 | sed "s/^/rank $r line /") ||
+            fail "$T/out.d/rank.$r/stdout is not rank $r's 10000 lines in order ($(wc -l <"$T/out.d/rank.$r/stdout") lines)"
+        cmp -s "$T/out.d/rank.$r/stderr" <(seq 1 100 | sed "s/^/rank $r error /") ||
+            fail "$T/out.d/rank.$r/stderr is not rank $r's 100 error lines in order"
+    done
+    : >"$T/a-file"
+    orc -n 1 --output-filename "$T/a-file/sub" sh -c 'touch "$0/ran"' "$T"
+    expect_failure
+    expect_match err "^orcarun: cannot make the directory $T/a-file/sub \(--output-filename\): Not a directory\.$"
+    [ ! -e "$T/ran" ] || fail "a rank started"
+    done_case
+}
+
 # A line without its newline yet (a prompt) is shown after
 # iof_base_partial_line_ms (100 ms), while the rank still waits.
 partial_line_is_shown() {
@@ -266,7 +292,7 @@ progress_line_on_a_terminal() {
 }
 
 CASES=(many_lines_whole_and_in_order output_of_ranks_that_exit_at_once output_kept_while_orcarun_lags
-       stdout_and_stderr_apart merged_and_timestamped_output partial_line_is_shown long_line_without_newline stdin_goes_to_rank_0
+       stdout_and_stderr_apart merged_and_timestamped_output output_files_per_rank partial_line_is_shown long_line_without_newline stdin_goes_to_rank_0
        stdin_to_all stdin_to_none large_stdin_intact stdin_flow_control relayed_output_kept_while_orcarun_lags
        progress_line_on_a_terminal)
 
