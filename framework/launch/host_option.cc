@@ -104,7 +104,7 @@ Result<std::vector<HostSlots>> parse_host_option(std::string_view text) {
     }
     for (std::string& n : names) {
       HostSlots h = proto;
-      h.name = std::move(n);
+      h.name = w.user.empty() ? std::move(n) : w.user + "@" + n;
       hosts.push_back(std::move(h));
     }
   }

@@ -22,6 +22,15 @@ bool is_ipv6(std::string_view text) {
   return ::inet_pton(AF_INET6, std::string(text).c_str(), &parsed) == 1;
 }
 
+// USER@: what ssh takes as a user name here.
+bool is_user_name(std::string_view user) {
+  if (user.empty() || user.front() == '-') return false;
+  return std::all_of(user.begin(), user.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+           c == '_';
+  });
+}
+
 // [ADDRESS] or [ADDRESS]:SLOTS.
 Result<HostWord> bracketed_address(std::string_view word, std::string_view source) {
   const size_t close = word.find(']');
@@ -36,9 +45,8 @@ Result<HostWord> bracketed_address(std::string_view word, std::string_view sourc
   return w;
 }
 
-}  // namespace
-
-Result<HostWord> split_host_word(std::string_view word, std::string_view source) {
+// The host after any USER@.
+Result<HostWord> split_host(std::string_view word, std::string_view source) {
   const size_t colons = static_cast<size_t>(std::count(word.begin(), word.end(), ':'));
   // "[fe80::1]:2" is an address; "node[1-4]:2" a host list.
   if (!word.empty() && word.front() == '[' && word.substr(0, word.find(']')).find(':') != std::string_view::npos) {
@@ -54,6 +62,23 @@ Result<HostWord> split_host_word(std::string_view word, std::string_view source)
   const size_t colon = word.find(':');
   if (colon == 0) return syntax(source, word, "there is no host before the ':'");
   return HostWord{.hostlist = word.substr(0, colon), .slots = word.substr(colon + 1)};
+}
+
+}  // namespace
+
+Result<HostWord> split_host_word(std::string_view word, std::string_view source) {
+  std::string user;
+  if (const size_t at = word.find('@'); at != std::string_view::npos) {
+    user = std::string(word.substr(0, at));
+    if (!is_user_name(user)) {
+      return syntax(source, word,
+                    "\"" + excerpt(user) + "\" before the '@' is no user name (letters, digits, '.', '-' and '_')");
+    }
+    word.remove_prefix(at + 1);
+  }
+  auto w = split_host(word, source);
+  if (w) w->user = std::move(user);
+  return w;
 }
 
 }  // namespace orca::launch

@@ -117,6 +117,8 @@ Result<std::vector<HostSlots>> parse_hostfile_text(std::string_view text, std::s
       return st.error();
     }
     for (std::string& n : names) {
+      // USER@ stays with the name: the agent (ssh) is given both.
+      if (!word->user.empty()) n = word->user + "@" + n;
       hosts.push_back(HostSlots{std::move(n), slots->value_or(1u), slots->has_value()});
     }
   }

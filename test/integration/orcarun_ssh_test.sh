@@ -491,6 +491,36 @@ refused_key_fails_tree_spawn() {
 $(job_output job)"
 }
 
+# 3b. USER@HOST (Open MPI's hostfile form): the user goes to ssh with the
+# host. As root on h2 and h3 the job runs; as a user h3 does not have, h3's
+# sshd names that user and orcarun names the daemon on orcanobody@h3.
+user_before_the_host_reaches_ssh() {
+    ssh_cluster
+    local rc=0
+    orcarun_ssh job --host root@h2,root@h3 -n 2 hostname || rc=$?
+    [ $rc -eq 0 ] || fail "orcarun exited with $rc:
+$(job_output job)"
+    [ "$(wc -l <"$CASE_DIR/job.out")" -eq 2 ] || fail "not 2 ranks' output:
+$(job_output job)"
+    local h
+    for h in h2 h3; do
+        grep -q "Accepted publickey for root from 10.200.0.1 " "$CASE_DIR/sshd.$h.log" ||
+            fail "$h's sshd accepted no login as root:
+$(job_output job)"
+    done
+    rc=0
+    orcarun_ssh job --host root@h2,orcanobody@h3 -n 2 hostname || rc=$?
+    [ $rc -ne 0 ] || fail "orcarun exited with 0 as a user h3 does not have:
+$(job_output job)"
+    grep -q "Invalid user orcanobody from 10.200.0.1" "$CASE_DIR/sshd.h3.log" ||
+        fail "h3's sshd was not asked for user orcanobody:
+$(job_output job)"
+    grep -qE 'the daemon on orcanobody@h3 \(vpid 2\) failed' "$CASE_DIR/job.err" ||
+        fail "orcarun does not name orcanobody@h3:
+$(job_output job)"
+    expect_cluster_clean
+}
+
 # 4. A host name that does not resolve: orcarun fails, names it and quotes
 # ssh's resolver error.
 unknown_host_is_reported() {
@@ -706,7 +736,7 @@ $(job_output job)"
 }
 
 CASES=(flat_launch_runs_every_rank_on_its_host tree_spawn_starts_daemons_from_daemons
-       refused_key_fails_flat_launch refused_key_fails_tree_spawn unknown_host_is_reported
+       refused_key_fails_flat_launch refused_key_fails_tree_spawn user_before_the_host_reaches_ssh unknown_host_is_reported
        secret_stays_off_command_lines_flat secret_stays_off_command_lines_tree_spawn
        remote_session_death_ends_its_daemon agent_death_ends_the_remote_daemon
        tree_spawn_parent_death_ends_its_subtree daemon_killed_takes_its_ranks_background_children

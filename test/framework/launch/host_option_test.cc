@@ -45,6 +45,18 @@ TEST(HostOption, IPv6AddressesInBracketsTakeSlots) {
   EXPECT_EQ(hosts("[::1]:2,::1"), Hosts{given("::1", 3)});
 }
 
+TEST(HostOption, AUserBeforeTheHostStaysWithItForTheAgent) {
+  EXPECT_EQ(hosts("alice@node[1-2]:2,bob@[fe80::1],h"),
+            (Hosts{given("alice@node1", 2), given("alice@node2", 2), defaulted("bob@fe80::1"), defaulted("h")}));
+  // Another user on the same host is another login: not merged.
+  EXPECT_EQ(hosts("a@h,b@h,a@h"), (Hosts{HostSlots{"a@h", 2, false}, defaulted("b@h")}));
+  for (const char* text : {"@h", "-oProxyCommand=x@h", "a b@h", "a@"}) {
+    auto r = parse_host_option(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.error().arg("source"), "--host") << text;
+  }
+}
+
 TEST(HostOption, BadIPv6Forms) {
   struct Case {
     const char* text;

@@ -60,6 +60,11 @@ TEST(HostfileText, DuplicatesMergedWithSlotsAdded) {
   EXPECT_EQ(parse("a slots=2\nb\na slots=3\na\n"), (Hosts{given("a", 6), defaulted("b")}));
 }
 
+TEST(HostfileText, AUserBeforeTheHostStaysWithItForTheAgent) {
+  EXPECT_EQ(parse("carol@n[1-2] slots=2\ndave@gpu1:4\n"),
+            (Hosts{given("carol@n1", 2), given("carol@n2", 2), given("dave@gpu1", 4)}));
+}
+
 TEST(HostfileText, HydrasHostColonSlotsAndIPv6Addresses) {
   EXPECT_EQ(parse("node1:2\nnode[2-3]:4 # two more\n[fe80::1]:3\n::1 slots=2\n"),
             (Hosts{given("node1", 2), given("node2", 4), given("node3", 4), given("fe80::1", 3), given("::1", 2)}));
@@ -106,7 +111,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadLine{"a cpus=2\n", 1, "hostfile-syntax", "unknown"},
                       BadLine{"a =2\n", 1, "hostfile-syntax", "not a setting"},
                       BadLine{"slots=2\n", 1, "hostfile-syntax", "put the host first"},
-                      BadLine{"x\ny\nuser@z\n", 3, "hostlist-syntax", "'@'"},
+                      BadLine{"x\ny\n@z\n", 3, "hostlist-syntax", "no user name"},
+                      BadLine{"x\n-o@z\n", 2, "hostlist-syntax", "no user name"},
                       BadLine{"n[1-600000]\nm[1-600000]\n", 2, "hostlist-too-large", ""}));
 
 TEST(HostfileText, SlotsOverTheLimitWhenAddedUp) {
