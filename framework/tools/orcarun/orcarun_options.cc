@@ -388,6 +388,12 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     if (Status st = parse_option(args, i, o); !st) return st.error();
   }
   for (; i < args.size(); ++i) o.command.push_back(args[i]);
+  // mpirun and mpiexec read a lone ':' as the start of another program
+  // (MPMD); running it as an argument would be a job other than the one meant.
+  if (std::find(o.command.begin(), o.command.end(), ":") != o.command.end()) {
+    return bad_option(":", "orcarun does not run several programs in one job (MPMD) yet; start each with an orcarun "
+                           "of its own");
+  }
   if (o.per_node && o.map_by == MapBy::Node) {
     return bad_option("-N", "ranks per node and --map-by node are two mappings; give one of them");
   }

@@ -142,6 +142,7 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"--hostfil", "f", "x"}, "--hostfil", "did you mean --hostfile?"},
       {{"--report-bindings", "x"}, "--report-bindings", "option of mpirun and mpiexec"},
       {{"--rank-by", "core", "x"}, "--rank-by", "option of mpirun and mpiexec"},
+      {{"-n", "1", "echo", "a", ":", "-n", "1", "echo", "b"}, ":", "several programs in one job (MPMD)"},
   };
   for (const auto& c : cases) {
     auto o = parse(c.args);
