@@ -3,11 +3,11 @@
 // and the DaemonMachine that decides its life.
 #include "daemon_session.h"
 
-#include <unistd.h>
-
 #include "data_plane_answer.h"
 
 #include "net/host_topology.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>

@@ -18,7 +18,8 @@ void JobLaunch::on_output(ProcessName from, std::span<const std::uint8_t> bytes)
   if (plan_.output_files) {
     // Written at once: the daemon's credit comes back with no writer's queue.
     const auto stream = chunk->stream == launch::Stream::Stdout ? OutputFiles::Stream::Stdout : OutputFiles::Stream::Stderr;
-    if (!output_files_failed_) {
+    // A rank of the job only: no file is made for a number a daemon got wrong.
+    if (!output_files_failed_ && chunk->rank < plan_.ranks.placements.size()) {
       if (Status st = plan_.output_files->write(chunk->rank, stream, text); !st) {
         output_files_failed_ = true;
         machine_->fail_and_stop_ranks(st.error(), 1);
