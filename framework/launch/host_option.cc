@@ -97,14 +97,11 @@ Result<std::vector<HostSlots>> parse_host_option(std::string_view text) {
       proto.slots_given = true;
     }
     names.clear();
-    if (!w.address.empty()) {
-      names.push_back(w.address);
-    } else if (Status st = expand_hostlist_item(w.hostlist, kHostOption, names, budget); !st) {
-      return st.error();
-    }
+    if (Status st = host_word_names(w, kHostOption, names, budget); !st) return st.error();
+    if (Status st = add_user(w.user, names, item, kHostOption, budget); !st) return st.error();
     for (std::string& n : names) {
       HostSlots h = proto;
-      h.name = w.user.empty() ? std::move(n) : w.user + "@" + n;
+      h.name = std::move(n);
       hosts.push_back(std::move(h));
     }
   }

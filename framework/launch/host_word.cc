@@ -70,6 +70,9 @@ Result<HostWord> split_host_word(std::string_view word, std::string_view source)
   std::string user;
   if (const size_t at = word.find('@'); at != std::string_view::npos) {
     user = std::string(word.substr(0, at));
+    if (user.size() > kMaxUserNameLength) {
+      return syntax(source, word, "the user name is longer than " + std::to_string(kMaxUserNameLength) + " characters");
+    }
     if (!is_user_name(user)) {
       return syntax(source, word,
                     "\"" + excerpt(user) + "\" before the '@' is no user name (letters, digits, '.', '-' and '_')");
@@ -79,6 +82,48 @@ Result<HostWord> split_host_word(std::string_view word, std::string_view source)
   auto w = split_host(word, source);
   if (w) w->user = std::move(user);
   return w;
+}
+
+Status host_word_names(const HostWord& word, std::string_view source, std::vector<std::string>& names,
+                       HostlistBudget& budget) {
+  if (word.address.empty()) {
+    // A hostfile line may hold a whole list (a,b); a --host item is one.
+    return word.hostlist.find(',') == std::string_view::npos
+               ? expand_hostlist_item(word.hostlist, source, names, budget)
+               : expand_hostlist_into(word.hostlist, source, names, budget);
+  }
+  // An address is one name, counted as an expanded one is.
+  if (budget.names == 0 || word.address.size() > budget.chars) {
+    return Message("launch", "hostlist-too-large",
+                   {{"source", std::string(source)},
+                    {"part", excerpt(word.address)},
+                    {"count", std::to_string(kMaxHostNames + 1)},
+                    {"limit", std::to_string(kMaxHostNames)},
+                    {"problem", "at \"" + excerpt(word.address) + "\" the list has more than " +
+                                    std::to_string(kMaxHostNames) + " hosts or characters than it may"}});
+  }
+  --budget.names;
+  budget.chars -= word.address.size();
+  names.push_back(word.address);
+  return {};
+}
+
+Status add_user(const std::string& user, std::vector<std::string>& names, std::string_view word,
+                std::string_view source, HostlistBudget& budget) {
+  if (user.empty()) return {};
+  const std::size_t extra = names.size() * (user.size() + 1);
+  if (extra > budget.chars) {
+    return Message("launch", "hostlist-too-long",
+                   {{"source", std::string(source)},
+                    {"part", excerpt(word)},
+                    {"count", std::to_string(extra)},
+                    {"limit", std::to_string(kMaxHostListChars)},
+                    {"problem", "with its user, \"" + excerpt(word) + "\" adds " + std::to_string(extra) +
+                                    " characters, above the bound of " + std::to_string(kMaxHostListChars)}});
+  }
+  budget.chars -= extra;
+  for (std::string& n : names) n = user + "@" + n;
+  return {};
 }
 
 }  // namespace orca::launch

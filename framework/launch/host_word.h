@@ -6,7 +6,10 @@
 
 #include <orca/result.h>
 
+#include "launch/hostlist_expand.h"
+
 #include <optional>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -27,6 +30,20 @@ struct HostWord {
  * :SLOTS, several ':' that are no IPv6 address, nothing before the ':',
  * an empty or malformed user. */
 Result<HostWord> split_host_word(std::string_view word, std::string_view source);
+
+/* The names of `word`: its address, or its host list expanded, each
+ * charged to `budget` (launch/hostlist-too-large, -too-long past it). */
+Status host_word_names(const HostWord& word, std::string_view source, std::vector<std::string>& names,
+                       HostlistBudget& budget);
+
+/* The longest USER@ (LOGIN_NAME_MAX of useradd). */
+inline constexpr std::size_t kMaxUserNameLength = 32;
+
+/* Puts USER@ before each of `names`, charging the characters to `budget`
+ * as the names were (launch/hostlist-too-long past it; `word` and
+ * `source` name the host word). Nothing changes on an error. */
+Status add_user(const std::string& user, std::vector<std::string>& names, std::string_view word,
+                std::string_view source, HostlistBudget& budget);
 
 }  // namespace orca::launch
 

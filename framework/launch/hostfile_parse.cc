@@ -111,14 +111,10 @@ Result<std::vector<HostSlots>> parse_hostfile_text(std::string_view text, std::s
       slots.value() = static_cast<unsigned>(*n);
     }
     names.clear();
-    if (!word->address.empty()) {
-      names.push_back(word->address);
-    } else if (Status st = expand_hostlist_into(word->hostlist, source, names, budget); !st) {
-      return st.error();
-    }
+    if (Status st = host_word_names(word.value(), source, names, budget); !st) return st.error();
+    // USER@ stays with the name: the agent (ssh) is given both.
+    if (Status st = add_user(word->user, names, host, source, budget); !st) return st.error();
     for (std::string& n : names) {
-      // USER@ stays with the name: the agent (ssh) is given both.
-      if (!word->user.empty()) n = word->user + "@" + n;
       hosts.push_back(HostSlots{std::move(n), slots->value_or(1u), slots->has_value()});
     }
   }

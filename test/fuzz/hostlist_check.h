@@ -5,7 +5,11 @@
 
 #include <orca/host_list.h>
 
+#include "launch/host_word.h"
+
 #include "fuzz_input.h"
+
+#include <arpa/inet.h>
 
 #include <string>
 #include <string_view>
@@ -19,9 +23,27 @@ inline bool host_char(char c) {
          c == '_';
 }
 
-inline void check_host_name(const std::string& name) {
-  fuzz_require(!name.empty() && name.size() <= launch::kMaxHostNameLength, "a host name of a bad length");
-  for (char c : name) fuzz_require(host_char(c), "a host name with a character outside A-Z a-z 0-9 . - _");
+inline bool is_ipv6(const std::string& text) {
+  in6_addr parsed{};
+  return ::inet_pton(AF_INET6, text.c_str(), &parsed) == 1;
+}
+
+/* NAME of A-Z a-z 0-9 . - _, or an IPv6 address; in a host list of
+ * --host or a hostfile (`with_user`), after an optional USER@ of those
+ * characters too. */
+inline void check_host_name(const std::string& name, bool with_user = false) {
+  std::string host = name;
+  if (const size_t at = name.find('@'); with_user && at != std::string::npos) {
+    fuzz_require(at >= 1 && at <= launch::kMaxUserNameLength, "a user name of a bad length");
+    for (size_t i = 0; i < at; ++i) fuzz_require(host_char(name[i]), "a user name with a character outside A-Z a-z 0-9 . - _");
+    host = name.substr(at + 1);
+  }
+  fuzz_require(!host.empty() && host.size() <= launch::kMaxHostNameLength, "a host name of a bad length");
+  if (with_user && host.find(':') != std::string::npos) {
+    fuzz_require(is_ipv6(host), "a host name with ':' that is no IPv6 address");
+    return;
+  }
+  for (char c : host) fuzz_require(host_char(c), "a host name with a character outside A-Z a-z 0-9 . - _");
 }
 
 inline void check_names(const std::vector<std::string>& names) {
@@ -43,7 +65,7 @@ inline void check_hosts(const std::vector<launch::HostSlots>& hosts) {
   seen.reserve(hosts.size());
   std::size_t chars = 0;
   for (const launch::HostSlots& h : hosts) {
-    check_host_name(h.name);
+    check_host_name(h.name, true);
     chars += h.name.size();
     fuzz_require(seen.insert(h.name).second, "a host appears twice after merging");
     fuzz_require(h.slots >= 1 && h.slots <= launch::kMaxSlotsPerHost, "slots out of bounds");

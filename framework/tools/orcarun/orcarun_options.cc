@@ -191,17 +191,12 @@ Status add_tune_file(const std::string& /*name*/, const std::string& value, Opti
   return {};
 }
 
-Status set_output_filename(const std::string& name, const std::string& value, Options& o) {
+// --wdir and --output-filename: a directory, which becomes a C string.
+template <std::optional<std::string> Options::*field>
+Status set_directory(const std::string& name, const std::string& value, Options& o) {
   if (value.empty()) return bad_option(name, "the directory is empty");
   if (value.find('\0') != std::string::npos) return bad_option(name, "a directory cannot hold a NUL byte");
-  o.output_filename = value;
-  return {};
-}
-
-Status set_working_directory(const std::string& name, const std::string& value, Options& o) {
-  if (value.empty()) return bad_option(name, "the directory is empty");
-  if (value.find('\0') != std::string::npos) return bad_option(name, "a directory cannot hold a NUL byte");
-  o.working_directory = value;
+  o.*field = value;
   return {};
 }
 
@@ -258,10 +253,10 @@ constexpr Spelling kSpellings[] = {
     {"-ppn", nullptr, set_per_node},
     {"--bind-to", nullptr, set_bind_to},
     {"-bind-to", nullptr, set_bind_to},
-    {"--output-filename", nullptr, set_output_filename},
-    {"-output-filename", nullptr, set_output_filename},
-    {"--wdir", nullptr, set_working_directory},
-    {"-wdir", nullptr, set_working_directory},
+    {"--output-filename", nullptr, set_directory<&Options::output_filename>},
+    {"-output-filename", nullptr, set_directory<&Options::output_filename>},
+    {"--wdir", nullptr, set_directory<&Options::working_directory>},
+    {"-wdir", nullptr, set_directory<&Options::working_directory>},
     {"--timeout", nullptr, set_timeout},
     {"--stdin", nullptr, set_stdin},
     {"-x", nullptr, add_forward},
@@ -282,9 +277,8 @@ const Spelling* spelling(const std::string& name) {
 
 // Options of mpirun and mpiexec that orcarun does not have: said so by
 // name, rather than as a typo of one of ours.
-constexpr const char* kOtherLaunchersOptions[] = {
-    "--report-bindings", "--rank-by", "--cpus-per-rank",
-    "--app", "-configfile", "--cpu-set"};
+constexpr const char* kOtherLaunchersOptions[] = {"--report-bindings", "--rank-by", "--cpus-per-rank", "--app",
+                                                  "-configfile", "--cpu-set"};
 
 // --mca NAME VALUE (args[i] moves on to VALUE).
 Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {

@@ -50,6 +50,13 @@ TEST(HostOption, AUserBeforeTheHostStaysWithItForTheAgent) {
             (Hosts{given("alice@node1", 2), given("alice@node2", 2), defaulted("bob@fe80::1"), defaulted("h")}));
   // Another user on the same host is another login: not merged.
   EXPECT_EQ(hosts("a@h,b@h,a@h"), (Hosts{HostSlots{"a@h", 2, false}, defaulted("b@h")}));
+  // A user is at most 32 characters, and its copies count against the
+  // list's bound like the names they prefix.
+  EXPECT_TRUE(Succeeded(parse_host_option(std::string(32, 'u') + "@h")));
+  auto long_user = parse_host_option(std::string(33, 'u') + "@h");
+  ASSERT_TRUE(FailedWith(long_user, "launch", "hostlist-syntax"));
+  EXPECT_TRUE(Contains(long_user.error().arg("why"), "longer than 32"));
+  EXPECT_TRUE(FailedWith(parse_host_option(std::string(32, 'u') + "@n[1-600000]"), "launch", "hostlist-too-long"));
   for (const char* text : {"@h", "-oProxyCommand=x@h", "a b@h", "a@"}) {
     auto r = parse_host_option(text);
     ASSERT_FALSE(r.ok()) << text;
