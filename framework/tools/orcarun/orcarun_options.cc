@@ -1,75 +1,15 @@
 // orcarun's command line.
 #include "orcarun_options.h"
+#include "orcarun_option_values.h"
 
 #include "mca/var/text.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <string_view>
 
 namespace orca::orcarun {
 
 namespace {
-
-Message bad_option(const std::string& option, const std::string& why) {
-  return Message("orcarun", "bad-option", {{"option", option}, {"why", why}});
-}
-
-// Why `name` cannot name a forwarded variable, or "" if it can. Any byte
-// but NUL and '=' may: the environment is C strings of NAME=VALUE.
-std::string bad_variable_name(std::string_view name) {
-  if (name.empty()) return "the variable's name is empty";
-  if (name.find('=') != std::string_view::npos) return "a variable's name cannot hold '='";
-  if (name.find('\0') != std::string_view::npos) return "a variable's name cannot hold a NUL byte";
-  return "";
-}
-
-// -x WORD: NAME=VALUE, PREFIX* or NAME.
-Result<ForwardRequest> forward_request(const std::string& word) {
-  ForwardRequest r{.option = "-x " + word};
-  if (const size_t eq = word.find('='); eq != std::string::npos) {
-    r.kind = ForwardRequest::Kind::Value;
-    r.name = word.substr(0, eq);
-    r.value = word.substr(eq + 1);
-    r.option = "-x " + r.name + "=...";  // a value may be long; messages name the variable
-  } else if (!word.empty() && word.back() == '*') {
-    // An empty prefix ("*") forwards all of orcarun's environment.
-    r.kind = ForwardRequest::Kind::Prefix;
-    r.name = word.substr(0, word.size() - 1);
-    if (r.name.find('\0') != std::string::npos) return bad_option("-x", "a variable's name cannot hold a NUL byte");
-    return r;
-  } else {
-    r.kind = ForwardRequest::Kind::FromEnvironment;
-    r.name = word;
-  }
-  if (std::string why = bad_variable_name(r.name); !why.empty()) return bad_option("-x", why + " (-x NAME=VALUE, -x NAME or -x 'PREFIX*')");
-  if (r.value.find('\0') != std::string::npos) return bad_option("-x", "a value cannot hold a NUL byte");
-  return r;
-}
-
-// -genvlist NAME,NAME...: each as -x NAME.
-Result<std::vector<ForwardRequest>> forward_list(const std::string& option, const std::string& list) {
-  std::vector<ForwardRequest> out;
-  size_t from = 0;
-  while (true) {
-    const size_t comma = std::min(list.find(',', from), list.size());
-    std::string name = list.substr(from, comma - from);
-    if (std::string why = bad_variable_name(name); !why.empty()) {
-      return bad_option(option, why + " in \"" + printable(list) + "\" (it takes names between commas: a,b,c)");
-    }
-    out.push_back({.kind = ForwardRequest::Kind::FromEnvironment, .name = std::move(name), .option = option + " " + list});
-    if (comma == list.size()) return out;
-    from = comma + 1;
-  }
-}
-
-template <typename T>
-bool whole_number(const std::string& text, T& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-}
 
 // One option word as written: "--opt=value" split at its first '='.
 struct OptionWord {
@@ -98,116 +38,6 @@ Result<std::string> take_value(const std::vector<std::string>& args, size_t& i, 
   return args[++i];
 }
 
-// What an option that takes one value does with it (`name` as written, for messages).
-using ValueOption = Status (*)(const std::string& name, const std::string& value, Options& o);
-
-Status add_host(const std::string& /*name*/, const std::string& value, Options& o) {
-  o.hosts.push_back(value);
-  return {};
-}
-
-Status add_hostfile(const std::string& /*name*/, const std::string& value, Options& o) {
-  o.hostfiles.push_back(value);
-  return {};
-}
-
-Status set_processes(const std::string& name, const std::string& value, Options& o) {
-  unsigned n = 0;
-  if (!whole_number(value, n)) return bad_option(name, "\"" + value + "\" is not a whole number");
-  if (n == 0) return bad_option(name, "0 processes is no job; give at least 1, or leave -n out for one per slot");
-  o.processes = n;
-  return {};
-}
-
-Status set_per_node(const std::string& name, const std::string& value, Options& o) {
-  unsigned n = 0;
-  if (!whole_number(value, n) || n == 0) return bad_option(name, "\"" + value + "\" is not a number of ranks above 0");
-  o.per_node = n;
-  return {};
-}
-
-// slot, node, or ppr:N:node (N ranks on every node, as -N).
-Status set_map_by(const std::string& name, const std::string& value, Options& o) {
-  if (value == "node") {
-    o.map_by = MapBy::Node;
-  } else if (value == "slot") {
-    o.map_by = MapBy::Slot;
-  } else if (value.rfind("ppr:", 0) == 0) {
-    const size_t colon = value.find(':', 4);
-    const std::string resource = colon == std::string::npos ? "" : value.substr(colon + 1);
-    if (resource != "node") {
-      return bad_option(name + " " + value,
-                        "orcarun maps ranks per node only (ppr:N:node, -N): placing them per " +
-                            (resource.empty() ? std::string("resource") : resource) +
-                            " needs each host's topology, which it does not read yet");
-    }
-    return set_per_node(name + " " + value, value.substr(4, colon - 4), o);
-  } else {
-    return bad_option(name, "\"" + value + "\" is none of slot, node and ppr:N:node");
-  }
-  return {};
-}
-
-Status set_timeout(const std::string& name, const std::string& value, Options& o) {
-  char* end = nullptr;
-  const double s = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e7) {
-    return bad_option(name, "\"" + value + "\" is not a number of seconds above 0");
-  }
-  o.timeout_seconds = s;
-  return {};
-}
-
-Status set_stdin(const std::string& name, const std::string& value, Options& o) {
-  if (value == "none") {
-    o.stdin_target = StdinTarget::None;
-  } else if (value == "all") {
-    o.stdin_target = StdinTarget::All;
-  } else if (unsigned r = 0; whole_number(value, r)) {
-    o.stdin_target = StdinTarget::Rank;
-    o.stdin_rank = r;
-  } else {
-    return bad_option(name, "\"" + value + "\" is none, all or a rank");
-  }
-  return {};
-}
-
-Status add_forward(const std::string& /*name*/, const std::string& value, Options& o) {
-  auto r = forward_request(value);
-  if (!r) return r.error();
-  o.forwards.push_back(std::move(r.value()));
-  return {};
-}
-
-Status add_forward_list(const std::string& name, const std::string& value, Options& o) {
-  auto list = forward_list(name, value);
-  if (!list) return list.error();
-  for (auto& r : list.value()) o.forwards.push_back(std::move(r));
-  return {};
-}
-
-Status add_tune_file(const std::string& /*name*/, const std::string& value, Options& o) {
-  o.tool.tune_files.push_back(value);
-  return {};
-}
-
-// --wdir and --output-filename: a directory, which becomes a C string.
-template <std::optional<std::string> Options::*field>
-Status set_directory(const std::string& name, const std::string& value, Options& o) {
-  if (value.empty()) return bad_option(name, "the directory is empty");
-  if (value.find('\0') != std::string::npos) return bad_option(name, "a directory cannot hold a NUL byte");
-  o.*field = value;
-  return {};
-}
-
-// --bind-to: only "none", which is what orcarun does; a binding it would
-// not make must not pass for one it made.
-Status set_bind_to(const std::string& name, const std::string& value, Options&) {
-  if (value == "none") return {};
-  return bad_option(name + " " + value,
-                    "orcarun does not bind ranks to CPUs yet: each runs on every CPU its daemon may use, "
-                    "as with --bind-to none, the only value it takes");
-}
 
 // Each option spelling: a flag and what it sets, or an option of one value
 // and what it does with it. Users' other launchers' spellings are here too
