@@ -38,6 +38,8 @@ Result<HwlocLibrary> HwlocLibrary::open() {
   resolve(handle, "hwloc_get_obj_by_depth", lib.get_obj_by_depth, &missing);
   resolve(handle, "hwloc_bitmap_weight", lib.bitmap_weight, &missing);
   resolve(handle, "hwloc_bitmap_first", lib.bitmap_first, &missing);
+  resolve(handle, "hwloc_bitmap_isset", lib.bitmap_isset, &missing);
+  resolve(handle, "hwloc_topology_set_synthetic", lib.topology_set_synthetic, &missing);
   if (!missing.empty()) return unavailable("it has no " + missing);
   return lib;
 }

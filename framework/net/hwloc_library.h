@@ -32,6 +32,8 @@ class HwlocLibrary {
   hwloc_obj_t (*get_obj_by_depth)(hwloc_topology_t, int, unsigned) = nullptr;
   int (*bitmap_weight)(hwloc_const_bitmap_t) = nullptr;
   int (*bitmap_first)(hwloc_const_bitmap_t) = nullptr;
+  int (*bitmap_isset)(hwloc_const_bitmap_t, unsigned) = nullptr;
+  int (*topology_set_synthetic)(hwloc_topology_t, const char*) = nullptr;
 
   /* hwloc_get_nbobjs_by_type: -1 when the type sits at several depths. */
   int count_of_type(hwloc_topology_t topology, hwloc_obj_type_t type) const;
