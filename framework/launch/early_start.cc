@@ -9,6 +9,7 @@ EarlyStartChoice choose_early_start(const EarlyStartInputs& in) {
   if (in.report_routes) return {.start = false, .why = "--report-routes prints every daemon's routes first"};
   if (in.report_topology) return {.start = false, .why = "--report-topology prints every daemon's topology first"};
   if (in.working_directory) return {.start = false, .why = "--wdir is checked on every host before any rank starts"};
+  if (in.places_cpus) return {.start = false, .why = "ranks are placed on every host's processors before any starts"};
   return {.start = true, .why = {}};
 }
 

@@ -31,6 +31,7 @@ struct EarlyStartInputs {
   bool report_routes = false;     // --report-routes prints the routes before the ranks' output
   bool report_topology = false;   // --report-topology the same
   bool working_directory = false; // --wdir: every host checks it before any rank starts
+  bool places_cpus = false;       // --map-by RES, --bind-to, --report-bindings: every host's processors first
 };
 
 struct EarlyStartChoice {

@@ -241,6 +241,8 @@ void startup_fields(IO& io, M& m) {
     io.texts("notes", m.notes);
     io.texts("addresses", m.addresses);
     io.list("startup_us", m.startup_us, [](auto& sub, auto& v) { sub.u32("startup_us", v); });
+    io.text("cpus", m.cpus);
+    io.text("cpus_error", m.cpus_error, 4096);
   } else if constexpr (std::is_same_v<T, LaunchCommand>) {
     io.texts("argv", m.argv);
     io.texts("environment", m.environment);
@@ -258,6 +260,7 @@ void startup_fields(IO& io, M& m) {
       sub.u32("rank", p.rank);
       sub.u32("daemon", p.daemon);
       sub.u32("local_rank", p.local_rank);
+      sub.text("cpus", p.cpus, 64 * 1024);
     });
     io.u32("size", m.size);
     io.text("directory", m.directory);

@@ -106,6 +106,8 @@ struct Bootstrap {
 /* Bootstrap::flags */
 inline constexpr std::uint32_t kBootstrapTreeSpawn = 1;       // start your children yourself
 inline constexpr std::uint32_t kBootstrapReportTopology = 2;  // put the hwloc summary in the report
+inline constexpr std::uint32_t kBootstrapReportCpus = 4;      // put the usable processors in the report
+                                                              // (DaemonReport::cpus): ranks are placed on them
 
 struct DaemonReport {
   std::uint32_t vpid = 0;
@@ -120,6 +122,10 @@ struct DaemonReport {
   std::vector<std::string> addresses;
   /* Microseconds of each start-up phase (kStartupPhases order), for --timing. */
   std::vector<std::uint32_t> startup_us;
+  /* With kBootstrapReportCpus: the processors ranks may be bound to
+   * (encode_cpu_topology, cpu_topology.h), or why they could not be read. */
+  std::string cpus;
+  std::string cpus_error;
 };
 
 /* The phases of an orcad's start-up, in the order of DaemonReport::startup_us:
@@ -135,6 +141,7 @@ struct RankPlacement {
   std::uint32_t rank = 0;
   std::uint32_t daemon = 0;      // the vpid that runs it
   std::uint32_t local_rank = 0;
+  std::string cpus;              // the CPUs it is bound to (cpu_list_text: "0-3,8"); "": not bound
 };
 
 /* One distinct host of the job (daemons that share a host identity are

@@ -1,6 +1,8 @@
 // spawn_child: fork/exec with pipes, a process group and an exec report.
 #include <orca/child_process.h>
 
+#include "launch/cpu_topology.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -46,8 +48,18 @@ bool make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 // In the child: only async-signal-safe calls from here to exec.
+// What the child tells the parent when it cannot exec: which step failed, and errno.
+enum ExecStep : int { kExec = 0, kDirectory = 1, kCpus = 2 };
+
+[[noreturn]] void exec_failed(int report_fd, ExecStep step) {
+  const int failure[2] = {step, errno};
+  (void)!::write(report_fd, failure, sizeof failure);
+  ::_exit(127);
+}
+
+// `cpus`: the affinity mask to take before exec (`cpus_bytes` 0: keep the parent's).
 [[noreturn]] void exec_child(const SpawnSpec& spec, char* const* argv, char** envp, int in_fd, int out_fd, int err_fd,
-                             int report_fd, pid_t parent) {
+                             int report_fd, pid_t parent, const cpu_set_t* cpus, size_t cpus_bytes) {
   if (spec.own_process_group) ::setpgid(0, 0);
   if (spec.parent_death_signal != 0) {
     ::prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);
@@ -70,22 +82,13 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
   // A pipe end that already is the target (the parent had fd 0 closed)
   // only needs its close-on-exec cleared.
   auto wire = [](int from, int to) { return from == to ? ::fcntl(to, F_SETFD, 0) : ::dup2(from, to); };
-  if (wire(in_fd, 0) < 0 || wire(out_fd, 1) < 0 || wire(err_fd, 2) < 0) {
-    int err = errno;
-    (void)!::write(report_fd, &err, sizeof err);
-    ::_exit(127);
-  }
-  if (!spec.directory.empty() && ::chdir(spec.directory.c_str()) != 0) {
-    int err = -errno;  // negative: the directory failed, not the program
-    (void)!::write(report_fd, &err, sizeof err);
-    ::_exit(127);
-  }
+  if (wire(in_fd, 0) < 0 || wire(out_fd, 1) < 0 || wire(err_fd, 2) < 0) exec_failed(report_fd, kExec);
+  if (!spec.directory.empty() && ::chdir(spec.directory.c_str()) != 0) exec_failed(report_fd, kDirectory);
+  if (cpus_bytes != 0 && ::sched_setaffinity(0, cpus_bytes, cpus) != 0) exec_failed(report_fd, kCpus);
   // execvpe, not environ = envp: a child that shares the parent's memory
   // must write nothing of it.
   ::execvpe(argv[0], argv, envp);
-  int err = errno;
-  (void)!::write(report_fd, &err, sizeof err);
-  ::_exit(127);
+  exec_failed(report_fd, kExec);
 }
 
 struct ChildStart {
@@ -94,11 +97,14 @@ struct ChildStart {
   char** envp;
   int in_fd, out_fd, err_fd, report_fd;
   pid_t parent;
+  const cpu_set_t* cpus;
+  size_t cpus_bytes;
 };
 
 int child_main(void* arg) {
   const auto* c = static_cast<const ChildStart*>(arg);
-  exec_child(*c->spec, c->argv, c->envp, c->in_fd, c->out_fd, c->err_fd, c->report_fd, c->parent);
+  exec_child(*c->spec, c->argv, c->envp, c->in_fd, c->out_fd, c->err_fd, c->report_fd, c->parent, c->cpus,
+             c->cpus_bytes);
 }
 
 // The child of the fork path, started like posix_spawn starts one: in the
@@ -225,7 +231,15 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
   if (!make_pipe(out_read, out_write)) return spawn_error(program, "pipe", errno);
   if (!spec.merge_errors && !make_pipe(err_read, err_write)) return spawn_error(program, "pipe", errno);
 
-  if (spec.parent_death_signal == 0 && spec.inherit_fds.empty()) {
+  // The binding's mask, made before the child starts (it may not allocate).
+  std::vector<unsigned long> mask;
+  for (unsigned cpu : spec.cpus) {
+    constexpr unsigned kBits = 8 * sizeof(unsigned long);
+    if (cpu / kBits >= mask.size()) mask.resize(cpu / kBits + 1, 0);
+    mask[cpu / kBits] |= 1ul << (cpu % kBits);
+  }
+
+  if (spec.parent_death_signal == 0 && spec.inherit_fds.empty() && spec.cpus.empty()) {
     const std::string path = resolve(spec.argv[0], spec.environment);
     std::optional<pid_t> pid;
     if (!path.empty()) {
@@ -246,7 +260,9 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
                    .out_fd = out_write.get(),
                    .err_fd = spec.merge_errors ? out_write.get() : err_write.get(),
                    .report_fd = report_write.get(),
-                   .parent = ::getpid()};
+                   .parent = ::getpid(),
+                   .cpus = reinterpret_cast<const cpu_set_t*>(mask.data()),
+                   .cpus_bytes = mask.size() * sizeof(unsigned long)};
   const pid_t pid = clone_child(start);
   // Named "fork" for the user: the limit it meets (tasks, memory) is fork's.
   if (pid < 0) return spawn_error(program, "fork", errno);
@@ -257,15 +273,19 @@ Result<SpawnedChild> spawn_child(const SpawnSpec& spec) {
   out_write.reset();
   err_write.reset();
 
-  int err = 0;
+  int failure[2] = {};
   ssize_t n;
   do {
-    n = ::read(report_read.get(), &err, sizeof err);
+    n = ::read(report_read.get(), failure, sizeof failure);
   } while (n < 0 && errno == EINTR);
   std::string why;
-  if (n == static_cast<ssize_t>(sizeof err)) {
-    why = err < 0 ? "cannot enter the working directory " + printable(spec.directory) + ": " + std::strerror(-err)
-                  : std::strerror(err);
+  if (n == static_cast<ssize_t>(sizeof failure)) {
+    const int err = failure[1];
+    switch (failure[0]) {
+      case kDirectory: why = "cannot enter the working directory " + printable(spec.directory) + ": " + std::strerror(err); break;
+      case kCpus: why = "cannot bind to CPUs " + launch::cpu_list_text(spec.cpus) + ": " + std::strerror(err); break;
+      default: why = std::strerror(err); break;
+    }
   }
   return parent_ends(pid, std::move(in_write), std::move(out_read), std::move(err_read), std::move(why));
 }

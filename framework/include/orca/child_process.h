@@ -35,6 +35,7 @@ struct SpawnSpec {
   bool own_process_group = true;
   int parent_death_signal = 0;           // PR_SET_PDEATHSIG; 0: none
   std::vector<int> inherit_fds;          // descriptors (>= 3) the child keeps at the same number (PMI_FD)
+  std::vector<unsigned> cpus;            // CPUs it is bound to before exec (sched_setaffinity); empty: the parent's
 };
 
 struct SpawnedChild {
@@ -44,8 +45,9 @@ struct SpawnedChild {
   UniqueFd errors;  // read end of its stderr (unless merged), nonblocking
   /* Empty when exec succeeded; otherwise why it failed ("No such file or
    * directory", or "cannot enter the working directory DIR: ..." when the
-   * directory failed). The child has then exited with 127 and must still be
-   * reaped (it is a child like any other). */
+   * directory failed, "cannot bind to CPUs 0-3: ..." when the binding
+   * did). The child has then exited with 127 and must still be reaped (it
+   * is a child like any other). */
   std::string exec_error;
 };
 

@@ -18,7 +18,8 @@
 # a command line, never offered.
 declare -gA _orca_hidden_aliases=([-H]=--host [-np]=--np [-mca]=--mca [-V]=--version [-h]=--help
                                   [--genv]=-genv [--genvlist]=-genvlist [-machinefile]=--machinefile
-                                  [-npernode]=--npernode [-display-map]=--display-map [-bind-to]=--bind-to
+                                  [-npernode]=--npernode [-display-map]=--display-map [-report-bindings]=--report-bindings
+                                  [--cpus-per-proc]=--cpus-per-rank
                                   [-prepend-rank]=--prepend-rank [-output-filename]=--output-filename)
 
 # _orca_words: COMP_WORDS as the program will see them. Bash splits words at
@@ -177,6 +178,11 @@ _orca_argument() {
             [[ $canonical == -genvlist && $cur == *,* ]] && before=${cur%,*},
             mapfile -t all < <(compgen -e -- "${cur#"$before"}")
             COMPREPLY=("${all[@]/#/$before}")
+            return 0
+            ;;
+        --map-by | -map-by)
+            # The policies; modifiers (":pe=N") are typed.
+            _orca_reply slot node hwthread core numa package
             return 0
             ;;
         --host | -hosts)

@@ -3,6 +3,7 @@
 // stdin down to them.
 #include "daemon_session.h"
 
+#include "launch/cpu_topology.h"
 #include "launch/rank_environment.h"
 
 #include "launch/rank_network_env.h"
@@ -54,6 +55,7 @@ struct DaemonSession::NodeLaunch {
   launch::TorchMaster master;
   std::vector<std::uint32_t> ranks_at;
   std::vector<std::uint32_t> node_ranks;
+  std::vector<std::vector<unsigned>> cpus;  // [i]: the CPUs mine[i] is bound to
 };
 
 void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
@@ -71,14 +73,25 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     report_failure(bootstrap_.vpid, "cannot serve the job's ranks PMI: " + st.error().summary());
     return;
   }
-  const NodeLaunch node = node_launch(command, std::move(mine));
+  NodeLaunch node = node_launch(command, std::move(mine));
   for (const launch::RankPlacement* p : node.mine) {
+    auto cpus = launch::parse_cpu_list(p->cpus);
+    if (!cpus) {
+      report_failure(bootstrap_.vpid, "cannot bind rank " + std::to_string(p->rank) + ": " + cpus.error().summary());
+      return;
+    }
+    node.cpus.push_back(std::move(cpus.value()));
+  }
+  for (std::size_t i = 0; i < node.mine.size(); ++i) {
+    const launch::RankPlacement* p = node.mine[i];
     auto pmi = pmi_->prepare(p->rank);
     if (!pmi) {
       report_failure(bootstrap_.vpid, "cannot prepare rank " + std::to_string(p->rank) + " for PMI: " + pmi.error().summary());
       return;
     }
-    start_rank(p->rank, rank_spec(command, node, *p, std::move(pmi.value())));
+    plm::SpawnSpec spec = rank_spec(command, node, *p, std::move(pmi.value()));
+    spec.cpus = node.cpus[i];
+    start_rank(p->rank, spec);
   }
   machine_->ranks_started();  // a node with no rank of the job may be done
 }

@@ -5,6 +5,7 @@
 
 #include "data_plane_answer.h"
 
+#include "net/cpu_probe.h"
 #include "net/host_topology.h"
 
 #include <unistd.h>
@@ -142,6 +143,11 @@ void DaemonSession::report_up() {
     auto summary = net::topology_summary();
     if (summary) report.notes = std::move(summary.value());
     else report.notes.push_back("no topology: " + summary.error().summary());
+  }
+  if ((bootstrap_.flags & launch::kBootstrapReportCpus) != 0) {
+    auto cpus = net::probe_cpus();
+    if (cpus) report.cpus = launch::encode_cpu_topology(cpus.value());
+    else report.cpus_error = cpus.error().summary();
   }
   const auto now = StartupClock::Clock::now();
   auto us = [](auto from, auto to) {

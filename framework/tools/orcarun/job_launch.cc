@@ -263,8 +263,12 @@ Status JobLaunch::prepare_command() {
   if (gather_) gather_->fill(command);
   command.size = static_cast<std::uint32_t>(plan_.ranks.placements.size());
   for (const auto& p : plan_.ranks.placements) {
-    command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
+    command.placements.push_back({.rank = p.rank,
+                                  .daemon = static_cast<std::uint32_t>(p.node + 1),
+                                  .local_rank = p.local_rank,
+                                  .cpus = p.rank < rank_cpus_.size() ? launch::cpu_list_text(rank_cpus_[p.rank].cpus) : ""});
   }
+  add_thread_hint(command.environment);
   command.directory = plan_.working_directory;
   command.merge_stderr = options_.merge_stderr;
   switch (options_.stdin_target) {

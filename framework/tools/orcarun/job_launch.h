@@ -107,6 +107,8 @@ class JobLaunch {
   /* Every daemon is up (the machine's wired_up): the data-plane round, if
    * any, then start_command. */
   void all_up();
+  Status place_rank_cpus();
+  void add_thread_hint(std::vector<std::string>& environment) const;
   void data_plane_answered(const launch::DataPlaneAnswer& answer);
   void mesh_checked(const launch::MeshResult& result);
   /* What was asked for is printed, and the machine sends the command to
@@ -163,6 +165,7 @@ class JobLaunch {
   std::unique_ptr<pmi::FenceRoot> fences_;  // from the launch command on
   std::shared_ptr<const std::vector<std::uint8_t>> command_;  // the launch command's bytes, once made
   std::unique_ptr<DataPlaneGather> gather_;  // from every daemon up until the command
+  std::vector<launch::RankCpus> rank_cpus_;  // [rank]: its CPUs, when places_cpus(options_)
   std::unique_ptr<Timer> data_plane_timer_;
   std::vector<Daemon> daemon_;  // by vpid; [0] unused
   std::unique_ptr<launch::JobMachine> machine_;

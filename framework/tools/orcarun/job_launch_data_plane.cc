@@ -16,6 +16,11 @@ void JobLaunch::all_up() {
   t_all_up_ = Clock::now();
   t_agents_ = launcher_->last_start();  // the last agent orcarun itself started
   end_progress();
+  // Before anything else: a map the hosts cannot hold starts no rank.
+  if (Status placed = place_rank_cpus(); !placed) {
+    machine_->fail_and_end(placed.error(), 1);
+    return;
+  }
   if (plan_.data_plane_families.empty()) {
     start_command();
     return;

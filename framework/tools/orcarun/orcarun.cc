@@ -151,9 +151,11 @@ orca::Status map_job(const orca::orcarun::Options& options, const PlanFrameworks
   if (!ranks) return ranks.error();
   plan.ranks = std::move(ranks.value());
   if (options.display_map) {
-    const std::string policy = options.per_node ? "-N " + std::to_string(*options.per_node)
-                                                : options.map_by == orca::launch::MapBy::Node ? "--map-by node"
-                                                                                              : "--map-by slot";
+    std::string policy = options.per_node ? "-N " + std::to_string(*options.per_node)
+                                          : options.map_by == orca::launch::MapBy::Node ? "--map-by node"
+                                                                                        : "--map-by slot";
+    // Within each host, ranks go over its objects of that resource.
+    if (options.cpu.map_by) policy += ", then by " + std::string(orca::launch::resource_name(*options.cpu.map_by));
     std::cerr << "orcarun: " + orca::launch::map_text(plan.nodes, plan.ranks, policy) << std::flush;
   }
 
@@ -221,7 +223,8 @@ void decide_early_start(const orca::orcarun::Options& options, const orca::launc
                                                        .data_plane_round = !plan.data_plane_families.empty(),
                                                        .report_routes = options.report_routes,
                                                        .report_topology = options.report_topology,
-                                                       .working_directory = options.working_directory.has_value()});
+                                                       .working_directory = options.working_directory.has_value(),
+                                                       .places_cpus = places_cpus(options)});
   plan.start_early = early.start;
   plan.no_early_start = early.why;
 }

@@ -89,24 +89,65 @@ Status set_per_node(const std::string& name, const std::string& value, Options& 
   return {};
 }
 
-// slot, node, or ppr:N:node (N ranks on every node, as -N).
-Status set_map_by(const std::string& name, const std::string& value, Options& o) {
-  if (value == "node") {
+// pe=N and --cpus-per-rank: CPUs per rank; two different counts are an error.
+Status set_cpus_per_rank(const std::string& name, const std::string& count, Options& o) {
+  unsigned n = 0;
+  if (!whole_number(count, n) || n == 0 || n > launch::kMaxPe) {
+    return bad_option(name, "\"" + count + "\" is not a number of CPUs per rank from 1 to " + std::to_string(launch::kMaxPe));
+  }
+  if (o.cpu.pe != 1 && o.cpu.pe != n) {
+    return bad_option(name, "CPUs per rank were given as " + std::to_string(o.cpu.pe) + " already; give one count");
+  }
+  o.cpu.pe = n;
+  return {};
+}
+
+// One ":" modifier of --map-by: pe=N, span, oversubscribe.
+Status map_by_modifier(const std::string& name, const std::string& modifier, Options& o) {
+  if (modifier.rfind("pe=", 0) == 0) return set_cpus_per_rank(name, modifier.substr(3), o);
+  if (modifier == "oversubscribe") {
+    o.oversubscribe = true;
+  } else if (modifier == "span") {
     o.map_by = MapBy::Node;
-  } else if (value == "slot") {
+  } else {
+    return bad_option(name, "\"" + modifier + "\" is none of the modifiers pe=N, span and oversubscribe");
+  }
+  return {};
+}
+
+// POLICY[:MODIFIER...]: slot, node, hwthread, core, numa, package
+// (socket), or ppr:N:node (N ranks on every node, as -N).
+Status set_map_by(const std::string& name, const std::string& value, Options& o) {
+  std::vector<std::string> words;
+  for (size_t from = 0;;) {
+    const size_t colon = std::min(value.find(':', from), value.size());
+    words.push_back(value.substr(from, colon - from));
+    if (colon == value.size()) break;
+    from = colon + 1;
+  }
+  size_t modifiers = 1;
+  const std::string& policy = words[0];
+  if (policy == "node") {
+    o.map_by = MapBy::Node;
+  } else if (policy == "slot") {
     o.map_by = MapBy::Slot;
-  } else if (value.rfind("ppr:", 0) == 0) {
-    const size_t colon = value.find(':', 4);
-    const std::string resource = colon == std::string::npos ? "" : value.substr(colon + 1);
+  } else if (policy == "ppr") {
+    const std::string resource = words.size() > 2 ? words[2] : "";
     if (resource != "node") {
       return bad_option(name + " " + value,
-                        "orcarun maps ranks per node only (ppr:N:node, -N): placing them per " +
-                            (resource.empty() ? std::string("resource") : resource) +
-                            " needs each host's topology, which it does not read yet");
+                        "orcarun maps ranks per node only (ppr:N:node, -N); for ranks on every " +
+                            (resource.empty() ? std::string("resource") : resource) + ", use --map-by " +
+                            (resource.empty() ? std::string("core") : resource) + " with -N");
     }
-    return set_per_node(name + " " + value, value.substr(4, colon - 4), o);
+    if (Status st = set_per_node(name + " " + value, words[1], o); !st) return st;
+    modifiers = 3;
+  } else if (auto r = launch::parse_resource(policy); r) {
+    o.cpu.map_by = r.value();
   } else {
-    return bad_option(name, "\"" + value + "\" is none of slot, node and ppr:N:node");
+    return bad_option(name, "\"" + policy + "\" is none of slot, node, hwthread, core, numa, package and ppr:N:node");
+  }
+  for (size_t i = modifiers; i < words.size(); ++i) {
+    if (Status st = map_by_modifier(name + " " + value, words[i], o); !st) return st;
   }
   return {};
 }
@@ -154,13 +195,17 @@ Status add_tune_file(const std::string& /*name*/, const std::string& value, Opti
   return {};
 }
 
-// --bind-to: only "none", which is what orcarun does; a binding it would
-// not make must not pass for one it made.
-Status set_bind_to(const std::string& name, const std::string& value, Options&) {
-  if (value == "none") return {};
-  return bad_option(name + " " + value,
-                    "orcarun does not bind ranks to CPUs yet: each runs on every CPU its daemon may use, "
-                    "as with --bind-to none, the only value it takes");
+// --bind-to none|hwthread|core|numa|package.
+Status set_bind_to(const std::string& name, const std::string& value, Options& o) {
+  auto b = launch::parse_bind_to(value);
+  if (!b) {
+    return bad_option(name + " " + value, "it takes none, hwthread, core, numa or package (socket)" +
+                                              std::string(value.find(':') != std::string::npos
+                                                              ? ", without modifiers (--oversubscribe lets ranks share CPUs)"
+                                                              : ""));
+  }
+  o.cpu.bind = b.value();
+  return {};
 }
 
 }  // namespace orca::orcarun

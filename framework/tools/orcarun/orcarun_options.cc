@@ -66,6 +66,8 @@ constexpr Spelling kSpellings[] = {
     {"--timestamp-output", &Options::timestamp_output, nullptr},
     {"--merge-stderr-to-stdout", &Options::merge_stderr, nullptr},
     {"-display-map", &Options::display_map, nullptr},
+    {"--report-bindings", &Options::report_bindings, nullptr},
+    {"-report-bindings", &Options::report_bindings, nullptr},
     {"--host", nullptr, add_host},
     {"-H", nullptr, add_host},
     {"-hosts", nullptr, add_host},
@@ -77,6 +79,9 @@ constexpr Spelling kSpellings[] = {
     {"--np", nullptr, set_processes},
     {"-np", nullptr, set_processes},
     {"--map-by", nullptr, set_map_by},
+    {"-map-by", nullptr, set_map_by},
+    {"--cpus-per-rank", nullptr, set_cpus_per_rank},
+    {"--cpus-per-proc", nullptr, set_cpus_per_rank},
     {"-N", nullptr, set_per_node},
     {"--npernode", nullptr, set_per_node},
     {"-npernode", nullptr, set_per_node},
@@ -107,8 +112,7 @@ const Spelling* spelling(const std::string& name) {
 
 // Options of mpirun and mpiexec that orcarun does not have: said so by
 // name, rather than as a typo of one of ours.
-constexpr const char* kOtherLaunchersOptions[] = {"--report-bindings", "--rank-by", "--cpus-per-rank", "--app",
-                                                  "-configfile", "--cpu-set"};
+constexpr const char* kOtherLaunchersOptions[] = {"--rank-by", "--app", "-configfile", "--cpu-set"};
 
 // --mca NAME VALUE (args[i] moves on to VALUE).
 Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {
@@ -219,7 +223,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
                            "of its own");
   }
   if (o.per_node && o.map_by == MapBy::Node) {
-    return bad_option("-N", "ranks per node and --map-by node are two mappings; give one of them");
+    return bad_option("-N", "ranks per node and --map-by node (or :span) are two mappings; give one of them");
   }
   if (o.command.empty() && !o.help && !o.version) {
     return Message("orcarun", "no-command", {});

@@ -8,6 +8,7 @@
 
 #include "forwarded_environment.h"
 
+#include "launch/cpu_binding.h"
 #include "launch/rank_map.h"
 
 #include "mca/var/mca_sources.h"
@@ -28,7 +29,9 @@ struct Options {
   std::optional<unsigned> processes;  // -n / --np; empty: one per slot
   MapBy map_by = MapBy::Slot;
   std::optional<unsigned> per_node;   // -N, --npernode, -ppn, --map-by ppr:N:node
+  launch::CpuPolicy cpu;              // --map-by RES[:pe=N], --cpus-per-rank, --bind-to
   bool display_map = false;           // --display-map
+  bool report_bindings = false;       // --report-bindings
   bool timestamp_output = false;      // --timestamp-output
   bool merge_stderr = false;          // --merge-stderr-to-stdout
   std::optional<std::string> output_filename;  // --output-filename DIR
@@ -54,6 +57,11 @@ struct Options {
  * name that is empty or holds '=' or NUL, a value that holds NUL), no
  * command (unless --help or --version). */
 Result<Options> parse_options(const std::vector<std::string>& args);
+
+/* Whether ranks are placed on each host's processors (so every daemon
+ * reports them, with hwloc): a resource map, pe, a binding, or
+ * --report-bindings. */
+inline bool places_cpus(const Options& o) { return o.cpu.needs_topology() || o.report_bindings; }
 
 /* The --help text. */
 extern const char* const kUsage;

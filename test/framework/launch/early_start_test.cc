@@ -28,6 +28,8 @@ TEST(EarlyStart, EachHoldOfTheWireUpSaysWhy) {
   EXPECT_FALSE(choose_early_start({.report_routes = true}).start);
   EXPECT_FALSE(choose_early_start({.report_topology = true}).start);
   EXPECT_EQ(choose_early_start({.working_directory = true}).why, "--wdir is checked on every host before any rank starts");
+  EXPECT_EQ(choose_early_start({.places_cpus = true}).why,
+            "ranks are placed on every host's processors before any starts");
   // The variable is named first: it is the one the user can change.
   EXPECT_EQ(choose_early_start({.variable = false, .data_plane_round = true}).why, "orcarun_start_early is false");
 }

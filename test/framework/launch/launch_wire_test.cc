@@ -43,10 +43,12 @@ std::vector<WireMessage> samples() {
   r.notes = {"eth0 10.0.0.3/24 veth", "", std::string("nul\0inside", 10)};
   r.startup_us = {1200, 80, 5100, 900, 2100, 400};
   r.addresses = {"10.0.0.3/24 veth", "fd00::3/64 bridge"};
+  r.cpus = "0.0.0.0 1.0.0.0 2.1.0.0";
+  r.cpus_error = "";
   LaunchCommand l;
   l.argv = {"sh", "-c", "echo 'a b'; exit 3"};
   l.environment = {"X=1", "EMPTY="};
-  l.placements = {{0, 1, 0}, {1, 1, 1}, {2, 2, 0}};
+  l.placements = {{0, 1, 0, "0-1"}, {1, 1, 1, "2-3"}, {2, 2, 0, ""}};
   l.size = 3;
   l.directory = "/home/user/run 1";
   l.stdin_target = kStdinAll;
@@ -183,6 +185,7 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(cmd.argv[2], "echo 'a b'; exit 3");
   ASSERT_EQ(cmd.placements.size(), 3u);
   EXPECT_EQ(cmd.placements[2].daemon, 2u);
+  EXPECT_EQ(cmd.placements[1].cpus, "2-3");
   const WireMessage report_message = decode(encode(samples()[1]).value()).value();
   const auto& report = std::get<DaemonReport>(report_message);
   EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));
@@ -197,6 +200,7 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(boot.unused_components, (std::vector<std::string>{"pmi/pmix"}));
   EXPECT_EQ(boot.working_directory, "/scratch/run 1");
   EXPECT_EQ(report.startup_us, (std::vector<std::uint32_t>{1200, 80, 5100, 900, 2100, 400}));
+  EXPECT_EQ(report.cpus, "0.0.0.0 1.0.0.0 2.1.0.0");
   const WireMessage chunk = decode(encode(samples()[3]).value()).value();
   EXPECT_TRUE(std::get<OutputChunk>(chunk).partial);
   const WireMessage failure = decode(encode(samples()[9]).value()).value();

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -355,6 +356,34 @@ TEST(SpawnChild, AMissingDirectoryIsReportedAndTheChildExits127) {
   ASSERT_TRUE(Succeeded(r));
   // The directory is named, not taken for a missing program.
   EXPECT_EQ(r->exec_error, "cannot enter the working directory /nonexistent/orca-no-such-dir: No such file or directory");
+  EXPECT_TRUE(exited_with(reap(r->pid), 127));
+}
+
+TEST(SpawnChild, TheChildRunsOnTheCpusItIsBoundTo) {
+  cpu_set_t ours;
+  CPU_ZERO(&ours);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof ours, &ours), 0);
+  unsigned last = 0;
+  for (unsigned c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &ours)) last = c;
+  }
+  SpawnSpec s = spec_of({"/bin/grep", "^Cpus_allowed_list", "/proc/self/status"});
+  s.cpus = {last};
+  SpawnedChild c = start(s);
+  EXPECT_EQ(read_to_eof(c.output.get()), "Cpus_allowed_list:\t" + std::to_string(last) + "\n");
+  EXPECT_TRUE(exited_with(reap(c.pid), 0));
+  // The parent's own mask is untouched.
+  cpu_set_t after;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&ours, &after));
+}
+
+TEST(SpawnChild, ABindingToCpusThisHostLacksIsReportedAndTheChildExits127) {
+  SpawnSpec s = spec_of({"/bin/true"});
+  s.cpus = {8191};
+  auto r = spawn_child(s);
+  ASSERT_TRUE(Succeeded(r));
+  EXPECT_EQ(r->exec_error, "cannot bind to CPUs 8191: Invalid argument");
   EXPECT_TRUE(exited_with(reap(r->pid), 127));
 }
 

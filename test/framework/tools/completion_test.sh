@@ -111,13 +111,26 @@ case_orcarun_options() {
     complete_line "orcarun --"
     expect_offered --host --mca --hostfile --np --map-by --oversubscribe --tag-output --stdin --timeout \
         --timing --report-routes --report-topology --tune --version --help --wdir --machinefile --prepend-rank \
-        --bind-to
+        --bind-to --report-bindings --cpus-per-rank
     expect_all_start --
     complete_line "orcarun -"
     expect_offered -x -genv -genvlist -hosts -f -l -wdir
     expect_not_offered --genv --genvlist
     # orcarun's help names orca_info's --param; it is no option of orcarun.
     expect_not_offered --param
+}
+
+# Placement and binding values: the policies, and the bindings --help lists.
+case_orcarun_placement_values() {
+    setup
+    complete_line "orcarun --map-by "
+    expect_offered slot node hwthread core numa package
+    complete_line "orcarun -map-by nu"
+    [ "${COMPREPLY[*]}" = numa ] || { show_reply; fail "-map-by nu: expected numa alone"; }
+    complete_line "orcarun --bind-to "
+    expect_offered none hwthread core numa package
+    complete_line "orcarun -bind-to c"
+    [ "${COMPREPLY[*]}" = core ] || { show_reply; fail "-bind-to c: expected core alone"; }
 }
 
 case_orca_info_options() {
@@ -215,6 +228,7 @@ case_files() {
 }
 
 run_case Completion.OrcarunOptions case_orcarun_options
+run_case Completion.OrcarunPlacementValues case_orcarun_placement_values
 run_case Completion.OrcaInfoOptions case_orca_info_options
 run_case Completion.McaNamesWithPrefix case_mca_names_with_prefix
 run_case Completion.McaUniqueName case_mca_unique_name

@@ -261,9 +261,8 @@ working_directory_missing_starts_nothing() {
 }
 
 # Spellings of mpirun and mpiexec (Hydra's -f file of host:N lines, -np,
-# -l, --bind-to none) run the job; a typo names the option that was meant,
-# another launcher's option we lack is named as such, and a binding
-# orcarun would not make is refused rather than ignored.
+# -l, -bind-to, -map-by) run the job; a typo names the option that was
+# meant, and another launcher's option we lack is named as such.
 other_launchers_spellings() {
     setup
     printf '%s:2\n' "$HOST" >"$T/hosts"
@@ -274,13 +273,13 @@ other_launchers_spellings() {
     orc --oversubcribe -n 1 true
     expect_failure
     expect_text err "orcarun: the option --oversubcribe cannot be used as given: it is not an orcarun option; did you mean --oversubscribe?"
-    orc --report-bindings -n 1 true
+    orc --rank-by core -n 1 true
     expect_failure
     expect_text err "orcarun does not have this option of mpirun and mpiexec yet"
-    orc -bind-to core -n 1 true
-    expect_failure
-    expect_text err "orcarun does not bind ranks to CPUs yet"
     expect_no_stdout
+    orc -bind-to core -map-by core -n 1 -report-bindings true
+    expect_status 0
+    expect_match err "^orcarun: rank 0 on $HOST_RE \(daemon 1\): bound to core 0 "
     done_case
 }
 

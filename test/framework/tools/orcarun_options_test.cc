@@ -99,9 +99,16 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"-n", "0", "x"}, "-n", "0 processes"},
       {{"-n", "four", "x"}, "-n", "not a whole number"},
       {{"-n"}, "-n", "needs a value"},
-      {{"--map-by", "core", "x"}, "--map-by", "none of slot, node and ppr:N:node"},
-      {{"--map-by", "ppr:2:core", "x"}, "--map-by ppr:2:core", "per core needs each host's topology"},
-      {{"--map-by", "ppr:2", "x"}, "--map-by ppr:2", "per resource needs"},
+      {{"--map-by", "board", "x"}, "--map-by", "none of slot, node, hwthread, core, numa, package and ppr:N:node"},
+      {{"--map-by", "ppr:2:core", "x"}, "--map-by ppr:2:core", "use --map-by core with -N"},
+      {{"--map-by", "ppr:2", "x"}, "--map-by ppr:2", "for ranks on every resource"},
+      {{"--map-by", "core:pe=0", "x"}, "--map-by core:pe=0", "not a number of CPUs per rank from 1 to 4096"},
+      {{"--map-by", "core:pe=4097", "x"}, "--map-by core:pe=4097", "from 1 to 4096"},
+      {{"--map-by", "numa:pe=two", "x"}, "--map-by numa:pe=two", "not a number of CPUs"},
+      {{"--map-by", "core:spread", "x"}, "--map-by core:spread", "none of the modifiers pe=N, span and oversubscribe"},
+      {{"--cpus-per-rank", "2", "--map-by", "core:pe=3", "x"}, "--map-by core:pe=3", "given as 2 already"},
+      {{"--cpus-per-rank", "0", "x"}, "--cpus-per-rank", "from 1 to 4096"},
+      {{"-N", "2", "--map-by", "core:span", "x"}, "-N", "two mappings"},
       {{"--map-by", "ppr:0:node", "x"}, "--map-by ppr:0:node", "not a number of ranks above 0"},
       {{"-N", "0", "x"}, "-N", "not a number of ranks above 0"},
       {{"-ppn", "two", "x"}, "-ppn", "not a number of ranks above 0"},
@@ -130,8 +137,8 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"-genvlist", "A,B=1", "x"}, "-genvlist", "cannot hold '='"},
       {{"--wdir", "", "x"}, "--wdir", "the directory is empty"},
       {{"-wdir"}, "-wdir", "needs a value"},
-      {{"--bind-to", "core", "x"}, "--bind-to core", "does not bind ranks to CPUs yet"},
-      {{"-bind-to", "socket", "x"}, "-bind-to socket", "--bind-to none, the only value"},
+      {{"--bind-to", "board", "x"}, "--bind-to board", "it takes none, hwthread, core, numa or package (socket)"},
+      {{"-bind-to", "core:overload-allowed", "x"}, "-bind-to core:overload-allowed", "without modifiers"},
       {{"-l=1", "x"}, "-l=1", "not an orcarun option"},
       {{"--prepend-rank=yes", "x"}, "--prepend-rank=yes", "takes no value"},
       // Typos name the option that was meant; other launchers' options we
@@ -140,7 +147,7 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"--tag-ouput", "x"}, "--tag-ouput", "did you mean --tag-output?"},
       {{"-wdr", "/tmp", "x"}, "-wdr", "did you mean --wdir?"},
       {{"--hostfil", "f", "x"}, "--hostfil", "did you mean --hostfile?"},
-      {{"--report-bindings", "x"}, "--report-bindings", "option of mpirun and mpiexec"},
+      {{"--report-bindings=1", "x"}, "--report-bindings=1", "takes no value"},
       {{"--rank-by", "core", "x"}, "--rank-by", "option of mpirun and mpiexec"},
       {{"-n", "1", "echo", "a", ":", "-n", "1", "echo", "b"}, ":", "several programs in one job (MPMD)"},
   };
@@ -192,6 +199,37 @@ TEST(OrcarunOptions, OtherLaunchersSpellingsMeanOurOptions) {
   auto inline_wdir = parse({"--wdir=/data/run", "prog"});
   ASSERT_TRUE(inline_wdir.ok());
   EXPECT_EQ(inline_wdir->working_directory, "/data/run");
+}
+
+TEST(OrcarunOptions, MappingByResourceWithItsModifiers) {
+  auto o = parse({"--map-by", "numa:pe=4:oversubscribe", "x"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  EXPECT_EQ(o->cpu.map_by, launch::Resource::Numa);
+  EXPECT_EQ(o->cpu.pe, 4u);
+  EXPECT_TRUE(o->oversubscribe);
+  EXPECT_EQ(o->map_by, MapBy::Slot);
+  EXPECT_FALSE(o->cpu.bind.has_value());
+  auto span = parse({"-map-by", "socket:span", "--bind-to", "core", "--report-bindings", "x"});
+  ASSERT_TRUE(span.ok()) << span.error().summary();
+  EXPECT_EQ(span->cpu.map_by, launch::Resource::Package);
+  EXPECT_EQ(span->map_by, MapBy::Node);  // span: ranks go round-robin over the hosts
+  EXPECT_EQ(span->cpu.bind, launch::BindTo::Core);
+  EXPECT_TRUE(span->report_bindings);
+  for (const char* r : {"hwthread", "core", "numa", "package"}) {
+    auto m = parse({"--map-by", r, "x"});
+    ASSERT_TRUE(m.ok()) << r;
+    EXPECT_STREQ(launch::resource_name(*m->cpu.map_by), r);
+  }
+  auto pe = parse({"--cpus-per-proc", "3", "--map-by", "core:pe=3", "x"});
+  ASSERT_TRUE(pe.ok()) << pe.error().summary();
+  EXPECT_EQ(pe->cpu.pe, 3u);
+  auto slot = parse({"--map-by", "slot:pe=2", "x"});
+  ASSERT_TRUE(slot.ok());
+  EXPECT_FALSE(slot->cpu.map_by.has_value());
+  EXPECT_EQ(slot->cpu.pe, 2u);
+  EXPECT_TRUE(places_cpus(slot.value()));
+  EXPECT_FALSE(places_cpus(parse({"--bind-to", "none", "x"}).value()));
+  EXPECT_TRUE(places_cpus(parse({"--report-bindings", "x"}).value()));
 }
 
 // The table suggestions come from and the parser agree: every spelling is

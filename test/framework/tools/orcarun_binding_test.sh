@@ -1,0 +1,179 @@
+#!/bin/bash
+# orcarun end to end with plm/local (test/lib/orcarun_local.sh): CPU
+# binding on this host's real processors. Each rank prints the affinity
+# mask it runs with (taskset -p on itself), and it must be what
+# --report-bindings said: with --bind-to core, --map-by core, pe=N, under
+# `taskset`, and with no binding at all. Maps this host cannot hold and
+# malformed options fail with one message and start no rank.
+. "$(dirname "$0")/../../lib/orcarun_local.sh"
+
+# Each rank's "RANK CPUS": its own mask, as the kernel has it.
+MASK_COMMAND='echo "$ORCA_RANK $(taskset -pc $$ | sed "s/.*: //")"'
+# The last CPU this test may use (the mask of the suite's own shell).
+LAST_CPU=$(taskset -pc $$ | sed 's/.*: //; s/.*[,-]//')
+
+# cpu_words LIST: "0-2,5" (taskset's or orcarun's form) as "0 1 2 5".
+cpu_words() {
+    local run out=()
+    for run in ${1//,/ }; do
+        if [[ $run == *-* ]]; then out+=($(seq "${run%-*}" "${run#*-}")); else out+=("$run"); fi
+    done
+    echo "${out[*]}"
+}
+
+# rank_cpus FILE: each "RANK LIST" line of FILE as "RANK CPU CPU...".
+rank_cpus() {
+    local rank list
+    while read -r rank list; do echo "$rank $(cpu_words "$list")"; done <"$1"
+}
+
+# reported_cpus: "RANK CPU CPU..." for each --report-bindings line of stderr.
+reported_cpus() {
+    sed -nE 's/^orcarun: rank ([0-9]+) on .*\(CPUs ([0-9,-]+)\).*$/\1 \2/p' "$T/err" >"$T/reported"
+    rank_cpus "$T/reported"
+}
+
+# expect_masks_as_reported COUNT: COUNT ranks ran, and each one's mask is
+# the one --report-bindings printed for it.
+expect_masks_as_reported() {
+    local reported
+    reported=$(reported_cpus)
+    [ "$(grep -c . <<<"$reported")" -eq "$1" ] || { show_output; fail "expected $1 --report-bindings lines"; }
+    if [ "$(rank_cpus "$T/out" | sort)" != "$(sort <<<"$reported")" ]; then
+        show_output
+        fail "the ranks' own masks are not the ones --report-bindings printed:
+$reported"
+    fi
+}
+
+bind_to_core_as_reported() {
+    setup
+    orc -n "$CORES" --bind-to core --report-bindings sh -c "$MASK_COMMAND"
+    expect_status 0
+    expect_masks_as_reported "$CORES"
+    # One core each, in order: rank 0 on the first CPU this host lets it use.
+    expect_match err "^orcarun: rank 0 on $HOST_RE \(daemon 1\): bound to core 0 \(CPUs [0-9]+\): \[B"
+    done_case
+}
+
+# --map-by core binds to the core without --bind-to (as mpirun); an
+# explicit --bind-to none leaves the rank on every CPU.
+map_by_core_binds_to_the_core() {
+    setup
+    orc -n 1 --map-by core --report-bindings sh -c "$MASK_COMMAND"
+    expect_status 0
+    expect_masks_as_reported 1
+    expect_match err "bound to core 0 "
+    orc -n 1 --map-by core --bind-to none --report-bindings sh -c "$MASK_COMMAND"
+    expect_status 0
+    expect_match err "^orcarun: rank 0 on $HOST_RE \(daemon 1\): not bound \(CPUs [0-9,-]+\)$"
+    expect_masks_as_reported 1
+    done_case
+}
+
+# Without any option nothing is bound, and the daemon loads no hwloc.
+no_binding_by_default() {
+    setup
+    orc -n 1 --report-bindings sh -c "$MASK_COMMAND"
+    expect_status 0
+    expect_match err "not bound"
+    expect_masks_as_reported 1
+    [ "$(rank_cpus "$T/out")" = "0 $(cpu_words "$(taskset -pc $$ | sed 's/.*: //')")" ] ||
+        fail "the rank's mask is not this shell's"
+    done_case
+}
+
+# Under taskset the daemon may use one CPU: the rank is bound within it,
+# and a second rank that would need another core is refused before any
+# rank starts.
+within_the_daemons_cpus() {
+    setup
+    taskset -c "$LAST_CPU" true || skip "taskset cannot bind here"
+    local cmd=(taskset -c "$LAST_CPU")
+    ORCA_TEST_MARKER="$M" orcarun_env "${cmd[@]}" timeout -k 5 120 "$ORCARUN" -n 1 --bind-to core --report-bindings \
+        sh -c "$MASK_COMMAND" >"$T/out" 2>"$T/err" </dev/null && status=0 || status=$?
+    expect_status 0
+    expect_stdout "0 $LAST_CPU"
+    expect_masks_as_reported 1
+    ORCA_TEST_MARKER="$M" orcarun_env "${cmd[@]}" timeout -k 5 120 "$ORCARUN" -n 2 --oversubscribe --bind-to core \
+        sh -c 'touch "$0/rank.$ORCA_RANK"' "$T" >"$T/out" 2>"$T/err" </dev/null && status=0 || status=$?
+    # --oversubscribe lets two ranks share the one core.
+    expect_status 0
+    ORCA_TEST_MARKER="$M" orcarun_env "${cmd[@]}" timeout -k 5 120 "$ORCARUN" -n 2 --host "$HOST:2" --bind-to core \
+        sh -c 'touch "$0/refused.$ORCA_RANK"' "$T" >"$T/out" 2>"$T/err" </dev/null && status=0 || status=$?
+    expect_failure
+    expect_text err "host $HOST cannot hold its 2 ranks at 1 of its cores each: it
+has 1 cores its daemon may use, in 1 node(s)"
+    [ -z "$(ls "$T" | grep refused)" ] || fail "a rank started although the map was refused"
+    done_case
+}
+
+# hwloc sees a machine of 16 cores (HWLOC_SYNTHETIC), but the daemon may
+# use only this host's CPUs: a binding beyond them is refused, naming
+# what it has.
+binding_beyond_the_allocation() {
+    setup
+    HWLOC_SYNTHETIC="core:16 pu:1" orc -n 8 --host "$HOST:8" --bind-to core sh -c 'touch "$0/rank.$ORCA_RANK"' "$T"
+    expect_failure
+    expect_text err "host $HOST cannot hold its 8 ranks at 1 of its cores each"
+    expect_match err "has [0-9]+ cores its daemon may use"
+    [ ! -e "$T/rank.0" ] || fail "a rank started although the map was refused"
+    done_case
+}
+
+# pe=N: N cores a rank, and OMP_NUM_THREADS=N unless the user set it.
+cpus_per_rank_sets_the_thread_hint() {
+    setup
+    [ "$CORES" -ge 2 ] || skip "pe=2 needs 2 cores"
+    orc -n 1 --cpus-per-rank 2 --report-bindings sh -c 'echo "threads $OMP_NUM_THREADS"; '"$MASK_COMMAND"
+    expect_status 0
+    expect_line out "threads 2"
+    expect_match err "bound to core 0-1 "
+    grep -v threads "$T/out" >"$T/masks"
+    [ "$(rank_cpus "$T/masks")" = "$(reported_cpus)" ] || { show_output; fail "the rank's mask is not the reported one"; }
+    orc -n 1 --map-by core:pe=2 -x OMP_NUM_THREADS=7 sh -c 'echo "threads $OMP_NUM_THREADS"'
+    expect_status 0
+    expect_stdout "threads 7"
+    done_case
+}
+
+# Simulated nodes share this host's cores: each node places its own ranks
+# from its first core, which is why nothing is bound by default.
+simulated_nodes_each_from_their_first_core() {
+    setup
+    orc --mca plm_local_num_nodes 2 -N 1 --bind-to core --report-bindings sh -c "$MASK_COMMAND"
+    expect_status 0
+    expect_masks_as_reported 2
+    expect_match err "^orcarun: rank 0 on $HOST_RE#1 \(daemon 1\): bound to core 0 "
+    expect_match err "^orcarun: rank 1 on $HOST_RE#2 \(daemon 2\): bound to core 0 "
+    done_case
+}
+
+# Malformed values: one message each, and no daemon starts.
+bad_binding_options() {
+    setup
+    local args
+    while IFS='|' read -r args expected; do
+        # shellcheck disable=SC2086
+        orc $args true
+        expect_failure
+        expect_text err "$expected"
+        [ ! -s "$T/out" ] || fail "orcarun $args printed on stdout"
+    done <<'CASES'
+--map-by core:pe=0 -n 1|"0" is not a number of CPUs per rank from 1 to 4096
+--cpus-per-rank 2 --map-by core:pe=3 -n 1|CPUs per rank were given as 2 already; give one count
+--map-by numa:bogus -n 1|"bogus" is none of the modifiers pe=N, span and oversubscribe
+--map-by board -n 1|"board" is none of slot, node, hwthread, core, numa, package and ppr:N:node
+--bind-to banana -n 1|it takes none, hwthread, core, numa or package (socket)
+--bind-to core:overload-allowed -n 1|without modifiers
+--map-by ppr:2:numa -n 1|orcarun maps ranks per node only (ppr:N:node, -N)
+CASES
+    done_case
+}
+
+CASES=(bind_to_core_as_reported map_by_core_binds_to_the_core no_binding_by_default within_the_daemons_cpus
+       binding_beyond_the_allocation cpus_per_rank_sets_the_thread_hint simulated_nodes_each_from_their_first_core
+       bad_binding_options)
+
+# Arguments, if any, name the cases to run (by hand: bash orcarun_binding_test.sh CASE...).
+run_orcarun_suite "$@"
