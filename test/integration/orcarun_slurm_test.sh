@@ -10,7 +10,8 @@
 #    --pty bash) takes the allocation's CPUs as slots; a site's
 #    SLURM_EXPORT_ENV=NONE does not keep the bootstrap from the daemons;
 #  - --host naming a subset of the allocation; ranks may use every CPU of
-#    their node's allocation, and the user's own srun steps start while
+#    their node's allocation, and with --bind-to core run on the CPUs
+#    --report-bindings names, and the user's own srun steps start while
 #    the daemons' step runs (it overlaps); each rank's SLURM_PROCID and
 #    the other task variables describe the rank, not its orcad; MPI
 #    programs (MPICH and Open MPI) run; a radix-1 routing tree (each
@@ -275,6 +276,27 @@ $(output_of cpus)"
     expect_nothing_left "$MARK"
 }
 
+# --bind-to core inside the allocation: each rank's own mask is what
+# --report-bindings printed. (Slurm's task/affinity, as configured here,
+# leaves the daemons' step unbound, srun --cpu-bind=none: each daemon may
+# use its node's CPUs, and binds its ranks within them. Without
+# task/cgroup no cpuset narrows that to the allocation's CPUs.)
+bindings_inside_the_allocation() {
+    need_cluster; new_marker bind
+    local rc=0
+    client bind 60 salloc -N 2 --ntasks-per-node=2 "$ORCARUN" -n 4 --bind-to core --report-bindings \
+        sh -c "$MASK_COMMAND" || rc=$?
+    expect_status bind 0 $rc
+    local reported own
+    reported=$(reported_rank_cpus "$CASE_TMP/bind.err" | sort)
+    own=$(rank_cpus "$CASE_TMP/bind.out" | sort)
+    [ "$(grep -c . <<<"$reported")" -eq 4 ] || fail "not 4 --report-bindings lines:
+$(output_of bind)"
+    [ "$own" = "$reported" ] || fail "the ranks' own masks are not the ones --report-bindings printed:
+$(output_of bind)"
+    expect_nothing_left "$MARK"
+}
+
 # The daemons' step overlaps the allocation (srun --overlap): the user's
 # own steps still start while orcarun runs (without it, srun waits with
 # "Requested nodes are busy" until the daemons end).
@@ -528,7 +550,8 @@ $(od -c "$cache" | head)"
 
 CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_job_step
        export_none_does_not_strip_the_bootstrap host_subset_of_the_allocation ranks_get_every_allocated_cpu
-       user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables mpi_programs_under_slurm
+       bindings_inside_the_allocation user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables
+       mpi_programs_under_slurm
        chain_tree_relays_parent_contacts large_bootstrap_goes_on_standard_input daemon_killed_mid_job
        daemon_terminated_mid_job orcarun_killed_cancels_the_step srun_missing_from_path
        malformed_nodelist_is_quoted plm_rsh_inside_the_allocation forwarded_variables_through_srun

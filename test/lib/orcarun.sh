@@ -506,3 +506,30 @@ run_netns_suite() {
     echo "$suite: ${#CASES[@]} cases in $(($(date +%s) - start)) s"
     finish_cases
 }
+
+# --- CPU binding (--bind-to, --report-bindings) ----------------------------------
+
+# A rank's command that prints "RANK CPUS": its own affinity mask, as the
+# kernel has it (taskset -p on itself).
+MASK_COMMAND='echo "$ORCA_RANK $(taskset -pc $$ | sed "s/.*: //")"'
+
+# cpu_words LIST: "0-2,5" (taskset's or orcarun's form) as "0 1 2 5".
+cpu_words() {
+    local run out=()
+    for run in ${1//,/ }; do
+        if [[ $run == *-* ]]; then out+=($(seq "${run%-*}" "${run#*-}")); else out+=("$run"); fi
+    done
+    echo "${out[*]}"
+}
+
+# rank_cpus FILE: each "RANK LIST" line of FILE as "RANK CPU CPU...".
+rank_cpus() {
+    local rank list
+    while read -r rank list; do echo "$rank $(cpu_words "$list")"; done <"$1"
+}
+
+# reported_rank_cpus ERR: "RANK CPU CPU..." for each --report-bindings
+# line of orcarun's stderr in ERR.
+reported_rank_cpus() {
+    sed -nE 's/^orcarun: rank ([0-9]+) on .*\(CPUs ([0-9,-]+)\).*$/\1 \2/p' "$1" | rank_cpus /dev/stdin
+}

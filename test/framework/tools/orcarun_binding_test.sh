@@ -7,31 +7,11 @@
 # malformed options fail with one message and start no rank.
 . "$(dirname "$0")/../../lib/orcarun_local.sh"
 
-# Each rank's "RANK CPUS": its own mask, as the kernel has it.
-MASK_COMMAND='echo "$ORCA_RANK $(taskset -pc $$ | sed "s/.*: //")"'
 # The last CPU this test may use (the mask of the suite's own shell).
 LAST_CPU=$(taskset -pc $$ | sed 's/.*: //; s/.*[,-]//')
 
-# cpu_words LIST: "0-2,5" (taskset's or orcarun's form) as "0 1 2 5".
-cpu_words() {
-    local run out=()
-    for run in ${1//,/ }; do
-        if [[ $run == *-* ]]; then out+=($(seq "${run%-*}" "${run#*-}")); else out+=("$run"); fi
-    done
-    echo "${out[*]}"
-}
-
-# rank_cpus FILE: each "RANK LIST" line of FILE as "RANK CPU CPU...".
-rank_cpus() {
-    local rank list
-    while read -r rank list; do echo "$rank $(cpu_words "$list")"; done <"$1"
-}
-
 # reported_cpus: "RANK CPU CPU..." for each --report-bindings line of stderr.
-reported_cpus() {
-    sed -nE 's/^orcarun: rank ([0-9]+) on .*\(CPUs ([0-9,-]+)\).*$/\1 \2/p' "$T/err" >"$T/reported"
-    rank_cpus "$T/reported"
-}
+reported_cpus() { reported_rank_cpus "$T/err"; }
 
 # expect_masks_as_reported COUNT: COUNT ranks ran, and each one's mask is
 # the one --report-bindings printed for it.
