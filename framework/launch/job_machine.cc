@@ -171,6 +171,13 @@ void JobMachine::signal_ranks(int signo) {
   }
 }
 
+const std::string& JobMachine::command_of(std::uint32_t rank) const {
+  const auto& first = facts_.app_first_rank;
+  const auto after = std::upper_bound(first.begin(), first.end(), rank);
+  const auto app = static_cast<std::size_t>(after - first.begin());
+  return app == 0 || app > facts_.app_commands.size() ? facts_.command : facts_.app_commands[app - 1];
+}
+
 void JobMachine::rank_failed(const ExitRecord& record) {
   const bool ok = record.started && WIFEXITED(record.wait_status) && WEXITSTATUS(record.wait_status) == 0;
   // An MPI rank that exits, even with 0, between init and finalize leaves
@@ -179,7 +186,7 @@ void JobMachine::rank_failed(const ExitRecord& record) {
   if ((ok && !unfinished) || failed_) return;
   const Message::Args where{{"rank", std::to_string(record.rank)},
                             {"host", printable(host(facts_.rank_daemon[record.rank]))},
-                            {"command", printable(facts_.command)}};
+                            {"command", printable(command_of(record.rank))}};
   auto with = [&where](Message::Args more) {
     Message::Args args = where;
     args.insert(args.end(), more.begin(), more.end());
@@ -188,7 +195,13 @@ void JobMachine::rank_failed(const ExitRecord& record) {
   if (unfinished) {
     fail(Message("orcarun", "rank-exited-unfinalized", where), 1);
   } else if (!record.started) {
-    fail(Message("orcarun", "rank-not-started", with({{"why", printable(record.message)}})), 127);
+    // The step that failed, in spawn_child's words (orca/child_process.h):
+    // the hint differs for a directory or a binding than for a program.
+    const std::string& m = record.message;
+    const char* topic = m.starts_with("cannot enter the working directory") ? "rank-directory-missing"
+                        : m.starts_with("cannot bind to CPUs")              ? "rank-not-bound"
+                                                                            : "rank-not-started";
+    fail(Message("orcarun", topic, with({{"why", printable(m)}})), 127);
   } else {
     fail(Message("orcarun", "rank-failed", with({{"how", plm::describe_wait_status(record.wait_status)}})),
          exit_code_of(record.wait_status));

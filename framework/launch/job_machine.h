@@ -65,6 +65,10 @@ struct JobFacts {
   std::vector<std::string> hosts;             // hosts[v - 1]: daemon v's host, as the job names it
   std::vector<std::uint32_t> rank_daemon;     // rank_daemon[r]: the vpid of rank r's daemon
   std::string command;                        // the program (argv[0]), for messages
+  /* MPMD: each program's argv[0] and first rank, for messages naming a
+   * rank's own program (empty: `command` is every rank's). */
+  std::vector<std::string> app_commands;
+  std::vector<std::uint32_t> app_first_rank;
   std::string plm_component;                  // "rsh", "slurm", "local": names the agent in messages
   /* What to check when the daemon on a host (printable) failed: the
    * launcher's own advice (plm::failure_hint). Unset: read its output. */
@@ -201,6 +205,7 @@ class ORCA_EXPORT JobMachine {
   void startup_timed_out();
   Status command_child(std::uint32_t child);
   void command_not_sent(const Message& why);
+  const std::string& command_of(std::uint32_t rank) const;  // its program's argv[0]
   void signal_ranks(int signo);
   void rank_failed(const ExitRecord& record);
   /* The ranks of `vpid`'s subtree are gone with it; the rest drain. */

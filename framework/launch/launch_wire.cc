@@ -244,7 +244,12 @@ void startup_fields(IO& io, M& m) {
     io.text("cpus", m.cpus);
     io.text("cpus_error", m.cpus_error, 4096);
   } else if constexpr (std::is_same_v<T, LaunchCommand>) {
-    io.texts("argv", m.argv);
+    io.list("apps", m.apps, [](auto& sub, auto& a) {
+      sub.texts("argv", a.argv);
+      sub.texts("environment", a.environment);
+      sub.text("directory", a.directory);
+      sub.boolean("directory_given", a.directory_given);
+    });
     io.texts("environment", m.environment);
     io.list("links", m.links, [](auto& sub, auto& l) {
       sub.text("identity", l.identity, 1024);
@@ -261,9 +266,9 @@ void startup_fields(IO& io, M& m) {
       sub.u32("daemon", p.daemon);
       sub.u32("local_rank", p.local_rank);
       sub.text("cpus", p.cpus, 64 * 1024);
+      sub.u32("app", p.app);
     });
     io.u32("size", m.size);
-    io.text("directory", m.directory);
     io.i32("stdin_target", m.stdin_target);
     io.boolean("merge_stderr", m.merge_stderr);
   }

@@ -142,6 +142,16 @@ struct RankPlacement {
   std::uint32_t daemon = 0;      // the vpid that runs it
   std::uint32_t local_rank = 0;
   std::string cpus;              // the CPUs it is bound to (cpu_list_text: "0-3,8"); "": not bound
+  std::uint32_t app = 0;         // its program: an index into LaunchCommand::apps
+};
+
+/* One program of the job (MPMD: several, their ranks numbered in order). */
+struct AppSpec {
+  std::vector<std::string> argv;
+  std::vector<std::string> environment;  // NAME=VALUE for its ranks alone, after the job's own
+  std::string directory;                 // where its ranks start ("" : the daemon's own)
+  bool directory_given = false;          // --wdir: a host without it fails the rank; else
+                                         // orcarun's own, where the host has it
 };
 
 /* One distinct host of the job (daemons that share a host identity are
@@ -209,7 +219,7 @@ struct HostLink {
 };
 
 struct LaunchCommand {
-  std::vector<std::string> argv;
+  std::vector<AppSpec> apps;             // the programs; each placement names one
   std::vector<std::string> environment;  // NAME=VALUE added for every rank
   std::vector<HostLink> links;           // each host's data-plane link (rank_network_env.h)
   std::vector<std::string> families;     // the families to set (orcarun_data_plane)
@@ -217,7 +227,6 @@ struct LaunchCommand {
   std::uint32_t master_port = 0;
   std::vector<RankPlacement> placements;
   std::uint32_t size = 0;                // ranks in all
-  std::string directory;                 // where ranks start ("" : the daemon's own)
   std::int32_t stdin_target = 0;         // a rank, or kStdinNone / kStdinAll
   bool merge_stderr = false;             // --merge-stderr-to-stdout: one pipe for both, from the start
 };

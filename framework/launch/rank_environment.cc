@@ -19,6 +19,7 @@ std::vector<std::string> rank_environment(const RankEnvironmentInput& in) {
   plm::set_environment(env, "ORCA_LOCAL_RANK", std::to_string(id.local_rank));
   plm::set_environment(env, "ORCA_LOCAL_SIZE", std::to_string(id.local_size));
   plm::set_environment(env, "ORCA_NODE", std::to_string(id.node));
+  plm::set_environment(env, "ORCA_APPNUM", std::to_string(id.app));
   for (const auto& [key, value] : rank_identity_variables(id)) plm::set_environment(env, key, value);
   // Judged on the environment so far: a family the user set is left alone.
   for (const auto& [key, value] : network_variables(in.link, in.master, in.families, env).set) {

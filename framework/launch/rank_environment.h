@@ -6,8 +6,8 @@
 // Layers, each over the ones before:
 //   1. the daemon's own environment (what the agent gave it);
 //   2. the variables orcarun forwards (-x, the user's MCA settings);
-//   3. ORCA_RANK, ORCA_SIZE, ORCA_LOCAL_RANK, ORCA_LOCAL_SIZE, ORCA_NODE and
-//      the torch identity (rank_identity_variables);
+//   3. ORCA_RANK, ORCA_SIZE, ORCA_LOCAL_RANK, ORCA_LOCAL_SIZE, ORCA_NODE,
+//      ORCA_APPNUM and the torch identity (rank_identity_variables);
 //   4. the data-plane variables of each family, where the environment so
 //      far leaves the family to Orca (network_variables);
 //   5. the launcher's words for the rank (plm/slurm: the Slurm task
@@ -29,7 +29,8 @@ namespace orca::launch {
 
 struct RankEnvironmentInput {
   std::vector<std::string> inherited;     // NAME=VALUE: the daemon's environment
-  std::vector<std::string> forwarded;     // NAME=VALUE from orcarun; a word without '=' is ignored
+  std::vector<std::string> forwarded;     // NAME=VALUE from orcarun (the job's, then its program's);
+                                          // a word without '=' is ignored
   RankIdentity identity;                  // node: the daemon's index (vpid - 1)
   RankLink link;                          // this host's data-plane link (empty: none)
   TorchMaster master;

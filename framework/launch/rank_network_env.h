@@ -89,6 +89,7 @@ ORCA_EXPORT std::optional<std::vector<size_t>> interfaces_named_by(const std::st
 /* RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK. */
 struct ORCA_EXPORT RankIdentity {
   std::uint32_t rank = 0, size = 0, local_rank = 0, local_size = 0, node = 0;
+  std::uint32_t app = 0;  // its program in an MPMD job (ORCA_APPNUM)
 };
 ORCA_EXPORT std::vector<EnvironmentSetting> rank_identity_variables(const RankIdentity& identity);
 

@@ -35,12 +35,13 @@ PmiService::~PmiService() {
 
 Status PmiService::start(const launch::LaunchCommand& command) {
   const std::uint32_t self = bootstrap_.vpid;
-  std::vector<std::uint32_t> rank_node(command.size, 0), local_rank(command.size, 0);
+  std::vector<std::uint32_t> rank_node(command.size, 0), local_rank(command.size, 0), rank_app(command.size, 0);
   std::vector<std::uint32_t> ranks_at(bootstrap_.daemons + 1, 0);
   for (const auto& p : command.placements) {
     if (p.rank >= command.size || p.daemon < 1 || p.daemon > bootstrap_.daemons) continue;
     rank_node[p.rank] = p.daemon - 1;
     local_rank[p.rank] = p.local_rank;
+    rank_app[p.rank] = p.app;
     ++ranks_at[p.daemon];
   }
   auto ranks_below = [&](std::uint32_t vpid) {
@@ -64,6 +65,8 @@ Status PmiService::start(const launch::LaunchCommand& command) {
 
   JobView view;
   describe_job(view, command.size, rank_node.data(), local_rank.data());
+  view.job.rank_app = rank_app.data();
+  view.job.app_count = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(command.apps.size()));
   // orcarun decided it for every daemon of the job (collectives agree).
   Runtime& rt = process_.runtime();
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
@@ -97,7 +100,9 @@ void PmiService::describe_job(JobView& view, std::uint32_t size, const std::uint
                           .local_rank = local_rank,
                           .node_host = view.hosts.data(),
                           .max_keys = bound_.keys,
-                          .max_bytes = bound_.bytes};
+                          .max_bytes = bound_.bytes,
+                          .rank_app = nullptr,
+                          .app_count = 1};
 }
 
 Status PmiService::declare() {

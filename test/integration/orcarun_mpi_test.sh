@@ -157,7 +157,8 @@ $(orun_output "$name")"
         [ "$count" -eq 1 ] || fail "rank $r's line \"$line\" is there $count times, not once:
 $(orun_output "$name")"
     done
-    [ "$(wc -l <"$out")" -eq "$n" ] || fail "stdout has $(wc -l <"$out") lines, not the $n ranks' lines:
+    # (MPMD cases' ranks print an "appnum" line each too.)
+    [ "$(grep -vc '^appnum ' "$out")" -eq "$n" ] || fail "stdout has $(wc -l <"$out") lines, not the $n ranks' lines:
 $(orun_output "$name")"
 }
 
@@ -644,10 +645,38 @@ $(orun_output job)"
     nclean job 2
 }
 
+# MPMD: two programs in one MPI_COMM_WORLD, the second with its own -x;
+# MPI_APPNUM is 0 for the first program's ranks and 1 for the second's
+# (PMI's appnum for MPICH, PMIX_APPNUM for Open MPI), ranks numbered
+# across both. Also as an app file (--app), one program a line.
+local_mpmd_appnum() {
+    lsetup
+    lrun job --mca plm_local_num_nodes 2 --oversubscribe -n 1 "$(prog)" appnum first \
+        : -n 2 -x ORCA_TEST_SECOND=1 "$(prog)" appnum second
+    expect_ok job $rc
+    expect_mpi_lines job 3
+    [ "$(grep '^appnum' "$RUN_DIR/job.out" | sort)" = "appnum 0 0 first
+appnum 1 1 second
+appnum 2 1 second" ] || fail "MPI_APPNUM is not each program's number:
+$(orun_output job)"
+    lclean job
+    lsetup
+    printf -- '-n 2 %s appnum one\n# the second program\n-n 1 %s appnum two\n' "$(prog)" "$(prog)" >"$RUN_DIR/apps"
+    lrun job --mca plm_local_num_nodes 2 --oversubscribe --app "$RUN_DIR/apps"
+    expect_ok job $rc
+    expect_mpi_lines job 3
+    [ "$(grep '^appnum' "$RUN_DIR/job.out" | sort)" = "appnum 0 0 one
+appnum 1 0 one
+appnum 2 1 two" ] || fail "--app: MPI_APPNUM is not each line's number:
+$(orun_output job)"
+    lclean job
+}
+
 # --- the suite --------------------------------------------------------------------------------------
 
 LOCAL_CASES=(local_k1_n1 local_k1_n2 local_k1_n4 local_k2_n2 local_k2_n4 local_k4_n4 local_k4_radix2 local_k4_timing
-             local_k3_direct_modex local_k2_unwrapped local_k1_shared_topology fail_abort fail_unfinished fail_killed)
+             local_k3_direct_modex local_k2_unwrapped local_k1_shared_topology local_mpmd_appnum fail_abort
+             fail_unfinished fail_killed)
 NETNS_CASES=(netns_2x1 netns_3x2 netns_2x4
              netns_shared_bridges netns_dropped_first_link netns_ipv6_only
              netns_shared_bridges_tcp netns_dropped_first_link_tcp netns_ipv6_only_tcp

@@ -15,6 +15,10 @@
  *                    times R init_ms=I finalize_ms=F
  *                  the MPI library's own cost, which a launcher does not
  *                  control; the job's wall time minus it is the launcher's.
+ * For MPMD jobs (several programs in one MPI_COMM_WORLD):
+ *   appnum NAME    every rank also prints, before the rank line,
+ *                    appnum R A NAME
+ *                  with A its MPI_APPNUM attribute (-1 when unset).
  * Exit status 0 when every check held, 2 when one did not. */
 #include <mpi.h>
 
@@ -69,6 +73,11 @@ int main(int argc, char **argv) {
 
     MPI_Barrier(MPI_COMM_WORLD);
     if (arg_rank(argc, argv, "unfinished") == rank) _exit(0);
+    if (argc >= 3 && strcmp(argv[1], "appnum") == 0) {
+        int *appnum = NULL, flag = 0;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+        printf("appnum %d %d %s\n", rank, flag ? *appnum : -1, argv[2]);
+    }
 
     char host[256] = "";
     gethostname(host, sizeof host - 1);

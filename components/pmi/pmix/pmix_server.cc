@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -76,6 +77,32 @@ class InfoArray {
 };
 
 // Waits on the loop thread for a libpmix operation's callback.
+// The job's programs: one app (its size the job's), or, for MPMD, each
+// program's number, size and first rank (Open MPI's MPI_APPNUM comes from
+// its ranks' PMIX_APPNUM).
+std::vector<std::uint32_t> add_app_info(const PmixLibrary& lib, InfoList& info, const orca_pmi_job& job) {
+  const std::uint32_t apps = job.rank_app != nullptr ? std::max<std::uint32_t>(1, job.app_count) : 1;
+  std::vector<std::uint32_t> sizes(apps, 0);
+  for (std::uint32_t r = 0; r < job.size; ++r) ++sizes[job.rank_app != nullptr ? std::min(job.rank_app[r], apps - 1) : 0];
+  std::vector<std::uint32_t> first{0};  // each program's first rank
+  for (std::uint32_t a = 0; a + 1 < apps; ++a) first.push_back(first.back() + sizes[a]);
+  if (apps == 1) {
+    info.u32(PMIX_APP_SIZE, job.size);
+    info.u32(PMIX_APPNUM, 0);
+    info.rank(PMIX_APPLDR, 0);
+    return first;
+  }
+  for (std::uint32_t a = 0; a < apps; ++a) {
+    InfoList app(lib);
+    app.u32(PMIX_APPNUM, a);
+    app.u32(PMIX_APP_SIZE, sizes[a]);
+    app.rank(PMIX_APPLDR, first[a]);
+    InfoArray array(app);
+    info.add(PMIX_APP_INFO_ARRAY, array.array(), PMIX_DATA_ARRAY);
+  }
+  return first;
+}
+
 class OperationWait {
  public:
   static void done(pmix_status_t status, void* cbdata) {
@@ -291,9 +318,7 @@ void PmixServer::register_namespace(const orca_pmi_job& job) {
   info.u32(PMIX_UNIV_SIZE, job.size);
   info.u32(PMIX_JOB_SIZE, job.size);
   info.u32(PMIX_MAX_PROCS, job.size);
-  info.u32(PMIX_APP_SIZE, job.size);
-  info.u32(PMIX_APPNUM, 0);
-  info.rank(PMIX_APPLDR, 0);
+  const std::vector<std::uint32_t> app_first = add_app_info(lib_, info, job);
   info.u32(PMIX_NUM_NODES, static_cast<std::uint32_t>(layout_.nodes.size()));
   info.add(PMIX_NODE_MAP, regex, PMIX_REGEX);
   info.add(PMIX_PROC_MAP, ppn, PMIX_REGEX);
@@ -327,8 +352,9 @@ void PmixServer::register_namespace(const orca_pmi_job& job) {
     InfoList proc(lib_);
     proc.rank(PMIX_RANK, r);
     proc.rank(PMIX_GLOBAL_RANK, r);
-    proc.rank(PMIX_APP_RANK, r);
-    proc.u32(PMIX_APPNUM, 0);
+    const std::uint32_t app = job.rank_app != nullptr ? job.rank_app[r] : 0;
+    proc.rank(PMIX_APP_RANK, r - app_first[std::min<std::size_t>(app, app_first.size() - 1)]);
+    proc.u32(PMIX_APPNUM, app);
     proc.u16(PMIX_LOCAL_RANK, layout_.node_rank[r]);
     proc.u16(PMIX_NODE_RANK, layout_.node_rank[r]);
     proc.u32(PMIX_NODEID, job.rank_node[r]);

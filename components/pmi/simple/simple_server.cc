@@ -38,6 +38,7 @@ SimpleServer::SimpleServer(const orca_pmi_host& host, const orca_pmi_job& job)
       kvs_(ranks_on(job), DataBound::of(job)) {
   if (name_.empty() || name_.size() > kMaxKvsNameBytes) throw std::invalid_argument("the job's PMI name is empty or too long");
   rank_node_.assign(job.rank_node, job.rank_node + job.size);
+  if (job.rank_app != nullptr) rank_app_.assign(job.rank_app, job.rank_app + job.size);
   mapping_ = process_mapping(rank_node_);
 }
 
@@ -61,7 +62,7 @@ Status SimpleServer::prepare(std::uint32_t rank, const orca_pmi_environment& env
   }
   auto c = std::make_unique<Connection>(RankIdentity{.rank = static_cast<int>(rank),
                                                      .size = static_cast<int>(size_),
-                                                     .appnum = 0,
+                                                     .appnum = rank < rank_app_.size() ? static_cast<int>(rank_app_[rank]) : 0,
                                                      .universe_size = static_cast<int>(size_),
                                                      .kvsname = name_,
                                                      .process_mapping = mapping_});

@@ -71,6 +71,7 @@ class SimpleServer {
   std::string name_;
   std::string mapping_;
   std::vector<std::uint32_t> rank_node_;
+  std::vector<std::uint32_t> rank_app_;  // each rank's appnum (empty: all 0)
   std::map<std::uint32_t, std::unique_ptr<Connection>> ranks_;
   /* The job's KVS and this node's barriers: its ranks that take part are
    * all, less those that could not be started. */

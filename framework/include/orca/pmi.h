@@ -56,8 +56,9 @@ extern "C" {
 /* 2: orca_pmi_job's max_keys / max_bytes, orca_pmi_host's over_bound.
  * 3: orca_pmi_host's job_directory, made when a module asks, instead of
  *    orca_pmi_job's tmpdir, which every daemon made for every job; and
- *    orca_pmi_module's warm_up, before the job's command. */
-#define ORCA_PMI_INTERFACE_VERSION 3u
+ *    orca_pmi_module's warm_up, before the job's command.
+ * 4: orca_pmi_job's rank_app and app_count (MPMD: each rank's program). */
+#define ORCA_PMI_INTERFACE_VERSION 4u
 
 struct event_base;
 
@@ -81,6 +82,9 @@ typedef struct orca_pmi_job {
     const char *const *node_host;  /* [node_count]: each node's host name */
     uint64_t max_keys;             /* the job's bound on a component's collective data: keys ... */
     uint64_t max_bytes;            /* ... and bytes (keys and values), over all its collectives; 0: none */
+    const uint32_t *rank_app;      /* [size]: each rank's program (its appnum), 0-based; ranks of one
+                                      program are consecutive, programs in order */
+    uint32_t app_count;            /* programs of the job (1 unless MPMD) */
 } orca_pmi_job;
 
 /* Which bound of the job's collective data, for over_bound. */

@@ -56,6 +56,7 @@ struct DaemonSession::NodeLaunch {
   std::vector<std::uint32_t> ranks_at;
   std::vector<std::uint32_t> node_ranks;
   std::vector<std::vector<unsigned>> cpus;  // [i]: the CPUs mine[i] is bound to
+  std::vector<std::vector<std::string>> app_env;  // [app]: the job's forwarded variables, then the program's
 };
 
 void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
@@ -74,7 +75,16 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     return;
   }
   NodeLaunch node = node_launch(command, std::move(mine));
+  for (const auto& app : command.apps) {
+    node.app_env.push_back(command.environment);
+    node.app_env.back().insert(node.app_env.back().end(), app.environment.begin(), app.environment.end());
+  }
   for (const launch::RankPlacement* p : node.mine) {
+    if (p->app >= command.apps.size() || command.apps[p->app].argv.empty()) {
+      report_failure(bootstrap_.vpid, "rank " + std::to_string(p->rank) + " names program " + std::to_string(p->app) +
+                                          " of a launch command that has " + std::to_string(command.apps.size()));
+      return;
+    }
     auto cpus = launch::parse_cpu_list(p->cpus);
     if (!cpus) {
       report_failure(bootstrap_.vpid, "cannot bind rank " + std::to_string(p->rank) + ": " + cpus.error().summary());
@@ -114,13 +124,15 @@ DaemonSession::NodeLaunch DaemonSession::node_launch(const launch::LaunchCommand
 
 plm::SpawnSpec DaemonSession::rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
                                         const launch::RankPlacement& p, pmi::PmiService::RankSetup pmi) const {
+  const launch::AppSpec& app = command.apps[p.app];
   launch::RankEnvironmentInput in{.inherited = node.base_env,
-                                  .forwarded = command.environment,
+                                  .forwarded = node.app_env[p.app],
                                   .identity = {.rank = p.rank,
                                                .size = command.size,
                                                .local_rank = p.local_rank,
                                                .local_size = static_cast<std::uint32_t>(node.mine.size()),
-                                               .node = bootstrap_.vpid - 1},
+                                               .node = bootstrap_.vpid - 1,
+                                               .app = p.app},
                                   .link = node.link,
                                   .master = node.master,
                                   .families = command.families,
@@ -137,15 +149,14 @@ plm::SpawnSpec DaemonSession::rank_spec(const launch::LaunchCommand& command, co
     in.launcher = plm::rank_environment(*started_by_, bootstrap_.hosts, place);
   }
   plm::SpawnSpec spec;
-  spec.argv = command.argv;
+  spec.argv = app.argv;
   spec.environment = launch::rank_environment(in);
   spec.inherit_fds = std::move(pmi.inherit_fds);
   // orcarun's own directory where this host has it, else ours; --wdir's
-  // always (checked at start-up: if it has gone since, the rank fails to
-  // start, saying why).
-  if (!command.directory.empty() &&
-      (!bootstrap_.working_directory.empty() || ::access(command.directory.c_str(), X_OK) == 0)) {
-    spec.directory = command.directory;
+  // always (the job's is checked at start-up; a program's own, or one gone
+  // since, fails the rank's start, saying why).
+  if (!app.directory.empty() && (app.directory_given || ::access(app.directory.c_str(), X_OK) == 0)) {
+    spec.directory = app.directory;
   }
   spec.pipe_input = command.stdin_target == launch::kStdinAll ||
                     command.stdin_target == static_cast<std::int32_t>(p.rank);

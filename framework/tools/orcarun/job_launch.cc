@@ -43,6 +43,10 @@ launch::JobFacts job_facts(const JobPlan& plan, const Options& options) {
                          .kill_grace = plan.kill_grace,
                          .timeout_seconds = options.timeout_seconds};
   for (const auto& n : plan.nodes) facts.hosts.push_back(n.name);
+  if (plan.apps.size() > 1) {
+    for (const auto& a : plan.apps) facts.app_commands.push_back(a.argv.empty() ? std::string() : a.argv[0]);
+    facts.app_first_rank = plan.app_first_rank;
+  }
   for (const auto& p : plan.ranks.placements) facts.rank_daemon.push_back(static_cast<std::uint32_t>(p.node + 1));
   return facts;
 }
@@ -255,10 +259,16 @@ void JobLaunch::start_command() {
   }
 }
 
+std::uint32_t JobLaunch::app_of(std::uint32_t rank) const {
+  const auto& first = plan_.app_first_rank;
+  const auto after = std::upper_bound(first.begin(), first.end(), rank);
+  return after == first.begin() ? 0 : static_cast<std::uint32_t>(after - first.begin() - 1);
+}
+
 Status JobLaunch::prepare_command() {
   if (command_) return {};
   launch::LaunchCommand command;
-  command.argv = options_.command;
+  command.apps = plan_.apps;
   command.environment = forwarded_environment();
   if (gather_) gather_->fill(command);
   command.size = static_cast<std::uint32_t>(plan_.ranks.placements.size());
@@ -266,10 +276,10 @@ Status JobLaunch::prepare_command() {
     command.placements.push_back({.rank = p.rank,
                                   .daemon = static_cast<std::uint32_t>(p.node + 1),
                                   .local_rank = p.local_rank,
-                                  .cpus = p.rank < rank_cpus_.size() ? launch::cpu_list_text(rank_cpus_[p.rank].cpus) : ""});
+                                  .cpus = p.rank < rank_cpus_.size() ? launch::cpu_list_text(rank_cpus_[p.rank].cpus) : "",
+                                  .app = app_of(p.rank)});
   }
   add_thread_hint(command.environment);
-  command.directory = plan_.working_directory;
   command.merge_stderr = options_.merge_stderr;
   switch (options_.stdin_target) {
     case StdinTarget::None: command.stdin_target = launch::kStdinNone; break;

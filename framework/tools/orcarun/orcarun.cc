@@ -9,6 +9,7 @@
 #include "tools/tool_main.h"
 #include "daemon_components.h"
 #include "job_footprint.h"
+#include "job_apps.h"
 #include "job_launch.h"
 #include "foreign_settings.h"
 #include "forwarded_environment.h"
@@ -292,6 +293,18 @@ orca::Status choose_working_directory(const orca::orcarun::Options& options, orc
   return {};
 }
 
+// Each program's command, variables and directory (MPMD: several).
+orca::Status choose_apps(const orca::orcarun::Options& options, orca::orcarun::JobPlan& plan) {
+  char cwd[4096];
+  const std::string here = ::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "";
+  auto apps = orca::orcarun::app_specs(options, orca::plm::current_environment(), here, plan.working_directory,
+                                       options.working_directory.has_value());
+  if (!apps) return apps.error();
+  plan.apps = std::move(apps.value());
+  plan.app_first_rank = orca::orcarun::app_first_ranks(options.apps);
+  return {};
+}
+
 /* The job's plan (hosts, rank map, plm, routing tree, variables), made in
  * full before anything starts: every mistake is reported here. */
 orca::Status make_plan(orca::Runtime& rt, const orca::orcarun::Options& options, orca::orcarun::JobPlan& plan) {
@@ -303,6 +316,7 @@ orca::Status make_plan(orca::Runtime& rt, const orca::orcarun::Options& options,
   if (orca::Status st = map_job(options, fws.value(), plan); !st) return st;
   if (orca::Status st = check_job_fits_here(rt, plan); !st) return st;
   if (orca::Status st = choose_working_directory(options, plan); !st) return st;
+  if (orca::Status st = choose_apps(options, plan); !st) return st;
   if (options.output_filename) {
     auto files = orca::orcarun::OutputFiles::open(*options.output_filename);
     if (!files) return files.error();
@@ -325,6 +339,9 @@ static int orcarun_main(int argc, char** argv) {
   auto created = orca::Process::create("orcarun", ORCA_PROCESS_LAUNCHER, tool, environ);
   if (!created) return 1;
   orca::Process& p = *created.value();
+  if (options) {
+    if (orca::Status st = orca::orcarun::read_app_file(options.value()); !st) return p.fail(st.error());
+  }
   if (!options) return p.fail(options.error());
   if (options->help) {
     std::cout << orca::orcarun::kUsage;

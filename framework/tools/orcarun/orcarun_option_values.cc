@@ -21,6 +21,26 @@ std::string bad_variable_name(std::string_view name) {
   return "";
 }
 
+// "--opt=value" is accepted for options that take a value.
+OptionWord split_option(const std::string& a) {
+  OptionWord w{.name = a};
+  if (a.rfind("--", 0) == 0) {
+    if (size_t eq = a.find('='); eq != std::string::npos) {
+      w.name = a.substr(0, eq);
+      w.inline_value = a.substr(eq + 1);
+      w.has_inline = true;
+    }
+  }
+  return w;
+}
+
+// The option's value: the inline one, or the next word (args[i] moves on to it).
+Result<std::string> take_value(const std::vector<std::string>& args, size_t& i, const OptionWord& w) {
+  if (w.has_inline) return w.inline_value;
+  if (i + 1 >= args.size()) return bad_option(w.name, "it needs a value");
+  return args[++i];
+}
+
 namespace {
 
 // -x WORD: NAME=VALUE, PREFIX* or NAME.

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace orca::orcarun {
 
@@ -22,6 +23,19 @@ bool whole_number(const std::string& text, T& out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
+
+/* One option word as written: "--opt=value" split at its first '='
+ * (only "--" options take an inline value). */
+struct OptionWord {
+  std::string name;          // the option, without its inline value
+  std::string inline_value;  // after the '=', if has_inline
+  bool has_inline = false;
+};
+OptionWord split_option(const std::string& word);
+
+/* The option's value: the inline one, or the next word (i moves on to it).
+ * Error: orcarun/bad-option when there is none. */
+Result<std::string> take_value(const std::vector<std::string>& args, size_t& i, const OptionWord& w);
 
 /* What an option that takes one value does with it (`name` as written,
  * for messages). Each refuses a malformed value with orcarun/bad-option. */
@@ -40,11 +54,11 @@ Status add_tune_file(const std::string& name, const std::string& value, Options&
 Status set_cpus_per_rank(const std::string& name, const std::string& value, Options& o);
 Status set_bind_to(const std::string& name, const std::string& value, Options& o);
 
-/* --wdir and --output-filename: a directory, which becomes a C string. */
+/* --wdir, --output-filename, --app: a path, which becomes a C string. */
 template <std::optional<std::string> Options::*field>
-Status set_directory(const std::string& name, const std::string& value, Options& o) {
-  if (value.empty()) return bad_option(name, "the directory is empty");
-  if (value.find('\0') != std::string::npos) return bad_option(name, "a directory cannot hold a NUL byte");
+Status set_path(const std::string& name, const std::string& value, Options& o) {
+  if (value.empty()) return bad_option(name, "the path is empty");
+  if (value.find('\0') != std::string::npos) return bad_option(name, "a path cannot hold a NUL byte");
   o.*field = value;
   return {};
 }

@@ -11,34 +11,6 @@ namespace orca::orcarun {
 
 namespace {
 
-// One option word as written: "--opt=value" split at its first '='.
-struct OptionWord {
-  std::string name;          // the option, without its inline value
-  std::string inline_value;  // after the '=', if has_inline
-  bool has_inline = false;
-};
-
-// "--opt=value" is accepted for options that take a value.
-OptionWord split_option(const std::string& a) {
-  OptionWord w{.name = a};
-  if (a.rfind("--", 0) == 0) {
-    if (size_t eq = a.find('='); eq != std::string::npos) {
-      w.name = a.substr(0, eq);
-      w.inline_value = a.substr(eq + 1);
-      w.has_inline = true;
-    }
-  }
-  return w;
-}
-
-// The option's value: the inline one, or the next word (args[i] moves on to it).
-Result<std::string> take_value(const std::vector<std::string>& args, size_t& i, const OptionWord& w) {
-  if (w.has_inline) return w.inline_value;
-  if (i + 1 >= args.size()) return bad_option(w.name, "it needs a value");
-  return args[++i];
-}
-
-
 // Each option spelling: a flag and what it sets, or an option of one value
 // and what it does with it. Users' other launchers' spellings are here too
 // (mpirun's -np, -H, --wdir; mpiexec's -hosts, -f, -wdir, -l).
@@ -88,16 +60,18 @@ constexpr Spelling kSpellings[] = {
     {"-ppn", nullptr, set_per_node},
     {"--bind-to", nullptr, set_bind_to},
     {"-bind-to", nullptr, set_bind_to},
-    {"--output-filename", nullptr, set_directory<&Options::output_filename>},
-    {"-output-filename", nullptr, set_directory<&Options::output_filename>},
-    {"--wdir", nullptr, set_directory<&Options::working_directory>},
-    {"-wdir", nullptr, set_directory<&Options::working_directory>},
+    {"--output-filename", nullptr, set_path<&Options::output_filename>},
+    {"-output-filename", nullptr, set_path<&Options::output_filename>},
+    {"--wdir", nullptr, set_path<&Options::working_directory>},
+    {"-wdir", nullptr, set_path<&Options::working_directory>},
     {"--timeout", nullptr, set_timeout},
     {"--stdin", nullptr, set_stdin},
     {"-x", nullptr, add_forward},
     {"-genvlist", nullptr, add_forward_list},
     {"--genvlist", nullptr, add_forward_list},
     {"--tune", nullptr, add_tune_file},
+    {"--app", nullptr, set_path<&Options::app_file>},
+    {"-configfile", nullptr, set_path<&Options::app_file>},
 };
 
 // The options of two words, parsed apart (add_mca, add_genv).
@@ -112,7 +86,7 @@ const Spelling* spelling(const std::string& name) {
 
 // Options of mpirun and mpiexec that orcarun does not have: said so by
 // name, rather than as a typo of one of ours.
-constexpr const char* kOtherLaunchersOptions[] = {"--rank-by", "--app", "-configfile", "--cpu-set"};
+constexpr const char* kOtherLaunchersOptions[] = {"--rank-by", "--cpu-set"};
 
 // --mca NAME VALUE (args[i] moves on to VALUE).
 Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {
@@ -203,6 +177,30 @@ std::string closest_option(const std::string& word) {
   return best;
 }
 
+Status settle_apps(Options& o) {
+  if (o.apps.size() > kMaxApps) return bad_option(":", "more than " + std::to_string(kMaxApps) + " programs in one job");
+  if (o.apps.size() > 1) {
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < o.apps.size(); ++k) {
+      if (!o.apps[k].processes) {
+        return bad_option(":", "each program of an MPMD job needs its own -n; program " + std::to_string(k + 1) + " (" +
+                                   printable(o.apps[k].command.front()) + ") has none");
+      }
+      total += *o.apps[k].processes;
+    }
+    if (o.per_node) return bad_option("-N", "ranks per node and several programs are two counts; give each program its -n");
+    if (total > launch::kMaxRanks) {
+      return bad_option(":", "the programs ask for " + std::to_string(total) + " ranks, more than the " +
+                                 std::to_string(launch::kMaxRanks) + " of one job");
+    }
+    o.processes = static_cast<unsigned>(total);
+  } else if (!o.apps.empty() && o.apps[0].processes) {
+    o.processes = o.apps[0].processes;
+  }
+  if (!o.apps.empty()) o.command = o.apps[0].command;
+  return {};
+}
+
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
   size_t i = 0;
@@ -215,17 +213,27 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     if (a.empty() || a[0] != '-') break;  // the command starts here
     if (Status st = parse_option(args, i, o); !st) return st.error();
   }
-  for (; i < args.size(); ++i) o.command.push_back(args[i]);
-  // mpirun and mpiexec read a lone ':' as the start of another program
-  // (MPMD); running it as an argument would be a job other than the one meant.
-  if (std::find(o.command.begin(), o.command.end(), ":") != o.command.end()) {
-    return bad_option(":", "orcarun does not run several programs in one job (MPMD) yet; start each with an orcarun "
-                           "of its own");
+  // A lone ':' starts another program (MPMD), as with mpirun and mpiexec.
+  for (; i < args.size() && args[i] != ":"; ++i) o.command.push_back(args[i]);
+  o.apps.push_back({.processes = o.processes, .forwards = {}, .working_directory = {}, .command = o.command});
+  if (i < args.size()) {
+    if (o.command.empty()) return bad_option(":", "the first program has no command (-n N CMD : -n M CMD2)");
+    for (++i; i < args.size();) {
+      auto app = parse_app_context(args, i);
+      if (!app) return app.error();
+      o.apps.push_back(std::move(app.value()));
+    }
+  }
+  if (o.app_file) {
+    if (!o.command.empty()) return bad_option("--app " + *o.app_file, "the file names every program; give no command after it");
+    o.apps.clear();  // orcarun reads them from the file
+  } else if (Status st = settle_apps(o); !st) {
+    return st.error();
   }
   if (o.per_node && o.map_by == MapBy::Node) {
     return bad_option("-N", "ranks per node and --map-by node (or :span) are two mappings; give one of them");
   }
-  if (o.command.empty() && !o.help && !o.version) {
+  if (o.command.empty() && !o.app_file && !o.help && !o.version) {
     return Message("orcarun", "no-command", {});
   }
   return o;

@@ -6,6 +6,7 @@
 #ifndef ORCA_TOOLS_ORCARUN_OPTIONS_H
 #define ORCA_TOOLS_ORCARUN_OPTIONS_H
 
+#include "app_contexts.h"
 #include "forwarded_environment.h"
 
 #include "launch/cpu_binding.h"
@@ -49,7 +50,12 @@ struct Options {
   std::vector<ForwardRequest> forwards;  // -x, -genv, -genvlist, in order (a later one wins)
   std::optional<std::string> working_directory;  // --wdir, as given (orcarun makes it absolute)
   mca::ToolOptions tool;              // --mca / --tune, for the Runtime
-  std::vector<std::string> command;   // CMD ARGS...
+  std::vector<std::string> command;   // CMD ARGS... (the first program's)
+  /* Every program of the job in order (one unless MPMD: `: -n 4 ./b`, or
+   * --app FILE); settle_apps fills it. The first segment's -x and --wdir
+   * hold for every program; apps[0]'s own are empty then. */
+  std::vector<AppContext> apps;
+  std::optional<std::string> app_file;  // --app, -configfile: the programs, read by orcarun
 };
 
 /* Parses argv[1..]. Errors: an unknown option, a missing or malformed
@@ -57,6 +63,12 @@ struct Options {
  * name that is empty or holds '=' or NUL, a value that holds NUL), no
  * command (unless --help or --version). */
 Result<Options> parse_options(const std::vector<std::string>& args);
+
+/* Checks the programs in `o.apps` and makes the job's -n their sum (MPMD:
+ * each must have its -n) and `o.command` the first one's. Errors
+ * (orcarun/bad-option): a program without -n, -N with several programs,
+ * more than kMaxApps programs or launch::kMaxRanks ranks. */
+Status settle_apps(Options& o);
 
 /* Whether ranks are placed on each host's processors (so every daemon
  * reports them, with hwloc): a resource map, pe, a binding, or

@@ -6,7 +6,8 @@
 namespace orca::orcarun {
 
 const char* const kUsage =
-    "Usage: orcarun [options] CMD [ARGS...]\n"
+    "Usage: orcarun [options] CMD [ARGS...] [: -n N [-x V] [-env V X] [--wdir D] CMD2 [ARGS...]]...\n"
+    "       orcarun [options] --app FILE\n"
     "Starts one orcad per host, wires them up over the oob, runs CMD as N\n"
     "processes and forwards their output. Options end at the first word\n"
     "that is not an option (or at --).\n"
@@ -55,6 +56,12 @@ const char* const kUsage =
     "  -genvlist NAME,...     forward these variables from here, as -x NAME does\n"
     "  --mca NAME VALUE       set an MCA variable (orca_info --param all all lists them)\n"
     "  --tune FILE            read MCA settings from FILE\n"
+    "  --app, -configfile FILE\n"
+    "                         the programs of the job, one a line (\"-n 2 ./master\"), as after ':'\n"
+    "  : -n N [-x NAME[=VALUE]] [-env NAME VALUE] [--wdir DIR] CMD2 [ARGS...]\n"
+    "                         another program in the same job (MPMD): ranks are numbered across the\n"
+    "                         programs in order, MPI_APPNUM is each one's index; each needs its -n,\n"
+    "                         and its -x, -env and --wdir add to or replace the job's\n"
     "  --version, --help\n";
 
 }  // namespace orca::orcarun

@@ -35,6 +35,8 @@ struct Shape {
   std::optional<double> timeout;
   std::string plm = "rsh";
   bool launcher_hint = true;  // the plm module gives its advice (plm::failure_hint)
+  std::vector<std::string> app_commands;     // MPMD: each program's argv[0] ...
+  std::vector<std::uint32_t> app_first_rank;  // ... and first rank
 };
 
 // One job: the machine, and everything it asked of the program, in order.
@@ -43,6 +45,8 @@ class FakeJob {
   explicit FakeJob(const Shape& s) : tree_(radix_tree(s.radix, s.daemons)) {
     JobFacts facts{.tree = &tree_, .command = "./app", .plm_component = s.plm, .all_at_once = s.all_at_once,
                    .tree_spawn = s.tree_spawn, .start_early = s.start_early, .timeout_seconds = s.timeout};
+    facts.app_commands = s.app_commands;
+    facts.app_first_rank = s.app_first_rank;
     if (s.launcher_hint) facts.failure_hint = [](const std::string& host) { return "try reaching " + host; };
     for (std::uint32_t v = 1; v <= s.daemons; ++v) {
       facts.hosts.push_back("h" + std::to_string(v));
@@ -434,6 +438,33 @@ TEST(JobMachineExit, ARankThatCouldNotStartGives127AndWhy) {
   EXPECT_EQ(j.m().exit_status(), 127);
   EXPECT_EQ(j.last_shown().topic(), "rank-not-started");
   EXPECT_EQ(j.last_shown().arg("why"), "No such file or directory");
+}
+
+// MPMD: the message names the failing rank's own program.
+TEST(JobMachineExit, ARankOfTheSecondProgramIsNamedWithItsProgram) {
+  FakeJob j({.daemons = 2, .ranks_per_daemon = 2, .app_commands = {"./master", "./worker"}, .app_first_rank = {0, 1, 4}});
+  j.run_all();
+  j.m().rank_ended({.rank = 2, .wait_status = exited(127), .started = false, .message = "No such file or directory"});
+  EXPECT_EQ(j.last_shown().arg("command"), "./worker");
+  FakeJob first({.daemons = 2, .ranks_per_daemon = 2, .app_commands = {"./master", "./worker"}, .app_first_rank = {0, 1, 4}});
+  first.run_all();
+  first.m().rank_ended({.rank = 0, .wait_status = exited(3)});
+  EXPECT_EQ(first.last_shown().arg("command"), "./master");
+}
+
+// A program's directory or binding that failed names that, not the program.
+TEST(JobMachineExit, ARankWhoseDirectoryOrBindingFailedSaysWhichAndNamesItsProgram) {
+  FakeJob j({.daemons = 1});
+  j.run_all();
+  j.m().rank_ended({.rank = 0, .wait_status = exited(127), .started = false,
+                    .message = "cannot enter the working directory /gone: No such file or directory"});
+  EXPECT_EQ(j.last_shown().topic(), "rank-directory-missing");
+  FakeJob b({.daemons = 1});
+  b.run_all();
+  b.m().rank_ended({.rank = 0, .wait_status = exited(127), .started = false,
+                    .message = "cannot bind to CPUs 7: Invalid argument"});
+  EXPECT_EQ(b.last_shown().topic(), "rank-not-bound");
+  EXPECT_EQ(b.m().exit_status(), 127);
 }
 
 // orcarun_mpi_test.sh: fail_unfinished

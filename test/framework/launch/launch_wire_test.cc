@@ -46,11 +46,11 @@ std::vector<WireMessage> samples() {
   r.cpus = "0.0.0.0 1.0.0.0 2.1.0.0";
   r.cpus_error = "";
   LaunchCommand l;
-  l.argv = {"sh", "-c", "echo 'a b'; exit 3"};
+  l.apps = {{.argv = {"sh", "-c", "echo 'a b'; exit 3"}, .environment = {}, .directory = "/home/user/run 1", .directory_given = true},
+            {.argv = {"./b"}, .environment = {"ONLY_B=1"}, .directory = ""}};
   l.environment = {"X=1", "EMPTY="};
-  l.placements = {{0, 1, 0, "0-1"}, {1, 1, 1, "2-3"}, {2, 2, 0, ""}};
+  l.placements = {{0, 1, 0, "0-1", 0}, {1, 1, 1, "2-3", 0}, {2, 2, 0, "", 1}};
   l.size = 3;
-  l.directory = "/home/user/run 1";
   l.stdin_target = kStdinAll;
   l.merge_stderr = true;
   l.links = {{"boot:ns1", "eth1", "10.0.1.2", 24, false}, {"boot:ns2", "ens3", "fd00::2", 64, true}};
@@ -182,14 +182,17 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   // Spot-check fields survive, not just the bytes.
   auto l = decode(encode(samples()[2]).value()).value();
   const auto& cmd = std::get<LaunchCommand>(l);
-  EXPECT_EQ(cmd.argv[2], "echo 'a b'; exit 3");
+  ASSERT_EQ(cmd.apps.size(), 2u);
+  EXPECT_EQ(cmd.apps[0].argv[2], "echo 'a b'; exit 3");
+  EXPECT_EQ(cmd.apps[1].environment, (std::vector<std::string>{"ONLY_B=1"}));
+  EXPECT_EQ(cmd.placements[2].app, 1u);
   ASSERT_EQ(cmd.placements.size(), 3u);
   EXPECT_EQ(cmd.placements[2].daemon, 2u);
   EXPECT_EQ(cmd.placements[1].cpus, "2-3");
   const WireMessage report_message = decode(encode(samples()[1]).value()).value();
   const auto& report = std::get<DaemonReport>(report_message);
   EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));
-  EXPECT_EQ(cmd.directory, "/home/user/run 1");
+  EXPECT_EQ(cmd.apps[0].directory, "/home/user/run 1");
   EXPECT_EQ(cmd.stdin_target, kStdinAll);
   EXPECT_TRUE(cmd.merge_stderr);
   const WireMessage boot_message = decode(encode(samples()[0]).value()).value();
@@ -504,15 +507,15 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
 
 TEST(LaunchWire, ALyingLengthIsRefusedBeforeAnythingIsAllocated) {
   // An output chunk claiming 4 GiB of bytes, and a command claiming a
-  // billion argv entries, in a few bytes each.
+  // billion programs, in a few bytes each.
   const std::vector<std::uint8_t> chunk = {4, 0, 0, 0, 1, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 'x'};
   auto r = decode(chunk);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "bytes");
-  const std::vector<std::uint8_t> argv = {3, 0x3b, 0x9a, 0xca, 0x00};
-  auto a = decode(argv);
+  const std::vector<std::uint8_t> apps = {3, 0x3b, 0x9a, 0xca, 0x00};
+  auto a = decode(apps);
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(a.error().arg("field"), "argv");
+  EXPECT_EQ(a.error().arg("field"), "apps");
   // Within the bound but more than follows.
   const std::vector<std::uint8_t> short_text = {6, 0, 0, 0, 0, 0, 0, 0, 100, 'a', 'b'};
   auto t = decode(short_text);

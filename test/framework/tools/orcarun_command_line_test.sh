@@ -283,11 +283,55 @@ other_launchers_spellings() {
     done_case
 }
 
+# MPMD: programs after ':' (or the lines of --app / -configfile) share one
+# job, ranks numbered across them; each has its own -n, -x, -env and
+# --wdir on top of the job's; each rank knows its program (ORCA_APPNUM).
+several_programs_in_one_job() {
+    setup
+    mkdir "$T/b"
+    local show='echo "$0 $ORCA_RANK/$ORCA_SIZE app=$ORCA_APPNUM job=${JOBV-} own=${OWNV-} dir=$(pwd -P)"'
+    orc --oversubscribe -x JOBV=j -n 1 sh -c "$show" first : -n 2 -x OWNV=o --wdir "$T/b" sh -c "$show" second \
+        : -np 1 -env OWNV e sh -c "$show" third
+    expect_status 0
+    local here; here=$(pwd -P)
+    expect_sorted_stdout "first 0/4 app=0 job=j own= dir=$here
+second 1/4 app=1 job=j own=o dir=$(cd "$T/b" && pwd -P)
+second 2/4 app=1 job=j own=o dir=$(cd "$T/b" && pwd -P)
+third 3/4 app=2 job=j own=e dir=$here"
+    # The same job from a file, one program a line (Hydra's -configfile too).
+    printf '%s\n' "# two programs" "-n 1 sh -c 'echo one \$ORCA_APPNUM'" "-n 1 sh -c 'echo two \$ORCA_APPNUM'" >"$T/apps"
+    orc --oversubscribe --app "$T/apps"
+    expect_status 0
+    expect_sorted_stdout "one 0
+two 1"
+    orc --oversubscribe -configfile "$T/apps"
+    expect_status 0
+    # One clear message each, and nothing starts.
+    orc -n 1 true : ./b
+    expect_failure
+    expect_text err "each program of an MPMD job needs its own -n; program 2 (./b) has none"
+    orc -n 1 true : -n 1 --host "$HOST" true
+    expect_failure
+    expect_text err "a program of an MPMD job takes only -n, -x, -env and --wdir"
+    printf '%s\n' "-n 1 ./a" "-n 1 'unclosed" >"$T/bad"
+    orc --app "$T/bad"
+    expect_failure
+    expect_text err "$T/bad, line 2: a ' is not closed."
+    orc --app "$T/none"
+    expect_failure
+    expect_text err "cannot read the programs' file $T/none: No such file or directory."
+    # A program's own --wdir missing on the host: its rank does not start, named with its host.
+    orc --oversubscribe -n 1 true : -n 1 --wdir "$T/missing" true
+    expect_status 127
+    expect_text err "rank 1 on $HOST could not be started: true: cannot enter the working directory $T/missing"
+    done_case
+}
+
 CASES=(missing_daemon_program job_far_too_big_is_refused_at_once descriptor_limit_is_named timing_phases
        data_plane_round_only_where_ranks_can_use_it version_option help_option no_command zero_processes
        hostfile_syntax_error unknown_plm_component local_plm_for_another_host unknown_setting_warned_once
        working_directory_option working_directory_missing_starts_nothing other_launchers_spellings
-       open_mpi_mca_settings_reach_the_ranks mistyped_orca_setting_is_an_error)
+       open_mpi_mca_settings_reach_the_ranks mistyped_orca_setting_is_an_error several_programs_in_one_job)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_command_line_test.sh CASE...).
 run_orcarun_suite "$@"

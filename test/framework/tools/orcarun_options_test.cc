@@ -135,7 +135,8 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"-genvlist", "A,,B", "x"}, "-genvlist", "name is empty in \"A,,B\""},
       {{"-genvlist", "A,", "x"}, "-genvlist", "name is empty"},
       {{"-genvlist", "A,B=1", "x"}, "-genvlist", "cannot hold '='"},
-      {{"--wdir", "", "x"}, "--wdir", "the directory is empty"},
+      {{"--wdir", "", "x"}, "--wdir", "the path is empty"},
+      {{"--app", "", "x"}, "--app", "the path is empty"},
       {{"-wdir"}, "-wdir", "needs a value"},
       {{"--bind-to", "board", "x"}, "--bind-to board", "it takes none, hwthread, core, numa or package (socket)"},
       {{"-bind-to", "core:overload-allowed", "x"}, "-bind-to core:overload-allowed", "without modifiers"},
@@ -149,7 +150,14 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"--hostfil", "f", "x"}, "--hostfil", "did you mean --hostfile?"},
       {{"--report-bindings=1", "x"}, "--report-bindings=1", "takes no value"},
       {{"--rank-by", "core", "x"}, "--rank-by", "option of mpirun and mpiexec"},
-      {{"-n", "1", "echo", "a", ":", "-n", "1", "echo", "b"}, ":", "several programs in one job (MPMD)"},
+      // MPMD: each program needs its -n and a command, and takes only its own options.
+      {{"-n", "1", "a", ":", "./b"}, ":", "needs its own -n; program 2 (./b) has none"},
+      {{"-n", "1", "a", ":", "-n", "1"}, ":", "has no command"},
+      {{"-n", "1", "a", ":", "-n", "1", "--host", "h", "./b"}, "--host", "takes only -n, -x, -env and --wdir"},
+      {{":", "-n", "1", "./b"}, ":", "the first program has no command"},
+      {{"-N", "2", "-n", "1", "a", ":", "-n", "1", "b"}, "-N", "give each program its -n"},
+      {{"-n", "1", "a", ":", "-n", "1", "-env", "A"}, "-env", "a variable name and a value"},
+      {{"--app", "f", "./x"}, "--app f", "give no command after it"},
   };
   for (const auto& c : cases) {
     auto o = parse(c.args);
@@ -230,6 +238,62 @@ TEST(OrcarunOptions, MappingByResourceWithItsModifiers) {
   EXPECT_TRUE(places_cpus(slot.value()));
   EXPECT_FALSE(places_cpus(parse({"--bind-to", "none", "x"}).value()));
   EXPECT_TRUE(places_cpus(parse({"--report-bindings", "x"}).value()));
+}
+
+TEST(OrcarunOptions, SeveralProgramsAreNumberedInOrderEachWithItsOwnOptions) {
+  auto o = parse({"-x", "ALL=1", "--wdir", "/job", "-n", "2", "./a", "x", ":", "-np", "3", "-x", "B=2", "-env", "C", "3",
+                  "--wdir=/b", "./b", ":", "-n", "1", "--", "-weird", "y"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  ASSERT_EQ(o->apps.size(), 3u);
+  EXPECT_EQ(o->processes, 6u);  // the job's: every program's
+  EXPECT_EQ(o->command, (std::vector<std::string>{"./a", "x"}));
+  EXPECT_EQ(o->apps[0].processes, 2u);
+  EXPECT_TRUE(o->apps[0].forwards.empty());  // the first segment's -x is the job's
+  EXPECT_EQ(o->forwards.size(), 1u);
+  EXPECT_EQ(o->working_directory, "/job");
+  EXPECT_EQ(o->apps[1].processes, 3u);
+  ASSERT_EQ(o->apps[1].forwards.size(), 2u);
+  EXPECT_EQ(o->apps[1].forwards[1].name, "C");
+  EXPECT_EQ(o->apps[1].forwards[1].value, "3");
+  EXPECT_EQ(o->apps[1].working_directory, "/b");
+  EXPECT_EQ(o->apps[1].command, (std::vector<std::string>{"./b"}));
+  EXPECT_EQ(o->apps[2].command, (std::vector<std::string>{"-weird", "y"}));
+  EXPECT_EQ(app_first_ranks(o->apps), (std::vector<std::uint32_t>{0, 2, 5, 6}));
+  auto single = parse({"./a"});
+  ASSERT_TRUE(single.ok());
+  ASSERT_EQ(single->apps.size(), 1u);
+  EXPECT_FALSE(single->processes.has_value());
+  auto app = parse({"--app", "jobs.txt"});
+  ASSERT_TRUE(app.ok()) << app.error().summary();
+  EXPECT_EQ(app->app_file, "jobs.txt");
+  EXPECT_TRUE(app->apps.empty());
+}
+
+TEST(OrcarunOptions, AppFilesGiveOneProgramALineOrSeveralBetweenColons) {
+  auto apps = parse_app_file("# master and workers\n-n 1 ./master --role 'the boss'\n\n  -np 4 -x W=1 ./worker \"a b\" # four\n"
+                             "-n 1 ./c : -n 2 ./d\n",
+                             "jobs.txt");
+  ASSERT_TRUE(apps.ok()) << apps.error().summary();
+  ASSERT_EQ(apps->size(), 4u);
+  EXPECT_EQ(apps.value()[0].command, (std::vector<std::string>{"./master", "--role", "the boss"}));
+  EXPECT_EQ(apps.value()[1].processes, 4u);
+  EXPECT_EQ(apps.value()[1].command, (std::vector<std::string>{"./worker", "a b"}));
+  EXPECT_EQ(apps.value()[1].forwards[0].name, "W");
+  EXPECT_EQ(apps.value()[3].command, (std::vector<std::string>{"./d"}));
+  struct Bad {
+    const char* text;
+    const char* why;
+  };
+  for (const Bad& b : {Bad{"", "names no program"}, Bad{"# only\n", "names no program"},
+                       Bad{"-n 1 ./a\n-n 1 'open\n", "a ' is not closed"}, Bad{"-n 1 ./a\n--map-by core ./b\n", "--map-by"},
+                       Bad{"-n 1\n", "has no command"}}) {
+    auto r = parse_app_file(b.text, "f");
+    ASSERT_FALSE(r.ok()) << b.text;
+    EXPECT_EQ(r.error().topic(), "app-file-syntax");
+    EXPECT_NE(r.error().arg("why").find(b.why), std::string::npos) << r.error().arg("why");
+  }
+  auto second_line = parse_app_file("-n 1 ./a\n-n 1 'open\n", "f");
+  EXPECT_EQ(second_line.error().arg("line"), "2");
 }
 
 // The table suggestions come from and the parser agree: every spelling is

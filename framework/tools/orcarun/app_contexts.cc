@@ -1,0 +1,123 @@
+// The programs of an MPMD job, from the command line or an app file.
+#include "app_contexts.h"
+
+#include "orcarun_option_values.h"
+
+
+namespace orca::orcarun {
+
+namespace {
+
+// -env NAME VALUE (Hydra's, for one program): args[i] moves on to VALUE.
+Status add_env(const std::vector<std::string>& args, std::size_t& i, AppContext& app) {
+  const std::string& option = args[i];
+  if (i + 2 >= args.size()) return bad_option(option, "it needs a variable name and a value");
+  if (std::string why = bad_variable_name(args[i + 1]); !why.empty()) return bad_option(option, why);
+  if (args[i + 2].find('\0') != std::string::npos) return bad_option(option, "a value cannot hold a NUL byte");
+  app.forwards.push_back({.kind = ForwardRequest::Kind::Value, .name = args[i + 1], .value = args[i + 2],
+                          .option = option + " " + args[i + 1] + " ..."});
+  i += 2;
+  return {};
+}
+
+// One option of a program at args[i] (i moves on to its last word).
+Status app_option(const std::vector<std::string>& args, std::size_t& i, AppContext& app) {
+  if (args[i] == "-env" || args[i] == "--env") return add_env(args, i, app);
+  const OptionWord w = split_option(args[i]);
+  Options scratch;  // the job's setters, then what they set
+  ValueOption apply = nullptr;
+  if (w.name == "-n" || w.name == "-np" || w.name == "--np") apply = set_processes;
+  if (w.name == "-x") apply = add_forward;
+  if (w.name == "--wdir" || w.name == "-wdir") apply = set_path<&Options::working_directory>;
+  if (apply == nullptr) {
+    return bad_option(args[i], "a program of an MPMD job takes only -n, -x, -env and --wdir; options of the whole job "
+                               "go before the first program");
+  }
+  auto value = take_value(args, i, w);
+  if (!value) return value.error();
+  if (Status st = apply(w.name, value.value(), scratch); !st) return st;
+  if (scratch.processes) app.processes = scratch.processes;
+  if (scratch.working_directory) app.working_directory = scratch.working_directory;
+  for (auto& f : scratch.forwards) app.forwards.push_back(std::move(f));
+  return {};
+}
+
+Message syntax(const std::string& source, std::size_t line, const std::string& why) {
+  return Message("orcarun", "app-file-syntax", {{"source", source}, {"line", std::to_string(line)}, {"why", why}});
+}
+
+// A line's words: blanks split them, quotes group them, '#' outside a word
+// starts a comment. Error text in `why`.
+std::vector<std::string> line_words(std::string_view line, std::string& why) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t k = 0; k < line.size(); ++k) {
+    const char c = line[k];
+    if (c == ' ' || c == '\t' || c == '\r') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else if (c == '#' && !in_word) {
+      break;
+    } else if (c == '\'' || c == '"') {
+      const std::size_t close = line.find(c, k + 1);
+      if (close == std::string_view::npos) {
+        why = std::string("a ") + c + " is not closed";
+        return {};
+      }
+      word.append(line.substr(k + 1, close - k - 1));
+      in_word = true;
+      k = close;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+}  // namespace
+
+Result<AppContext> parse_app_context(const std::vector<std::string>& args, std::size_t& i) {
+  AppContext app;
+  for (; i < args.size() && !args[i].empty() && args[i][0] == '-' && args[i] != "--"; ++i) {
+    if (Status st = app_option(args, i, app); !st) return st.error();
+  }
+  if (i < args.size() && args[i] == "--") ++i;
+  for (; i < args.size() && args[i] != ":"; ++i) app.command.push_back(args[i]);
+  if (i < args.size()) ++i;  // the ':'
+  if (app.command.empty()) return bad_option(":", "a program of an MPMD job has no command (-n N CMD between the ':')");
+  return app;
+}
+
+Result<std::vector<AppContext>> parse_app_file(std::string_view text, const std::string& source) {
+  std::vector<AppContext> apps;
+  std::size_t number = 0;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    ++number;
+    std::string why;
+    const std::vector<std::string> words = line_words(line, why);
+    if (!why.empty()) return syntax(source, number, why);
+    for (std::size_t i = 0; i < words.size();) {
+      auto app = parse_app_context(words, i);
+      if (!app) return syntax(source, number, app.error().arg("option") + ": " + app.error().arg("why"));
+      if (apps.size() == kMaxApps) return syntax(source, number, "more than " + std::to_string(kMaxApps) + " programs");
+      apps.push_back(std::move(app.value()));
+    }
+  }
+  if (apps.empty()) return syntax(source, number, "it names no program");
+  return apps;
+}
+
+std::vector<std::uint32_t> app_first_ranks(const std::vector<AppContext>& apps) {
+  std::vector<std::uint32_t> first{0};
+  for (const auto& a : apps) first.push_back(first.back() + a.processes.value_or(0));
+  return first;
+}
+
+}  // namespace orca::orcarun
