@@ -137,8 +137,9 @@ class ORCA_EXPORT LineAssembler {
  * OutputPrinter: what orcarun does with the emissions of every rank.
  *
  * Writes each emission to the sink of its stream at once, with "[rank] "
- * before the start of every line when tagging is on (and "[TIME] " before
- * that with a timestamp), and never before the continuation of a line. Each stream has its own cursor: whether the sink
+ * (or "[host:rank] ") before the start of every line when tagging is on
+ * (and "[TIME] " before that with a timestamp), and never before the
+ * continuation of a line. Each stream has its own cursor: whether the sink
  * was left in the middle of some rank's line.
  *
  * The interleaving rule, per stream (stdout and stderr never affect each
@@ -178,8 +179,12 @@ class ORCA_EXPORT OutputPrinter {
 
   /* `timestamp`, when set, is asked for the time at the start of every
    * line, which is then prefixed "[TIME] " (before the rank's tag):
-   * orcarun's --timestamp-output; a test passes a fake clock. */
-  OutputPrinter(Sinks sinks, bool tag_output, std::function<std::string()> timestamp = {});
+   * orcarun's --timestamp-output; a test passes a fake clock. `host_of`,
+   * when set with tagging, names each rank's host in its tag,
+   * "[HOST:RANK] " (--output tag-detailed); the view must stay valid for
+   * the printer's life. */
+  OutputPrinter(Sinks sinks, bool tag_output, std::function<std::string()> timestamp = {},
+                std::function<std::string_view(std::uint32_t)> host_of = {});
 
   /* One emission of `rank`'s LineAssembler for `stream`. Also accepts
    * text a LineAssembler would not produce: several lines in one call are
@@ -208,6 +213,7 @@ class ORCA_EXPORT OutputPrinter {
   PerStream err_;
   bool tag_output_;
   std::function<std::string()> timestamp_;
+  std::function<std::string_view(std::uint32_t)> host_of_;
 };
 
 }  // namespace orca::iof

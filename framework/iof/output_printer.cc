@@ -11,10 +11,14 @@
 namespace orca::iof {
 
 namespace {
-void append_tag(std::string& buffer, std::uint32_t rank) {
+void append_tag(std::string& buffer, std::uint32_t rank, std::string_view host) {
   char digits[16];
   const auto end = std::to_chars(digits, digits + sizeof digits, rank).ptr;
   buffer += '[';
+  if (!host.empty()) {
+    buffer.append(host);
+    buffer += ':';
+  }
   buffer.append(digits, end);
   buffer += "] ";
 }
@@ -33,8 +37,9 @@ std::string local_time_of_day() {
   return text;
 }
 
-OutputPrinter::OutputPrinter(Sinks sinks, bool tag_output, std::function<std::string()> timestamp)
-    : tag_output_(tag_output), timestamp_(std::move(timestamp)) {
+OutputPrinter::OutputPrinter(Sinks sinks, bool tag_output, std::function<std::string()> timestamp,
+                             std::function<std::string_view(std::uint32_t)> host_of)
+    : tag_output_(tag_output), timestamp_(std::move(timestamp)), host_of_(std::move(host_of)) {
   out_.sink = std::move(sinks.out);
   err_.sink = std::move(sinks.err);
 }
@@ -60,7 +65,7 @@ void OutputPrinter::print(std::uint32_t rank, Stream stream, std::string_view te
       buffer += timestamp_();
       buffer += "] ";
     }
-    if (at_line_start && tag_output_) append_tag(buffer, rank);
+    if (at_line_start && tag_output_) append_tag(buffer, rank, host_of_ ? host_of_(rank) : std::string_view());
     buffer.append(text.substr(0, n));
     at_line_start = newline != std::string_view::npos;
     text.remove_prefix(n);

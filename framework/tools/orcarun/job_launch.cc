@@ -137,8 +137,18 @@ Status JobLaunch::open() {
     };
   };
   iof::OutputPrinter::Sinks sinks{.out = sink(*out_), .err = sink(*err_)};
+  std::function<std::string_view(std::uint32_t)> host_of;
+  if (options_.tag_host) {
+    // Each node's name as printed, made once: every tagged line reads it.
+    for (std::uint32_t v = 1; v <= daemons(); ++v) tag_hosts_.push_back(printable(daemon_[v].host));
+    host_of = [this](std::uint32_t rank) -> std::string_view {
+      const auto& p = plan_.ranks.placements;
+      return rank < p.size() && p[rank].node < tag_hosts_.size() ? std::string_view(tag_hosts_[p[rank].node]) : "?";
+    };
+  }
   printer_ = std::make_unique<iof::OutputPrinter>(std::move(sinks), options_.tag_output,
-                                                  options_.timestamp_output ? iof::local_time_of_day : std::function<std::string()>());
+                                                  options_.timestamp_output ? iof::local_time_of_day : std::function<std::string()>(),
+                                                  std::move(host_of));
 
   oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
   oob_->on_receive(launch::kTagReport, [this](ProcessName, std::span<const std::uint8_t> b) { on_report(b); });

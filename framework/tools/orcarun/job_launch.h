@@ -169,6 +169,7 @@ class JobLaunch {
   std::shared_ptr<const std::vector<std::uint8_t>> command_;  // the launch command's bytes, once made
   std::unique_ptr<DataPlaneGather> gather_;  // from every daemon up until the command
   std::vector<launch::RankCpus> rank_cpus_;  // [rank]: its CPUs, when places_cpus(options_)
+  std::vector<std::string> tag_hosts_;       // [node]: its printable name, for --output tag-detailed
   std::unique_ptr<Timer> data_plane_timer_;
   std::vector<Daemon> daemon_;  // by vpid; [0] unused
   std::unique_ptr<launch::JobMachine> machine_;

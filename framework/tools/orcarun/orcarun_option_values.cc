@@ -228,4 +228,29 @@ Status set_bind_to(const std::string& name, const std::string& value, Options& o
   return {};
 }
 
+// --output LIST (Open MPI 5's and PRRTE's): tag, tag-detailed,
+// timestamp, merge-stderr-to-stdout, dir=DIR, between commas.
+Status set_output(const std::string& name, const std::string& value, Options& o) {
+  for (std::size_t from = 0; from <= value.size();) {
+    const std::size_t comma = std::min(value.find(',', from), value.size());
+    const std::string word = value.substr(from, comma - from);
+    from = comma + 1;
+    if (word == "tag") {
+      o.tag_output = true;
+    } else if (word == "tag-detailed" || word == "tag-fullname") {
+      o.tag_output = o.tag_host = true;
+    } else if (word == "timestamp") {
+      o.timestamp_output = true;
+    } else if (word == "merge-stderr-to-stdout") {
+      o.merge_stderr = true;
+    } else if (word.rfind("dir=", 0) == 0) {
+      if (Status st = set_path<&Options::output_filename>(name + " dir=", word.substr(4), o); !st) return st;
+    } else {
+      return bad_option(name + " " + value, "\"" + word + "\" is none of tag, tag-detailed, timestamp, "
+                                            "merge-stderr-to-stdout and dir=DIR");
+    }
+  }
+  return {};
+}
+
 }  // namespace orca::orcarun

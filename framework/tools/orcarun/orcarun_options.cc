@@ -70,6 +70,7 @@ constexpr Spelling kSpellings[] = {
     {"-genvlist", nullptr, add_forward_list},
     {"--genvlist", nullptr, add_forward_list},
     {"--tune", nullptr, add_tune_file},
+    {"--output", nullptr, set_output},
     {"--app", nullptr, set_path<&Options::app_file>},
     {"-configfile", nullptr, set_path<&Options::app_file>},
 };

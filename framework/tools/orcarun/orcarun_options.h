@@ -38,6 +38,7 @@ struct Options {
   std::optional<std::string> output_filename;  // --output-filename DIR
   bool oversubscribe = false;
   bool tag_output = false;
+  bool tag_host = false;              // --output tag-detailed: "[host:rank] "
   std::optional<double> timeout_seconds;
   bool timing = false;
   bool report_routes = false;

@@ -44,6 +44,21 @@ TEST(OutputPrinter, TaggedLinesStartWithTheirRank) {
   EXPECT_EQ(t.err, "[4294967295] c\n");
 }
 
+TEST(OutputPrinter, ADetailedTagNamesTheRanksHostBeforeItsRank) {
+  std::string out;
+  const std::vector<std::string> hosts{"node1", "node2"};
+  OutputPrinter printer({.out = [&](std::string_view t) { out += t; }, .err = [](std::string_view) {}}, true, {},
+                        [&](std::uint32_t r) { return std::string_view(hosts[r % 2]); });
+  printer.print(0, kOut, "a\nb\n", false);
+  printer.print(3, kOut, "part ", true);
+  printer.print(3, kOut, "whole\n", true);
+  EXPECT_EQ(out, "[node1:0] a\n[node1:0] b\n[node2:3] part whole\n");
+  OutputPrinter untagged({.out = [&](std::string_view t) { out = t; }, .err = [](std::string_view) {}}, false, {},
+                         [&](std::uint32_t) { return std::string_view("node1"); });
+  untagged.print(0, kOut, "x\n", false);
+  EXPECT_EQ(out, "x\n");
+}
+
 TEST(OutputPrinter, ATimestampStartsEveryLineBeforeTheTagAndNeverAContinuation) {
   std::string out;
   int clock = 0;

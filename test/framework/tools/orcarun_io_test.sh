@@ -126,6 +126,11 @@ merged_and_timestamped_output() {
     expect_status 0
     expect_match out '^\[[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{3}\] \[0\] a$'
     expect_match err '^\[[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{3}\] \[0\] b$'
+    # Open MPI 5's --output: tag-detailed names each rank's host too.
+    orc --mca plm_local_num_nodes 2 -n 2 --map-by node --output tag-detailed,timestamp sh -c 'echo "r$ORCA_RANK"'
+    expect_status 0
+    expect_match out "^\[[0-9:.]{12}\] \[$HOST_RE#1:0\] r0$"
+    expect_match out "^\[[0-9:.]{12}\] \[$HOST_RE#2:1\] r1$"
     done_case
 }
 

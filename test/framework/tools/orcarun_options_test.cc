@@ -296,6 +296,25 @@ TEST(OrcarunOptions, AppFilesGiveOneProgramALineOrSeveralBetweenColons) {
   EXPECT_EQ(second_line.error().arg("line"), "2");
 }
 
+TEST(OrcarunOptions, OpenMpi5sOutputListSetsTheOutputOptions) {
+  auto o = parse({"--output", "tag-detailed,timestamp,merge-stderr-to-stdout,dir=/out", "x"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  EXPECT_TRUE(o->tag_output);
+  EXPECT_TRUE(o->tag_host);
+  EXPECT_TRUE(o->timestamp_output);
+  EXPECT_TRUE(o->merge_stderr);
+  EXPECT_EQ(o->output_filename, "/out");
+  auto tag = parse({"--output=tag", "x"});
+  ASSERT_TRUE(tag.ok());
+  EXPECT_TRUE(tag->tag_output);
+  EXPECT_FALSE(tag->tag_host);
+  for (const char* bad : {"xml", "tag,", "dir=", "file=/x"}) {
+    auto r = parse({"--output", bad, "x"});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().topic(), "bad-option") << bad;
+  }
+}
+
 // The table suggestions come from and the parser agree: every spelling is
 // an option (none falls through to "not an orcarun option").
 TEST(OrcarunOptions, EverySpellingIsAnOption) {
