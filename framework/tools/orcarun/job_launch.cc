@@ -119,36 +119,7 @@ Status JobLaunch::open() {
   oob_ = oob.value();
   oob_->set_router(routed::make_router(*plan_.tree, name(0)));
 
-  // The ranks' output: every chunk's bytes are credited to its daemon
-  // once written; a stdout nobody reads any more ends the job, a stderr
-  // nobody reads only loses what goes there.
-  out_ = std::make_unique<StreamWriter>(
-      process_.loop(), 1,
-      StreamWriter::Hooks{.written = [this](std::uint32_t v, std::uint64_t n) { output_written(v, n); },
-                          .broken = [this] { machine_->output_broken(); }});
-  err_ = std::make_unique<StreamWriter>(
-      process_.loop(), 2, StreamWriter::Hooks{.written = [this](std::uint32_t v, std::uint64_t n) { output_written(v, n); }, .broken = {}});
-  const std::uint64_t window = iof::output_window(plan_.output_buffer, daemons());
-  credits_ = std::make_unique<iof::CreditLedger>(window);
-  outbox_ = std::make_unique<oob::Outbox>(*oob_);
-  auto sink = [this](StreamWriter& w) {
-    return [this, &w](std::string_view t) {
-      w.write(t, printing_from_, std::exchange(printing_credit_, 0));
-    };
-  };
-  iof::OutputPrinter::Sinks sinks{.out = sink(*out_), .err = sink(*err_)};
-  std::function<std::string_view(std::uint32_t)> host_of;
-  if (options_.tag_host) {
-    // Each node's name as printed, made once: every tagged line reads it.
-    for (std::uint32_t v = 1; v <= daemons(); ++v) tag_hosts_.push_back(printable(daemon_[v].host));
-    host_of = [this](std::uint32_t rank) -> std::string_view {
-      const auto& p = plan_.ranks.placements;
-      return rank < p.size() && p[rank].node < tag_hosts_.size() ? std::string_view(tag_hosts_[p[rank].node]) : "?";
-    };
-  }
-  printer_ = std::make_unique<iof::OutputPrinter>(std::move(sinks), options_.tag_output,
-                                                  options_.timestamp_output ? iof::local_time_of_day : std::function<std::string()>(),
-                                                  std::move(host_of));
+  open_output();
 
   oob_->on_receive(launch::kTagHello, [this](ProcessName from, std::span<const std::uint8_t> b) { on_hello(from, b); });
   oob_->on_receive(launch::kTagReport, [this](ProcessName, std::span<const std::uint8_t> b) { on_report(b); });

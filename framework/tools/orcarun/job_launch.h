@@ -143,6 +143,7 @@ class JobLaunch {
   void show(const Message& message);
   /* orcarun's own text on its stderr, in order with the ranks' (never blocking). */
   void say(std::string_view text);
+  void open_output();  // the writers of orcarun's stdout and stderr, their credit, the printer
   void output_written(std::uint32_t vpid, std::uint64_t bytes);
 
   Process& process_;
