@@ -17,7 +17,7 @@
 # Spellings the programs accept that their --help does not list: used to read
 # a command line, never offered.
 declare -gA _orca_hidden_aliases=([-H]=--host [-np]=--np [-mca]=--mca [-V]=--version [-h]=--help
-                                  [--genv]=-genv [--genvlist]=-genvlist [-machinefile]=--machinefile
+                                  [--genv]=-genv [--genvlist]=-genvlist [--env]=-env [-machinefile]=--machinefile
                                   [-npernode]=--npernode [-display-map]=--display-map [-report-bindings]=--report-bindings
                                   [--cpus-per-proc]=--cpus-per-rank
                                   [-prepend-rank]=--prepend-rank [-output-filename]=--output-filename)

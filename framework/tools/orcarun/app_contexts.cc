@@ -8,21 +8,24 @@ namespace orca::orcarun {
 
 namespace {
 
-// -env NAME VALUE (Hydra's, for one program): args[i] moves on to VALUE.
-Status add_env(const std::vector<std::string>& args, std::size_t& i, AppContext& app) {
+}  // namespace
+
+Status add_program_env(const std::vector<std::string>& args, std::size_t& i, std::vector<ForwardRequest>& forwards) {
   const std::string& option = args[i];
   if (i + 2 >= args.size()) return bad_option(option, "it needs a variable name and a value");
   if (std::string why = bad_variable_name(args[i + 1]); !why.empty()) return bad_option(option, why);
   if (args[i + 2].find('\0') != std::string::npos) return bad_option(option, "a value cannot hold a NUL byte");
-  app.forwards.push_back({.kind = ForwardRequest::Kind::Value, .name = args[i + 1], .value = args[i + 2],
-                          .option = option + " " + args[i + 1] + " ..."});
+  forwards.push_back({.kind = ForwardRequest::Kind::Value, .name = args[i + 1], .value = args[i + 2],
+                      .option = option + " " + args[i + 1] + " ..."});
   i += 2;
   return {};
 }
 
+namespace {
+
 // One option of a program at args[i] (i moves on to its last word).
 Status app_option(const std::vector<std::string>& args, std::size_t& i, AppContext& app) {
-  if (args[i] == "-env" || args[i] == "--env") return add_env(args, i, app);
+  if (args[i] == "-env" || args[i] == "--env") return add_program_env(args, i, app.forwards);
   const OptionWord w = split_option(args[i]);
   Options scratch;  // the job's setters, then what they set
   ValueOption apply = nullptr;

@@ -32,6 +32,11 @@ struct AppContext {
 /* The most programs in one job. */
 inline constexpr std::size_t kMaxApps = 1024;
 
+/* -env NAME VALUE at args[i] (Hydra's: a variable for one program's
+ * ranks): added to `forwards`; i moves on to VALUE. Error:
+ * orcarun/bad-option (a missing or malformed name or value). */
+Status add_program_env(const std::vector<std::string>& args, std::size_t& i, std::vector<ForwardRequest>& forwards);
+
 /* One program from args[i..]: its options, then its command up to a lone
  * ":" (i moves past it) or the end. Errors (orcarun/bad-option): an option
  * of the whole job (naming it), a malformed value, no command. */

@@ -122,8 +122,10 @@ Status set_cpus_per_rank(const std::string& name, const std::string& count, Opti
   return {};
 }
 
-// One ":" modifier of --map-by: pe=N, span, oversubscribe.
-Status map_by_modifier(const std::string& name, const std::string& modifier, Options& o) {
+// One ":" modifier of --map-by: pe=N, span, oversubscribe (any case:
+// Open MPI's documents write PE=N).
+Status map_by_modifier(const std::string& name, const std::string& written, Options& o) {
+  const std::string modifier = mca::lower(written);
   if (modifier.rfind("pe=", 0) == 0) return set_cpus_per_rank(name, modifier.substr(3), o);
   if (modifier == "oversubscribe") {
     o.oversubscribe = true;

@@ -26,6 +26,7 @@ constexpr Spelling kSpellings[] = {
     {"--version", &Options::version, nullptr},
     {"-V", &Options::version, nullptr},
     {"--oversubscribe", &Options::oversubscribe, nullptr},
+    {"--allow-run-as-root", &Options::allow_run_as_root, nullptr},
     {"--tag-output", &Options::tag_output, nullptr},
     {"-l", &Options::tag_output, nullptr},
     {"-prepend-rank", &Options::tag_output, nullptr},
@@ -76,7 +77,7 @@ constexpr Spelling kSpellings[] = {
 };
 
 // The options of two words, parsed apart (add_mca, add_genv).
-constexpr const char* kTwoWordOptions[] = {"--mca", "-mca", "-genv", "--genv"};
+constexpr const char* kTwoWordOptions[] = {"--mca", "-mca", "-genv", "--genv", "-env", "--env"};
 
 const Spelling* spelling(const std::string& name) {
   for (const auto& s : kSpellings) {
@@ -133,6 +134,7 @@ Status parse_option(const std::vector<std::string>& args, size_t& i, Options& o)
   const OptionWord w = split_option(a);
   if (w.name == "--mca" || w.name == "-mca") return add_mca(args, i, w, o);
   if (w.name == "-genv" || w.name == "--genv") return add_genv(args, i, w, o);
+  if (w.name == "-env" || w.name == "--env") return add_program_env(args, i, o.first_forwards);
   const Spelling* s = spelling(w.name);
   if (s == nullptr) return unknown_option(a);
   if (s->flag != nullptr) {
@@ -216,7 +218,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   }
   // A lone ':' starts another program (MPMD), as with mpirun and mpiexec.
   for (; i < args.size() && args[i] != ":"; ++i) o.command.push_back(args[i]);
-  o.apps.push_back({.processes = o.processes, .forwards = {}, .working_directory = {}, .command = o.command});
+  o.apps.push_back({.processes = o.processes, .forwards = o.first_forwards, .working_directory = {}, .command = o.command});
   if (i < args.size()) {
     if (o.command.empty()) return bad_option(":", "the first program has no command (-n N CMD : -n M CMD2)");
     for (++i; i < args.size();) {

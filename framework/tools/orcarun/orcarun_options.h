@@ -46,6 +46,8 @@ struct Options {
   bool mesh_check = false;            // --mesh-check
   StdinTarget stdin_target = StdinTarget::Rank;  // rank 0 by default
   unsigned stdin_rank = 0;
+  bool allow_run_as_root = false;     // --allow-run-as-root: Open MPI's; orcarun runs as any user
+  std::vector<ForwardRequest> first_forwards;  // -env before the first program: that program's own
   bool help = false;
   bool version = false;
   std::vector<ForwardRequest> forwards;  // -x, -genv, -genvlist, in order (a later one wins)

@@ -56,6 +56,7 @@ const char* const kUsage =
     "  -x NAME[=VALUE]        set NAME in every rank's environment: to VALUE, or to its value here;\n"
     "                         as -x 'PREFIX*', every variable here whose name starts with PREFIX\n"
     "  -genv NAME VALUE       set NAME to VALUE in every rank's environment\n"
+    "  -env NAME VALUE        set NAME to VALUE for the ranks of this program only (Hydra's)\n"
     "  -genvlist NAME,...     forward these variables from here, as -x NAME does\n"
     "  --mca NAME VALUE       set an MCA variable (orca_info --param all all lists them)\n"
     "  --tune FILE            read MCA settings from FILE\n"
@@ -65,6 +66,7 @@ const char* const kUsage =
     "                         another program in the same job (MPMD): ranks are numbered across the\n"
     "                         programs in order, MPI_APPNUM is each one's index; each needs its -n,\n"
     "                         and its -x, -env and --wdir add to or replace the job's\n"
+    "  --allow-run-as-root    accepted for Open MPI's command lines: orcarun runs as any user\n"
     "  --version, --help\n";
 
 }  // namespace orca::orcarun

@@ -296,6 +296,19 @@ TEST(OrcarunOptions, AppFilesGiveOneProgramALineOrSeveralBetweenColons) {
   EXPECT_EQ(second_line.error().arg("line"), "2");
 }
 
+TEST(OrcarunOptions, HydrasEnvBeforeTheFirstProgramIsThatProgramsOwn) {
+  auto o = parse({"-env", "A", "1", "-genv", "G", "2", "-n", "1", "./a", ":", "-n", "1", "./b"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  ASSERT_EQ(o->apps[0].forwards.size(), 1u);
+  EXPECT_EQ(o->apps[0].forwards[0].name, "A");
+  EXPECT_TRUE(o->apps[1].forwards.empty());
+  ASSERT_EQ(o->forwards.size(), 1u);  // -genv: the job's
+  EXPECT_EQ(o->forwards[0].name, "G");
+  auto root = parse({"--allow-run-as-root", "--map-by", "socket:PE=2", "x"});
+  ASSERT_TRUE(root.ok()) << root.error().summary();
+  EXPECT_EQ(root->cpu.pe, 2u);  // Open MPI's documents write PE=2
+}
+
 TEST(OrcarunOptions, OpenMpi5sOutputListSetsTheOutputOptions) {
   auto o = parse({"--output", "tag-detailed,timestamp,merge-stderr-to-stdout,dir=/out", "x"});
   ASSERT_TRUE(o.ok()) << o.error().summary();
