@@ -538,6 +538,25 @@ $(job_output job)"
     expect_cluster_clean
 }
 
+# Open MPI's plm_rsh_args (horovodrun passes "-p PORT" there) reach ssh
+# after plm_rsh_agent's words: a port no sshd listens on fails the job
+# naming it, and ssh's own words are quoted.
+rsh_args_reach_the_agent() {
+    ssh_cluster
+    local rc=0
+    orcarun_ssh job --mca plm_rsh_args "-p 1" --host h2 -n 1 hostname || rc=$?
+    [ $rc -ne 0 ] || fail "orcarun exited with 0 with ssh sent to port 1:
+$(job_output job)"
+    grep -qF 'port 1: Connection refused' "$CASE_DIR/job.err" ||
+        fail "orcarun does not quote ssh's refusal on port 1:
+$(job_output job)"
+    rc=0
+    orcarun_ssh job --mca plm_rsh_args "-p 22" --host h2 -n 1 hostname || rc=$?
+    [ $rc -eq 0 ] || fail "orcarun with plm_rsh_args \"-p 22\" exited with $rc:
+$(job_output job)"
+    expect_cluster_clean
+}
+
 # ssh prints its messages with "\r\n" line ends (its log goes to a terminal
 # in raw mode, as it may be one). An agent's line is quoted as one line:
 # the "\r" belongs to the line end, not a character to show as "\x0d".
@@ -735,7 +754,7 @@ $(job_output job)"
     expect_cluster_clean
 }
 
-CASES=(flat_launch_runs_every_rank_on_its_host tree_spawn_starts_daemons_from_daemons
+CASES=(flat_launch_runs_every_rank_on_its_host tree_spawn_starts_daemons_from_daemons rsh_args_reach_the_agent
        refused_key_fails_flat_launch refused_key_fails_tree_spawn user_before_the_host_reaches_ssh unknown_host_is_reported
        secret_stays_off_command_lines_flat secret_stays_off_command_lines_tree_spawn
        remote_session_death_ends_its_daemon agent_death_ends_the_remote_daemon

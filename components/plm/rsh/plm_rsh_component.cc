@@ -33,6 +33,12 @@ const orca_mca_var_decl kVars[] = {
      .level = 2,
      .description = "The program, with its options, that runs a command on another host, called as "
                     "AGENT HOST COMMAND...; the daemon's bootstrap reaches the command on standard input"},
+    {.name = "args",
+     .type = ORCA_MCA_VAR_STRING,
+     .default_value = "",
+     .level = 4,
+     .description = "More options for the agent, after plm_rsh_agent's own (Open MPI's plm_rsh_args: "
+                    "horovodrun passes \"-p PORT\" here for sshd on another port)"},
     {.name = "num_concurrent",
      .type = ORCA_MCA_VAR_UNSIGNED,
      .default_value = "128",
@@ -118,7 +124,9 @@ orca_mca_rc rsh_open(const orca_mca_context* context, void** state, orca_mca_rea
     }
     auto agent = reader.text("agent");
     if (!agent) return fail(agent.error());
-    auto words = orca::plm::rsh::split_agent(agent.value());
+    auto args = reader.text("args");
+    if (!args) return fail(args.error());
+    auto words = orca::plm::rsh::agent_words(agent.value(), args.value());
     if (!words) return fail(words.error());
     s->agent = std::move(words.value());
     s->module = orca_plm_module{.self = s.get(),

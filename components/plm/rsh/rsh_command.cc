@@ -4,9 +4,9 @@
 namespace orca::plm::rsh {
 namespace {
 Message bad(std::string why) { return Message("plm", "rsh-agent", {{"why", std::move(why)}}); }
-}  // namespace
 
-Result<std::vector<std::string>> split_agent(std::string_view text) {
+// The words of setting `name`'s `text`, as split_agent says; none for blanks.
+Result<std::vector<std::string>> split_words(std::string_view text, const char* name) {
   std::vector<std::string> words;
   std::string word;
   bool in_word = false;
@@ -38,9 +38,24 @@ Result<std::vector<std::string>> split_agent(std::string_view text) {
       in_word = true;
     }
   }
-  if (quote != 0) return bad("plm_rsh_agent has an unclosed " + std::string(1, quote) + " quote");
+  if (quote != 0) return bad(std::string(name) + " has an unclosed " + std::string(1, quote) + " quote");
   if (in_word) words.push_back(std::move(word));
-  if (words.empty()) return bad("plm_rsh_agent is empty");
+  return words;
+}
+}  // namespace
+
+Result<std::vector<std::string>> split_agent(std::string_view text) {
+  auto words = split_words(text, "plm_rsh_agent");
+  if (words && words.value().empty()) return bad("plm_rsh_agent is empty");
+  return words;
+}
+
+Result<std::vector<std::string>> agent_words(std::string_view agent, std::string_view args) {
+  auto words = split_agent(agent);
+  if (!words) return words;
+  auto more = split_words(args, "plm_rsh_args");
+  if (!more) return more;
+  words.value().insert(words.value().end(), more.value().begin(), more.value().end());
   return words;
 }
 

@@ -16,6 +16,12 @@ namespace orca::plm::rsh {
  * escapes the next character. Errors (why): empty, an unclosed quote. */
 Result<std::vector<std::string>> split_agent(std::string_view text);
 
+/* plm_rsh_agent's words, then plm_rsh_args's (Open MPI's variable, where
+ * horovodrun puts "-p PORT"; empty: none), each split as split_agent
+ * does. Errors (why): the agent empty, an unclosed quote in either
+ * (naming it). */
+Result<std::vector<std::string>> agent_words(std::string_view agent, std::string_view args);
+
 /* `word` as the remote shell must see it: unchanged when it holds only
  * characters no shell treats specially, otherwise in single quotes. */
 std::string shell_word(const std::string& word);

@@ -178,5 +178,19 @@ TEST(AgentCommand, AnEmptyHostIsRefused) {
   EXPECT_NE(r.error().arg("why").find("empty"), std::string::npos) << r.error().summary();
 }
 
+// Open MPI's plm_rsh_args (horovodrun: "-p 2222") come after the agent's words.
+TEST(AgentWords, TheArgsFollowTheAgentsOwnWords) {
+  auto w = agent_words("ssh -x", "-p 2222 -o 'User=a b'");
+  ASSERT_TRUE(Succeeded(w));
+  EXPECT_EQ(w.value(), (Words{"ssh", "-x", "-p", "2222", "-o", "User=a b"}));
+  auto none = agent_words("ssh", "  ");
+  ASSERT_TRUE(Succeeded(none));
+  EXPECT_EQ(none.value(), (Words{"ssh"}));
+  auto unclosed = agent_words("ssh", "-o 'x");
+  ASSERT_TRUE(FailedWith(unclosed, "plm", "rsh-agent"));
+  EXPECT_NE(unclosed.error().arg("why").find("plm_rsh_args has an unclosed"), std::string::npos);
+  EXPECT_TRUE(FailedWith(agent_words("", "-p 1"), "plm", "rsh-agent"));
+}
+
 }  // namespace
 }  // namespace orca::plm::rsh
