@@ -243,7 +243,9 @@ void JobLaunch::start_command() {
 std::uint32_t JobLaunch::app_of(std::uint32_t rank) const {
   const auto& first = plan_.app_first_rank;
   const auto after = std::upper_bound(first.begin(), first.end(), rank);
-  return after == first.begin() ? 0 : static_cast<std::uint32_t>(after - first.begin() - 1);
+  const auto app = after == first.begin() ? 0 : static_cast<std::size_t>(after - first.begin() - 1);
+  // One program without -n (one rank per slot, -N): its count is the map's.
+  return static_cast<std::uint32_t>(std::min(app, plan_.apps.empty() ? 0 : plan_.apps.size() - 1));
 }
 
 Status JobLaunch::prepare_command() {

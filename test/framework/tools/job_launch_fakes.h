@@ -118,6 +118,7 @@ struct FakeDaemons {
   bool agents_fail = false;
   /* Called (from the loop) once daemon `vpid` has started its ranks. */
   std::function<void(std::uint32_t vpid)> commanded;
+  std::map<std::uint32_t, std::uint32_t> rank_app;  // rank -> its program, as the launch command said
 
   EventLoop* loop = nullptr;
   FakeMessenger* messenger = nullptr;

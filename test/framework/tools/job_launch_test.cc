@@ -194,6 +194,27 @@ TEST_F(JobLaunchAdapter, AJobRunsOverTheDaemonsAndEndsWithTheirTeardown) {
   EXPECT_TRUE(logged_starting("signal").empty()) << log_text();
 }
 
+// Each rank's program in the launch command: by the programs' first ranks
+// (MPMD), and 0 for a job of one program whose count is the map's (no -n,
+// -N), whose first ranks end at 0.
+TEST_F(JobLaunchAdapter, EachPlacementNamesItsRanksProgram) {
+  daemons_.exit_status = {{0, exited(0)}, {1, exited(0)}, {2, exited(0)}};
+  JobPlan one = plan(3);
+  one.apps = {{.argv = {"./a.out"}}};
+  one.app_first_rank = {0, 0};
+  EXPECT_EQ(run(std::move(one)), 0) << err_;
+  EXPECT_EQ(daemons_.rank_app, (std::map<std::uint32_t, std::uint32_t>{{0, 0}, {1, 0}, {2, 0}}));
+}
+
+TEST_F(JobLaunchAdapter, TheRanksOfTheSecondProgramAreNamedSo) {
+  daemons_.exit_status = {{0, exited(0)}, {1, exited(0)}, {2, exited(0)}};
+  JobPlan two = plan(3);
+  two.apps = {{.argv = {"./master"}}, {.argv = {"./worker"}}};
+  two.app_first_rank = {0, 1, 3};
+  EXPECT_EQ(run(std::move(two)), 0) << err_;
+  EXPECT_EQ(daemons_.rank_app, (std::map<std::uint32_t, std::uint32_t>{{0, 0}, {1, 1}, {2, 1}}));
+}
+
 TEST_F(JobLaunchAdapter, TheFirstFailingRanksStatusIsOrcarunsAndNamesTheRank) {
   daemons_.exit_status = {{0, exited(0)}, {1, exited(3)}};
   EXPECT_EQ(run(plan(2)), 3) << err_;
