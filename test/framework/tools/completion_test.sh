@@ -151,12 +151,12 @@ case_mca_names_with_prefix() {
 
 case_mca_unique_name() {
     setup
-    complete_line "orcarun --mca plm_rsh_a"
+    complete_line "orcarun --mca plm_rsh_ag"
     [ "${COMPREPLY[*]}" = plm_rsh_agent ] || { show_reply; fail "expected plm_rsh_agent alone"; }
     # -mca, which orcarun and orca_info accept too.
-    complete_line "orcarun -mca plm_rsh_a"
+    complete_line "orcarun -mca plm_rsh_ag"
     [ "${COMPREPLY[*]}" = plm_rsh_agent ] || { show_reply; fail "-mca: expected plm_rsh_agent alone"; }
-    complete_line "orca_info --mca plm_rsh_a"
+    complete_line "orca_info --mca plm_rsh_ag"
     [ "${COMPREPLY[*]}" = plm_rsh_agent ] || { show_reply; fail "orca_info: expected plm_rsh_agent alone"; }
 }
 

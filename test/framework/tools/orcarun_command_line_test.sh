@@ -119,7 +119,8 @@ help_option() {
     setup
     orc --help
     expect_status 0
-    expect_line out "Usage: orcarun [options] CMD [ARGS...]"
+    expect_line out "Usage: orcarun [options] CMD [ARGS...] [: -n N [-x V] [-env V X] [--wdir D] CMD2 [ARGS...]]..."
+    expect_line out "       orcarun [options] --app FILE"
     local option
     for option in --host --hostfile "-n, --np N" --map-by --oversubscribe --tag-output --stdin --timeout --timing \
                   --report-routes -x -genv -genvlist --mca --tune; do
