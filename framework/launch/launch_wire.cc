@@ -2,6 +2,7 @@
 // encoder and the decoder, so the two cannot drift apart.
 #include "launch_wire.h"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace orca::launch {
@@ -245,6 +246,7 @@ void startup_fields(IO& io, M& m) {
     io.text("cpus_error", m.cpus_error, 4096);
   } else if constexpr (std::is_same_v<T, LaunchCommand>) {
     io.list("apps", m.apps, [](auto& sub, auto& a) {
+      sub.u32("first_rank", a.first_rank);
       sub.texts("argv", a.argv);
       sub.texts("environment", a.environment);
       sub.text("directory", a.directory);
@@ -265,9 +267,8 @@ void startup_fields(IO& io, M& m) {
       sub.u32("rank", p.rank);
       sub.u32("daemon", p.daemon);
       sub.u32("local_rank", p.local_rank);
-      sub.text("cpus", p.cpus, 64 * 1024);
-      sub.u32("app", p.app);
     });
+    io.list("cpus", m.cpus, [](auto& sub, auto& c) { sub.text("cpus", c, 64 * 1024); });
     io.u32("size", m.size);
     io.i32("stdin_target", m.stdin_target);
     io.boolean("merge_stderr", m.merge_stderr);
@@ -498,6 +499,12 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
 std::string daemon_host(const std::vector<std::string>& hosts, std::uint32_t vpid) {
   if (vpid >= 1 && vpid <= hosts.size()) return hosts[vpid - 1];
   return "vpid " + std::to_string(vpid);
+}
+
+std::uint32_t app_of_rank(const std::vector<AppSpec>& apps, std::uint32_t rank) {
+  const auto after = std::upper_bound(apps.begin(), apps.end(), rank,
+                                      [](std::uint32_t r, const AppSpec& a) { return r < a.first_rank; });
+  return after == apps.begin() ? 0 : static_cast<std::uint32_t>(after - apps.begin() - 1);
 }
 
 std::vector<std::uint32_t> ranks_per_daemon(const std::vector<RankPlacement>& placements, std::uint32_t daemons) {

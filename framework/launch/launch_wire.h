@@ -141,12 +141,13 @@ struct RankPlacement {
   std::uint32_t rank = 0;
   std::uint32_t daemon = 0;      // the vpid that runs it
   std::uint32_t local_rank = 0;
-  std::string cpus;              // the CPUs it is bound to (cpu_list_text: "0-3,8"); "": not bound
-  std::uint32_t app = 0;         // its program: an index into LaunchCommand::apps
+  // Kept to three numbers: every daemon decodes every rank's placement, so
+  // a rank's program and CPUs travel beside them (LaunchCommand).
 };
 
 /* One program of the job (MPMD: several, their ranks numbered in order). */
 struct AppSpec {
+  std::uint32_t first_rank = 0;          // its ranks are first_rank up to the next program's
   std::vector<std::string> argv;
   std::vector<std::string> environment;  // NAME=VALUE for its ranks alone, after the job's own
   std::string directory;                 // where its ranks start ("" : the daemon's own)
@@ -219,13 +220,15 @@ struct HostLink {
 };
 
 struct LaunchCommand {
-  std::vector<AppSpec> apps;             // the programs; each placement names one
+  std::vector<AppSpec> apps;             // the programs, by first_rank (the first at 0)
   std::vector<std::string> environment;  // NAME=VALUE added for every rank
   std::vector<HostLink> links;           // each host's data-plane link (rank_network_env.h)
   std::vector<std::string> families;     // the families to set (orcarun_data_plane)
   std::string master_address;            // rank 0's host's link address ("" : none)
   std::uint32_t master_port = 0;
   std::vector<RankPlacement> placements;
+  std::vector<std::string> cpus;         // [rank]: the CPUs it is bound to (cpu_list_text: "0-3,8");
+                                         // empty: no rank is bound
   std::uint32_t size = 0;                // ranks in all
   std::int32_t stdin_target = 0;         // a rank, or kStdinNone / kStdinAll
   bool merge_stderr = false;             // --merge-stderr-to-stdout: one pipe for both, from the start
@@ -396,6 +399,10 @@ ORCA_EXPORT const char* kind_name(const WireMessage& message);
  * Bootstrap), or "vpid N" for a vpid outside them (orcarun's 0, a forged
  * sender), for messages; as written, not made printable. */
 ORCA_EXPORT std::string daemon_host(const std::vector<std::string>& hosts, std::uint32_t vpid);
+
+/* The program of `rank`: the last of `apps` whose first_rank is at most
+ * `rank` (0 when there is none). */
+ORCA_EXPORT std::uint32_t app_of_rank(const std::vector<AppSpec>& apps, std::uint32_t rank);
 
 /* How many of `placements` each daemon runs: [v] for vpid v in
  * 1..daemons ([0], orcarun, stays 0); a placement naming no such daemon

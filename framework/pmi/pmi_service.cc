@@ -41,7 +41,7 @@ Status PmiService::start(const launch::LaunchCommand& command) {
     if (p.rank >= command.size || p.daemon < 1 || p.daemon > bootstrap_.daemons) continue;
     rank_node[p.rank] = p.daemon - 1;
     local_rank[p.rank] = p.local_rank;
-    rank_app[p.rank] = p.app;
+    rank_app[p.rank] = launch::app_of_rank(command.apps, p.rank);
     ++ranks_at[p.daemon];
   }
   auto ranks_below = [&](std::uint32_t vpid) {

@@ -76,11 +76,11 @@ report = (bytes([2]) + u32(1) + text("node1") + text("b-1-2") + text("12345.1;ho
           text("tcp: 10.0.0.2:40112 -> 10.0.0.1:5000") + texts(["eth0 10.0.0.2/24"]) + texts(["10.0.0.2/24 veth"]) +
           u32(2) + u32(10) + u32(20) + text("0.0.0.0 1.0.0.0 2.1.0.0 3.1.0.0") + text(""))
 # Two programs (MPMD), rank 1 of the second bound to CPUs 2-3.
-command = (bytes([3]) + u32(2) + texts(["hostname", "-s"]) + texts([]) + text("/tmp") + bytes([0]) +
-           texts(["./b"]) + texts(["ROLE=b"]) + text("/scratch") + bytes([1]) +
+command = (bytes([3]) + u32(2) + u32(0) + texts(["hostname", "-s"]) + texts([]) + text("/tmp") + bytes([0]) +
+           u32(1) + texts(["./b"]) + texts(["ROLE=b"]) + text("/scratch") + bytes([1]) +
            texts(["A=1"]) + u32(1) + text("b-1-2") + text("eth1") + text("10.0.1.2") + u32(24) + bytes([0]) +
            texts(["ompi"]) + text("10.0.1.2") + u32(29500) +
-           u32(2) + u32(0) + u32(1) + u32(0) + text("0-1") + u32(0) + u32(1) + u32(2) + u32(0) + text("2-3") + u32(1) +
+           u32(2) + u32(0) + u32(1) + u32(0) + u32(1) + u32(2) + u32(0) + texts(["0-1", "2-3"]) +
            u32(2) + i32(-1) + bytes([0]))
 output = bytes([4]) + u32(3) + bytes([1, 0, 1]) + text(b"prompt> ")
 exit_record = bytes([5]) + u32(3) + i32(0x100) + bytes([1]) + text("") + bytes([1])  # pmi: initialized

@@ -100,7 +100,8 @@ class DaemonSession {
   /* How rank `p` starts: its argv, environment (rank_environment),
    * descriptors, directory and stdin. */
   plm::SpawnSpec rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
-                           const launch::RankPlacement& p, pmi::PmiService::RankSetup pmi) const;
+                           const launch::RankPlacement& p, std::uint32_t app_index, pmi::PmiService::RankSetup pmi) const;
+  static std::string bad_programs(const launch::LaunchCommand& command);
   void start_rank(std::uint32_t rank_id, const plm::SpawnSpec& spec);
   RankProcess::Hooks rank_hooks();
   void spawn_children();

@@ -56,6 +56,7 @@ struct DaemonSession::NodeLaunch {
   std::vector<std::uint32_t> ranks_at;
   std::vector<std::uint32_t> node_ranks;
   std::vector<std::vector<unsigned>> cpus;  // [i]: the CPUs mine[i] is bound to
+  std::vector<std::uint32_t> app;           // [i]: mine[i]'s program
   std::vector<std::vector<std::string>> app_env;  // [app]: the job's forwarded variables, then the program's
 };
 
@@ -75,17 +76,18 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     return;
   }
   NodeLaunch node = node_launch(command, std::move(mine));
+  if (std::string why = bad_programs(command); !why.empty()) {
+    report_failure(bootstrap_.vpid, "cannot start this node's ranks: " + why);
+    return;
+  }
   for (const auto& app : command.apps) {
     node.app_env.push_back(command.environment);
     node.app_env.back().insert(node.app_env.back().end(), app.environment.begin(), app.environment.end());
   }
   for (const launch::RankPlacement* p : node.mine) {
-    if (p->app >= command.apps.size() || command.apps[p->app].argv.empty()) {
-      report_failure(bootstrap_.vpid, "rank " + std::to_string(p->rank) + " names program " + std::to_string(p->app) +
-                                          " of a launch command that has " + std::to_string(command.apps.size()));
-      return;
-    }
-    auto cpus = launch::parse_cpu_list(p->cpus);
+    node.app.push_back(launch::app_of_rank(command.apps, p->rank));
+    auto cpus = command.cpus.empty() ? Result<std::vector<unsigned>>(std::vector<unsigned>{})
+                                     : launch::parse_cpu_list(command.cpus[p->rank]);
     if (!cpus) {
       report_failure(bootstrap_.vpid, "cannot bind rank " + std::to_string(p->rank) + ": " + cpus.error().summary());
       return;
@@ -99,11 +101,25 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
       report_failure(bootstrap_.vpid, "cannot prepare rank " + std::to_string(p->rank) + " for PMI: " + pmi.error().summary());
       return;
     }
-    plm::SpawnSpec spec = rank_spec(command, node, *p, std::move(pmi.value()));
+    plm::SpawnSpec spec = rank_spec(command, node, *p, node.app[i], std::move(pmi.value()));
     spec.cpus = node.cpus[i];
     start_rank(p->rank, spec);
   }
   machine_->ranks_started();  // a node with no rank of the job may be done
+}
+
+// Why the launch command's programs or CPU lists cannot be used ("" if
+// they can): orcarun made them, but a daemon starts nothing on a guess.
+std::string DaemonSession::bad_programs(const launch::LaunchCommand& command) {
+  if (command.apps.empty() || command.apps.front().first_rank != 0) return "the launch command has no program for rank 0";
+  for (std::size_t a = 0; a < command.apps.size(); ++a) {
+    if (command.apps[a].argv.empty()) return "program " + std::to_string(a) + " has no command";
+    if (a > 0 && command.apps[a].first_rank < command.apps[a - 1].first_rank) return "the programs are out of order";
+  }
+  if (!command.cpus.empty() && command.cpus.size() != command.size) {
+    return "the CPU lists are for " + std::to_string(command.cpus.size()) + " ranks, not " + std::to_string(command.size);
+  }
+  return "";
 }
 
 DaemonSession::NodeLaunch DaemonSession::node_launch(const launch::LaunchCommand& command,
@@ -123,16 +139,17 @@ DaemonSession::NodeLaunch DaemonSession::node_launch(const launch::LaunchCommand
 }
 
 plm::SpawnSpec DaemonSession::rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
-                                        const launch::RankPlacement& p, pmi::PmiService::RankSetup pmi) const {
-  const launch::AppSpec& app = command.apps[p.app];
+                                        const launch::RankPlacement& p, std::uint32_t app_index,
+                                        pmi::PmiService::RankSetup pmi) const {
+  const launch::AppSpec& app = command.apps[app_index];
   launch::RankEnvironmentInput in{.inherited = node.base_env,
-                                  .forwarded = node.app_env[p.app],
+                                  .forwarded = node.app_env[app_index],
                                   .identity = {.rank = p.rank,
                                                .size = command.size,
                                                .local_rank = p.local_rank,
                                                .local_size = static_cast<std::uint32_t>(node.mine.size()),
                                                .node = bootstrap_.vpid - 1,
-                                               .app = p.app},
+                                               .app = app_index},
                                   .link = node.link,
                                   .master = node.master,
                                   .families = command.families,

@@ -36,9 +36,10 @@ Result<std::vector<launch::AppSpec>> app_specs(const Options& o, std::span<const
                                                const std::string& cwd, const std::string& job_directory,
                                                bool job_directory_given) {
   std::vector<launch::AppSpec> specs;
+  const std::vector<std::uint32_t> first = app_first_ranks(o.apps);
   for (const AppContext& app : o.apps) {
-    launch::AppSpec spec{.argv = app.command, .environment = {}, .directory = job_directory,
-                         .directory_given = job_directory_given};
+    launch::AppSpec spec{.first_rank = first[specs.size()], .argv = app.command, .environment = {},
+                         .directory = job_directory, .directory_given = job_directory_given};
     auto forwarded = resolve_forwarding(app.forwards, environment);
     if (!forwarded) return forwarded.error();
     spec.environment = std::move(forwarded->variables);

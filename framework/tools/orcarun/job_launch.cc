@@ -44,8 +44,10 @@ launch::JobFacts job_facts(const JobPlan& plan, const Options& options) {
                          .timeout_seconds = options.timeout_seconds};
   for (const auto& n : plan.nodes) facts.hosts.push_back(n.name);
   if (plan.apps.size() > 1) {
-    for (const auto& a : plan.apps) facts.app_commands.push_back(a.argv.empty() ? std::string() : a.argv[0]);
-    facts.app_first_rank = plan.app_first_rank;
+    for (const auto& a : plan.apps) {
+      facts.app_commands.push_back(a.argv.empty() ? std::string() : a.argv[0]);
+      facts.app_first_rank.push_back(a.first_rank);
+    }
   }
   for (const auto& p : plan.ranks.placements) facts.rank_daemon.push_back(static_cast<std::uint32_t>(p.node + 1));
   return facts;
@@ -240,14 +242,6 @@ void JobLaunch::start_command() {
   }
 }
 
-std::uint32_t JobLaunch::app_of(std::uint32_t rank) const {
-  const auto& first = plan_.app_first_rank;
-  const auto after = std::upper_bound(first.begin(), first.end(), rank);
-  const auto app = after == first.begin() ? 0 : static_cast<std::size_t>(after - first.begin() - 1);
-  // One program without -n (one rank per slot, -N): its count is the map's.
-  return static_cast<std::uint32_t>(std::min(app, plan_.apps.empty() ? 0 : plan_.apps.size() - 1));
-}
-
 Status JobLaunch::prepare_command() {
   if (command_) return {};
   launch::LaunchCommand command;
@@ -256,12 +250,9 @@ Status JobLaunch::prepare_command() {
   if (gather_) gather_->fill(command);
   command.size = static_cast<std::uint32_t>(plan_.ranks.placements.size());
   for (const auto& p : plan_.ranks.placements) {
-    command.placements.push_back({.rank = p.rank,
-                                  .daemon = static_cast<std::uint32_t>(p.node + 1),
-                                  .local_rank = p.local_rank,
-                                  .cpus = p.rank < rank_cpus_.size() ? launch::cpu_list_text(rank_cpus_[p.rank].cpus) : "",
-                                  .app = app_of(p.rank)});
+    command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
   }
+  for (const auto& r : rank_cpus_) command.cpus.push_back(launch::cpu_list_text(r.cpus));
   add_thread_hint(command.environment);
   command.merge_stderr = options_.merge_stderr;
   switch (options_.stdin_target) {

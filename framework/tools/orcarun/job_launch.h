@@ -60,8 +60,7 @@ struct JobPlan {
   std::chrono::milliseconds mesh_check_timeout{3000};
   std::vector<std::string> unused_components;  // "framework/component" the daemons do not load (daemon_components.h)
   std::string working_directory;  // the ranks' (absolute): --wdir's, else orcarun's own
-  std::vector<launch::AppSpec> apps;         // the programs (MPMD: several), for the launch command
-  std::vector<std::uint32_t> app_first_rank;  // each program's first rank, then the job's size
+  std::vector<launch::AppSpec> apps;         // the programs (MPMD: several) by first rank, for the launch command
   std::optional<OutputFiles> output_files;  // --output-filename: the ranks' output goes there
 };
 
@@ -110,7 +109,6 @@ class JobLaunch {
    * any, then start_command. */
   void all_up();
   Status place_rank_cpus();
-  std::uint32_t app_of(std::uint32_t rank) const;  // its program (plan_.app_first_rank)
   void add_thread_hint(std::vector<std::string>& environment) const;
   void data_plane_answered(const launch::DataPlaneAnswer& answer);
   void mesh_checked(const launch::MeshResult& result);

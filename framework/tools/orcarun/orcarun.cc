@@ -301,7 +301,6 @@ orca::Status choose_apps(const orca::orcarun::Options& options, orca::orcarun::J
                                        options.working_directory.has_value());
   if (!apps) return apps.error();
   plan.apps = std::move(apps.value());
-  plan.app_first_rank = orca::orcarun::app_first_ranks(options.apps);
   return {};
 }
 

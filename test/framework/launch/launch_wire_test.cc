@@ -46,10 +46,12 @@ std::vector<WireMessage> samples() {
   r.cpus = "0.0.0.0 1.0.0.0 2.1.0.0";
   r.cpus_error = "";
   LaunchCommand l;
-  l.apps = {{.argv = {"sh", "-c", "echo 'a b'; exit 3"}, .environment = {}, .directory = "/home/user/run 1", .directory_given = true},
-            {.argv = {"./b"}, .environment = {"ONLY_B=1"}, .directory = ""}};
+  l.apps = {{.first_rank = 0, .argv = {"sh", "-c", "echo 'a b'; exit 3"}, .environment = {}, .directory = "/home/user/run 1",
+             .directory_given = true},
+            {.first_rank = 2, .argv = {"./b"}, .environment = {"ONLY_B=1"}, .directory = ""}};
   l.environment = {"X=1", "EMPTY="};
-  l.placements = {{0, 1, 0, "0-1", 0}, {1, 1, 1, "2-3", 0}, {2, 2, 0, "", 1}};
+  l.placements = {{0, 1, 0}, {1, 1, 1}, {2, 2, 0}};
+  l.cpus = {"0-1", "2-3", ""};
   l.size = 3;
   l.stdin_target = kStdinAll;
   l.merge_stderr = true;
@@ -185,10 +187,13 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   ASSERT_EQ(cmd.apps.size(), 2u);
   EXPECT_EQ(cmd.apps[0].argv[2], "echo 'a b'; exit 3");
   EXPECT_EQ(cmd.apps[1].environment, (std::vector<std::string>{"ONLY_B=1"}));
-  EXPECT_EQ(cmd.placements[2].app, 1u);
+  EXPECT_EQ(app_of_rank(cmd.apps, 1), 0u);
+  EXPECT_EQ(app_of_rank(cmd.apps, 2), 1u);
+  EXPECT_EQ(app_of_rank(cmd.apps, 99), 1u);
+  EXPECT_EQ(app_of_rank({}, 0), 0u);
   ASSERT_EQ(cmd.placements.size(), 3u);
   EXPECT_EQ(cmd.placements[2].daemon, 2u);
-  EXPECT_EQ(cmd.placements[1].cpus, "2-3");
+  EXPECT_EQ(cmd.cpus[1], "2-3");
   const WireMessage report_message = decode(encode(samples()[1]).value()).value();
   const auto& report = std::get<DaemonReport>(report_message);
   EXPECT_EQ(report.notes[2], std::string("nul\0inside", 10));

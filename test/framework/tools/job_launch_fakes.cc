@@ -109,7 +109,7 @@ void FakeDaemons::received(const FakeMessenger::Sent& sent) {
     for (const auto& p : command->placements) {
       if (p.daemon != v) continue;
       running_[p.rank] = v;
-      rank_app[p.rank] = p.app;
+      rank_app[p.rank] = launch::app_of_rank(command->apps, p.rank);
       if (auto text = output.find(p.rank); text != output.end()) {
         launch::OutputChunk chunk{.rank = p.rank, .bytes = {text->second.begin(), text->second.end()}};
         loop->defer([this, v, chunk] { messenger->deliver({messenger->job, v}, launch::kTagOutput, chunk); });

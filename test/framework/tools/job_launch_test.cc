@@ -200,8 +200,7 @@ TEST_F(JobLaunchAdapter, AJobRunsOverTheDaemonsAndEndsWithTheirTeardown) {
 TEST_F(JobLaunchAdapter, EachPlacementNamesItsRanksProgram) {
   daemons_.exit_status = {{0, exited(0)}, {1, exited(0)}, {2, exited(0)}};
   JobPlan one = plan(3);
-  one.apps = {{.argv = {"./a.out"}}};
-  one.app_first_rank = {0, 0};
+  one.apps = {{.first_rank = 0, .argv = {"./a.out"}}};
   EXPECT_EQ(run(std::move(one)), 0) << err_;
   EXPECT_EQ(daemons_.rank_app, (std::map<std::uint32_t, std::uint32_t>{{0, 0}, {1, 0}, {2, 0}}));
 }
@@ -209,8 +208,7 @@ TEST_F(JobLaunchAdapter, EachPlacementNamesItsRanksProgram) {
 TEST_F(JobLaunchAdapter, TheRanksOfTheSecondProgramAreNamedSo) {
   daemons_.exit_status = {{0, exited(0)}, {1, exited(0)}, {2, exited(0)}};
   JobPlan two = plan(3);
-  two.apps = {{.argv = {"./master"}}, {.argv = {"./worker"}}};
-  two.app_first_rank = {0, 1, 3};
+  two.apps = {{.first_rank = 0, .argv = {"./master"}}, {.first_rank = 1, .argv = {"./worker"}}};
   EXPECT_EQ(run(std::move(two)), 0) << err_;
   EXPECT_EQ(daemons_.rank_app, (std::map<std::uint32_t, std::uint32_t>{{0, 0}, {1, 1}, {2, 1}}));
 }
