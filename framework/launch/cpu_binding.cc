@@ -35,11 +35,11 @@ std::vector<Unit> cpu_units(const CpuTopology& t, bool hwthreads) {
 // pe=N takes the next N free ones.
 std::vector<std::vector<std::size_t>> objects_of(const CpuTopology& t, const std::vector<Unit>& units,
                                                  std::optional<Resource> r) {
-  if (r == Resource::Core || r == Resource::Hwthread) r.reset();
+  const bool one_object = !r || *r == Resource::Core || *r == Resource::Hwthread;
   std::vector<std::vector<std::size_t>> objects;
   std::map<unsigned, std::size_t> index;
   for (std::size_t u = 0; u < units.size(); ++u) {
-    const unsigned key = r ? resource_index(t, units[u].front(), *r) : 0;
+    const unsigned key = one_object ? 0 : resource_index(t, units[u].front(), *r);
     auto [it, added] = index.try_emplace(key, objects.size());
     if (added) objects.emplace_back();
     objects[it->second].push_back(u);
