@@ -108,8 +108,8 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
   machine_->ranks_started();  // a node with no rank of the job may be done
 }
 
-// Why the launch command's programs or CPU lists cannot be used ("" if
-// they can): orcarun made them, but a daemon starts nothing on a guess.
+// Why the launch command's programs, CPU lists or ranks cannot be used (""
+// if they can): orcarun made them, but a daemon starts nothing on a guess.
 std::string DaemonSession::bad_programs(const launch::LaunchCommand& command) {
   if (command.apps.empty() || command.apps.front().first_rank != 0) return "the launch command has no program for rank 0";
   for (std::size_t a = 0; a < command.apps.size(); ++a) {
@@ -118,6 +118,9 @@ std::string DaemonSession::bad_programs(const launch::LaunchCommand& command) {
   }
   if (!command.cpus.empty() && command.cpus.size() != command.size) {
     return "the CPU lists are for " + std::to_string(command.cpus.size()) + " ranks, not " + std::to_string(command.size);
+  }
+  for (const auto& p : command.placements) {
+    if (p.rank >= command.size) return "rank " + std::to_string(p.rank) + " is placed in a job of " + std::to_string(command.size);
   }
   return "";
 }
