@@ -100,18 +100,11 @@ Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord
   return {};
 }
 
-// -genv NAME VALUE (args[i] moves on to VALUE).
+// -genv NAME VALUE (args[i] moves on to VALUE): -env's checks, for every program.
 Status add_genv(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {
   // Two words, as --mca.
   if (w.has_inline) return bad_option(args[i], "it takes two words, -genv NAME VALUE, not --genv=NAME");
-  if (i + 2 >= args.size()) return bad_option(w.name, "it needs a variable name and a value");
-  const std::string& variable = args[i + 1];
-  if (std::string why = bad_variable_name(variable); !why.empty()) return bad_option(w.name, why + " (-genv NAME VALUE)");
-  if (args[i + 2].find('\0') != std::string::npos) return bad_option(w.name, "a value cannot hold a NUL byte");
-  o.forwards.push_back({.kind = ForwardRequest::Kind::Value, .name = variable, .value = args[i + 2],
-                        .option = w.name + " " + variable + " ..."});
-  i += 2;
-  return {};
+  return add_program_env(args, i, o.forwards);
 }
 
 // Why `a` is no option of ours, naming the closest one we have.
