@@ -14,20 +14,22 @@ namespace {
 
 using Unit = std::vector<std::size_t>;  // PU indices of one CPU: a core's threads, or one thread
 
+// Indices 0..count-1 grouped by key_of(index), groups in first-seen order.
+template <typename KeyOf>
+std::vector<std::vector<std::size_t>> group_in_order(std::size_t count, KeyOf key_of) {
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<std::size_t, std::size_t> group_of_key;
+  for (std::size_t i = 0; i < count; ++i) {
+    auto [it, added] = group_of_key.try_emplace(key_of(i), groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
 // The node's CPUs in order: cores (their PUs together), or single PUs.
 std::vector<Unit> cpu_units(const CpuTopology& t, bool hwthreads) {
-  std::vector<Unit> units;
-  std::map<unsigned, std::size_t> of_core;
-  for (std::size_t i = 0; i < t.pus.size(); ++i) {
-    if (hwthreads) {
-      units.push_back({i});
-      continue;
-    }
-    auto [it, added] = of_core.try_emplace(t.pus[i].core, units.size());
-    if (added) units.emplace_back();
-    units[it->second].push_back(i);
-  }
-  return units;
+  return group_in_order(t.pus.size(), [&](std::size_t i) -> std::size_t { return hwthreads ? i : t.pus[i].core; });
 }
 
 // The units of each object of `r`, in order. Mapping by the unit itself
@@ -36,20 +38,36 @@ std::vector<Unit> cpu_units(const CpuTopology& t, bool hwthreads) {
 std::vector<std::vector<std::size_t>> objects_of(const CpuTopology& t, const std::vector<Unit>& units,
                                                  std::optional<Resource> r) {
   const bool one_object = !r || *r == Resource::Core || *r == Resource::Hwthread;
-  std::vector<std::vector<std::size_t>> objects;
-  std::map<unsigned, std::size_t> index;
-  for (std::size_t u = 0; u < units.size(); ++u) {
-    const unsigned key = one_object ? 0 : resource_index(t, units[u].front(), *r);
-    auto [it, added] = index.try_emplace(key, objects.size());
-    if (added) objects.emplace_back();
-    objects[it->second].push_back(u);
+  return group_in_order(units.size(), [&](std::size_t u) -> std::size_t {
+    return one_object ? 0 : resource_index(t, units[u].front(), *r);
+  });
+}
+
+// The resource a binding widens to; none for none and hwthread.
+std::optional<Resource> bound_resource(BindTo bind) {
+  switch (bind) {
+    case BindTo::Core: return Resource::Core;
+    case BindTo::Numa: return Resource::Numa;
+    case BindTo::Package: return Resource::Package;
+    case BindTo::None:
+    case BindTo::Hwthread: break;
   }
-  return objects;
+  return std::nullopt;
+}
+
+// The OS CPUs of each object of the bound resource, by its index: computed
+// once a node, so that binding a rank costs its own objects, not the node.
+std::map<unsigned, std::vector<unsigned>> cpus_by_object(const CpuTopology& t, BindTo bind) {
+  std::map<unsigned, std::vector<unsigned>> cpus;
+  const auto r = bound_resource(bind);
+  if (!r) return cpus;
+  for (std::size_t i = 0; i < t.pus.size(); ++i) cpus[resource_index(t, i, *r)].push_back(t.pus[i].os);
+  return cpus;
 }
 
 // The OS CPUs a rank given `given` (PU indices) is bound to.
 std::vector<unsigned> bound_cpus(const CpuTopology& t, const std::vector<std::size_t>& given, BindTo bind,
-                                 bool hwthread_units) {
+                                 bool hwthread_units, const std::map<unsigned, std::vector<unsigned>>& by_object) {
   std::vector<unsigned> cpus;
   if (bind == BindTo::None) return cpus;
   if (bind == BindTo::Hwthread) {
@@ -59,11 +77,12 @@ std::vector<unsigned> bound_cpus(const CpuTopology& t, const std::vector<std::si
     }
     return cpus;
   }
-  const Resource r = bind == BindTo::Core ? Resource::Core : bind == BindTo::Numa ? Resource::Numa : Resource::Package;
+  const Resource r = *bound_resource(bind);
   std::set<unsigned> objects;
   for (std::size_t i : given) objects.insert(resource_index(t, i, r));
-  for (std::size_t i = 0; i < t.pus.size(); ++i) {
-    if (objects.count(resource_index(t, i, r)) != 0) cpus.push_back(t.pus[i].os);
+  for (unsigned object : objects) {
+    const auto& its = by_object.at(object);
+    cpus.insert(cpus.end(), its.begin(), its.end());
   }
   std::sort(cpus.begin(), cpus.end());
   return cpus;
@@ -164,6 +183,7 @@ Result<std::vector<RankCpus>> place_cpus(const std::vector<HostSlots>& nodes, co
       return map.placements[a].local_rank < map.placements[b].local_rank;
     });
     NodePlacer placer(topologies[n], policy);
+    const auto by_object = cpus_by_object(topologies[n], bind);
     for (std::size_t i = 0; i < ranks.size(); ++i) {
       const std::size_t first = policy.map_by ? i % placer.objects.size() : 0;
       auto pus = placer.take(first);
@@ -173,7 +193,7 @@ Result<std::vector<RankCpus>> place_cpus(const std::vector<HostSlots>& nodes, co
       }
       if (pus.empty()) return cpus_short(nodes[n], placer, ranks.size());
       RankCpus& r = out[ranks[i]];
-      r.cpus = bound_cpus(topologies[n], pus, bind, placer.hwthreads);
+      r.cpus = bound_cpus(topologies[n], pus, bind, placer.hwthreads, by_object);
       r.given = std::move(pus);
     }
   }
