@@ -1,46 +1,19 @@
 // Splitting the agent setting and quoting the remote command.
 #include "rsh_command.h"
 
+#include <orca/shell_words.h>
+
 namespace orca::plm::rsh {
 namespace {
 Message bad(std::string why) { return Message("plm", "rsh-agent", {{"why", std::move(why)}}); }
 
 // The words of setting `name`'s `text`, as split_agent says; none for blanks.
 Result<std::vector<std::string>> split_words(std::string_view text, const char* name) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quote != 0) {
-      if (c == quote) {
-        quote = 0;
-      } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
-        word += text[++i];
-      } else {
-        word += c;
-      }
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == '\\' && i + 1 < text.size()) {
-      word += text[++i];
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
+  ShellWords split = split_shell_words(text, false);
+  if (split.unclosed_quote != 0) {
+    return bad(std::string(name) + " has an unclosed " + std::string(1, split.unclosed_quote) + " quote");
   }
-  if (quote != 0) return bad(std::string(name) + " has an unclosed " + std::string(1, quote) + " quote");
-  if (in_word) words.push_back(std::move(word));
-  return words;
+  return std::move(split.words);
 }
 }  // namespace
 

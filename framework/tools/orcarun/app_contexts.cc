@@ -3,17 +3,16 @@
 
 #include "orcarun_option_values.h"
 
+#include <orca/shell_words.h>
 
 namespace orca::orcarun {
-
-namespace {
-
-}  // namespace
 
 Status add_program_env(const std::vector<std::string>& args, std::size_t& i, std::vector<ForwardRequest>& forwards) {
   const std::string& option = args[i];
   if (i + 2 >= args.size()) return bad_option(option, "it needs a variable name and a value");
-  if (std::string why = bad_variable_name(args[i + 1]); !why.empty()) return bad_option(option, why);
+  if (std::string why = bad_variable_name(args[i + 1]); !why.empty()) {
+    return bad_option(option, why + " (" + option + " NAME VALUE)");
+  }
   if (args[i + 2].find('\0') != std::string::npos) return bad_option(option, "a value cannot hold a NUL byte");
   forwards.push_back({.kind = ForwardRequest::Kind::Value, .name = args[i + 1], .value = args[i + 2],
                       .option = option + " " + args[i + 1] + " ..."});
@@ -49,38 +48,6 @@ Message syntax(const std::string& source, std::size_t line, const std::string& w
   return Message("orcarun", "app-file-syntax", {{"source", source}, {"line", std::to_string(line)}, {"why", why}});
 }
 
-// A line's words: blanks split them, quotes group them, '#' outside a word
-// starts a comment. Error text in `why`.
-std::vector<std::string> line_words(std::string_view line, std::string& why) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  for (std::size_t k = 0; k < line.size(); ++k) {
-    const char c = line[k];
-    if (c == ' ' || c == '\t' || c == '\r') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else if (c == '#' && !in_word) {
-      break;
-    } else if (c == '\'' || c == '"') {
-      const std::size_t close = line.find(c, k + 1);
-      if (close == std::string_view::npos) {
-        why = std::string("a ") + c + " is not closed";
-        return {};
-      }
-      word.append(line.substr(k + 1, close - k - 1));
-      in_word = true;
-      k = close;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(std::move(word));
-  return words;
-}
-
 }  // namespace
 
 Result<AppContext> parse_app_context(const std::vector<std::string>& args, std::size_t& i) {
@@ -103,9 +70,9 @@ Result<std::vector<AppContext>> parse_app_file(std::string_view text, const std:
     const std::string_view line = text.substr(0, end);
     text.remove_prefix(std::min(end + 1, text.size()));
     ++number;
-    std::string why;
-    const std::vector<std::string> words = line_words(line, why);
-    if (!why.empty()) return syntax(source, number, why);
+    const ShellWords split = split_shell_words(line, true);
+    if (split.unclosed_quote != 0) return syntax(source, number, std::string("a ") + split.unclosed_quote + " is not closed");
+    const std::vector<std::string>& words = split.words;
     for (std::size_t i = 0; i < words.size();) {
       auto app = parse_app_context(words, i);
       if (!app) return syntax(source, number, app.error().arg("option") + ": " + app.error().arg("why"));

@@ -44,9 +44,9 @@ Result<AppContext> parse_app_context(const std::vector<std::string>& args, std::
 
 /* The programs of an app file's text: one a line, or several on a line
  * between ':' (Hydra's -configfile); blank lines and # comments skipped;
- * words split at blanks, '...' and "..." quoting as a shell does (no
- * expansion). Errors: orcarun/app-file-syntax (source, line, why), and
- * more than kMaxApps programs. */
+ * words split as a shell splits them, quotes and backslashes included
+ * (split_shell_words; no expansion). Errors: orcarun/app-file-syntax
+ * (source, line, why), and more than kMaxApps programs. */
 Result<std::vector<AppContext>> parse_app_file(std::string_view text, const std::string& source);
 
 /* The first rank of each program (ranks numbered across them in order),
