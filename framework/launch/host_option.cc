@@ -43,12 +43,16 @@ Result<std::vector<HostSlots>> merge_duplicate_hosts(std::vector<HostSlots> host
   for (std::size_t i = 0; i < order.size();) {
     const std::uint32_t first = order[i];
     std::uint64_t sum = 0;
+    std::uint64_t cap = 0;
     bool given = false;
+    bool capped = true;
     std::size_t j = i;
     for (; j < order.size() && hosts[order[j]].name == hosts[first].name; ++j) {
       const std::uint32_t at = order[j];
       sum += hosts[at].slots;
       given = given || hosts[at].slots_given;
+      cap += hosts[at].max_slots;
+      capped = capped && hosts[at].max_slots != 0;
       if (sum > kMaxSlotsPerHost && at < bad) {
         bad = at;
         bad_sum = sum;
@@ -58,6 +62,8 @@ Result<std::vector<HostSlots>> merge_duplicate_hosts(std::vector<HostSlots> host
     if (sum <= kMaxSlotsPerHost) {
       hosts[first].slots = static_cast<unsigned>(sum);
       hosts[first].slots_given = given;
+      // A cap beyond the bound caps nothing the bound does not.
+      hosts[first].max_slots = capped ? static_cast<unsigned>(std::min<std::uint64_t>(cap, kMaxSlotsPerHost)) : 0;
     }
     i = j;
   }

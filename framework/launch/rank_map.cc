@@ -11,23 +11,59 @@ namespace orca::launch {
 
 namespace {
 
+// The most processes node `node` may run: its max_slots, or no cap.
+std::uint64_t cap_of(const HostSlots& node) {
+  return node.max_slots != 0 ? node.max_slots : UINT64_MAX;
+}
+
 // By slot: how many ranks each node runs. Full passes give every node its
 // slots; the last, partial pass fills nodes in order. Nodes without slots
-// count as one slot each when no node has any (oversubscribed only).
+// count as one slot each when no node has any (oversubscribed only). A
+// node at its max_slots leaves the passes; a pass it cannot take whole
+// gives it what room it has. Each round ends the job or caps a node, so
+// the work is the nodes squared at worst, never the ranks.
 std::vector<unsigned> counts_by_slot(const std::vector<HostSlots>& nodes, std::uint64_t total, std::uint64_t want) {
   const bool even = total == 0;
-  const std::uint64_t per_pass = even ? nodes.size() : total;
-  const std::uint64_t passes = want / per_pass;
-  std::uint64_t rest = want % per_pass;
-  std::vector<unsigned> counts;
-  counts.reserve(nodes.size());
-  for (const HostSlots& node : nodes) {
-    const std::uint64_t w = even ? 1 : node.slots;
-    const std::uint64_t extra = std::min(w, rest);
-    rest -= extra;
-    counts.push_back(static_cast<unsigned>(passes * w + extra));
+  std::vector<std::uint64_t> counts(nodes.size(), 0);
+  auto weight = [&](size_t i) -> std::uint64_t { return even ? 1 : nodes[i].slots; };
+  auto room = [&](size_t i) { return cap_of(nodes[i]) - counts[i]; };
+  std::uint64_t rest = want;
+  while (rest > 0) {
+    std::uint64_t per_pass = 0;
+    std::uint64_t passes = UINT64_MAX;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (weight(i) == 0 || room(i) == 0) continue;
+      per_pass += weight(i);
+      passes = std::min(passes, room(i) / weight(i));
+    }
+    if (per_pass == 0) break;  // no room left: map_ranks checked the caps
+    passes = std::min(passes, rest / per_pass);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (weight(i) == 0 || room(i) == 0) continue;
+      const std::uint64_t take = passes > 0 ? passes * weight(i) : std::min({weight(i), room(i), rest});
+      counts[i] += take;
+      rest -= take;
+    }
   }
-  return counts;
+  return {counts.begin(), counts.end()};
+}
+
+// By node, beyond the slots: round-robin over the nodes below their cap.
+void place_round_robin(const std::vector<HostSlots>& nodes, RankMap& map, unsigned& next, std::uint64_t want) {
+  std::vector<size_t> active;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (map.local_sizes[i] < cap_of(nodes[i])) active.push_back(i);
+  }
+  while (next < want && !active.empty()) {
+    std::vector<size_t> still;
+    for (size_t i : active) {
+      if (next == want) break;
+      map.placements[next] = Placement{next, i, map.local_sizes[i]++};
+      ++next;
+      if (map.local_sizes[i] < cap_of(nodes[i])) still.push_back(i);
+    }
+    active.swap(still);
+  }
 }
 
 }  // namespace
@@ -37,6 +73,44 @@ Result<MapBy> parse_map_by(std::string_view text) {
   if (value == "slot") return MapBy::Slot;
   if (value == "node") return MapBy::Node;
   return Message("launch", "map-by-unknown", {{"value", excerpt(text)}});
+}
+
+Result<RankBy> parse_rank_by(std::string_view text) {
+  const std::string value = mca::lower(mca::trim(text));
+  if (value == "slot") return RankBy::Slot;
+  if (value == "node") return RankBy::Node;
+  return Message("launch", "rank-by-unknown", {{"value", excerpt(text)}});
+}
+
+RankMap rank_ranks(const RankMap& map, RankBy by) {
+  RankMap out;
+  out.oversubscribed = map.oversubscribed;
+  out.local_sizes.assign(map.local_sizes.size(), 0);
+  out.placements.resize(map.placements.size());
+  unsigned next = 0;
+  auto place = [&](size_t node) {
+    out.placements[next] = Placement{next, node, out.local_sizes[node]++};
+    ++next;
+  };
+  if (by == RankBy::Slot) {
+    for (size_t i = 0; i < map.local_sizes.size(); ++i) {
+      for (unsigned k = 0; k < map.local_sizes[i]; ++k) place(i);
+    }
+    return out;
+  }
+  std::vector<size_t> active;  // nodes with processes left to number
+  for (size_t i = 0; i < map.local_sizes.size(); ++i) {
+    if (map.local_sizes[i] > 0) active.push_back(i);
+  }
+  while (!active.empty()) {
+    std::vector<size_t> still;
+    for (size_t i : active) {
+      place(i);
+      if (out.local_sizes[i] < map.local_sizes[i]) still.push_back(i);
+    }
+    active.swap(still);
+  }
+  return out;
 }
 
 Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<unsigned> n, MapBy by,
@@ -57,6 +131,14 @@ Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<uns
     return Message("launch", "map-too-many",
                    {{"n", std::to_string(want)}, {"slots", std::to_string(total)},
                     {"nodes", std::to_string(nodes.size())}});
+  }
+  std::uint64_t most = 0;  // what the caps allow; a node without one allows any number
+  for (const HostSlots& node : nodes) {
+    if (most != UINT64_MAX) most = node.max_slots == 0 ? UINT64_MAX : most + node.max_slots;
+  }
+  if (want > most) {
+    return Message("launch", "map-max-slots",
+                   {{"n", std::to_string(want)}, {"most", std::to_string(most)}, {"nodes", std::to_string(nodes.size())}});
   }
 
   RankMap map;
@@ -90,10 +172,8 @@ Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<uns
       }
       active.swap(still);
     }
-    // Oversubscribed: every node, round and round.
-    while (next < want) {
-      for (size_t i = 0; i < nodes.size() && next < want; ++i) place(i);
-    }
+    // Oversubscribed: every node below its cap, round and round.
+    place_round_robin(nodes, map, next, want);
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (map.local_sizes[i] > nodes[i].slots) map.oversubscribed = true;
@@ -127,6 +207,11 @@ Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned
   for (size_t i = 0; i < nodes.size() && next < want; ++i) {
     const HostSlots& node = nodes[i];
     const unsigned here = static_cast<unsigned>(std::min<std::uint64_t>(per_node, want - next));
+    if (node.max_slots != 0 && here > node.max_slots) {
+      return Message("launch", "map-per-node-max-slots",
+                     {{"host", excerpt(node.name)}, {"max_slots", std::to_string(node.max_slots)},
+                      {"per_node", std::to_string(per_node)}});
+    }
     if (node.slots_given && here > node.slots) {
       if (!oversubscribe) {
         return Message("launch", "map-per-node-slots",
@@ -172,8 +257,9 @@ std::string map_text(const std::vector<HostSlots>& nodes, const RankMap& map, st
                      "):\n";
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (on[i].empty()) continue;
+    const std::string cap = nodes[i].max_slots != 0 ? ", at most " + std::to_string(nodes[i].max_slots) : "";
     text += "  " + printable(nodes[i].name) + " (" + std::to_string(nodes[i].slots) + " slot" +
-            (nodes[i].slots == 1 ? "" : "s") + "): rank" + (on[i].size() == 1 ? " " : "s ") + rank_ranges(on[i]) + "\n";
+            (nodes[i].slots == 1 ? "" : "s") + cap + "): rank" + (on[i].size() == 1 ? " " : "s ") + rank_ranges(on[i]) + "\n";
   }
   return text;
 }

@@ -81,6 +81,23 @@ inline constexpr unsigned kMaxPerNode = 1u << 20;
 ORCA_EXPORT Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned per_node,
                                                std::optional<unsigned> n, bool oversubscribe);
 
+/* How --rank-by numbers the processes a map put on each node. */
+enum class RankBy { Slot, Node };
+
+/* "slot" or "node" (case is ignored). Error: launch/rank-by-unknown,
+ * which says that within a host ranks follow --map-by's order (a resource
+ * such as core or numa is not a ranking of its own here). */
+ORCA_EXPORT Result<RankBy> parse_rank_by(std::string_view text);
+
+/* Renumbers the ranks of `map`, keeping how many processes each node runs
+ * (local_sizes) and whether it is oversubscribed:
+ *   slot  node 0's processes are ranks 0..k-1, node 1's the next, ...;
+ *   node  ranks go round-robin over the nodes that have processes left.
+ * Local ranks count each node's processes in rank order. Without
+ * --rank-by the map's own order stands (slot for --map-by slot and -N,
+ * node for --map-by node). */
+ORCA_EXPORT RankMap rank_ranks(const RankMap& map, RankBy by);
+
 /* The map as --display-map prints it: a heading, then one line per node
  * that runs ranks, "  HOST (S slots): ranks 0-3,8" (ranges where ranks
  * are consecutive; names printable). */

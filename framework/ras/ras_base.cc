@@ -11,9 +11,13 @@ struct Collected {
   std::optional<Message> failure;
 };
 
-void add_node(void* context, const char* name, uint32_t slots, int slots_given) {
-  static_cast<Collected*>(context)->nodes.push_back(
-      {.name = name, .slots = slots == 0 ? 1 : slots, .slots_given = slots_given != 0});
+void add_node(void* context, const char* name, uint32_t slots, int slots_given, uint32_t max_slots) {
+  const uint32_t given = slots == 0 ? 1 : slots;
+  // A cap below the slots would be a module's bug; it caps nothing then.
+  static_cast<Collected*>(context)->nodes.push_back({.name = name,
+                                                     .slots = given,
+                                                     .slots_given = slots_given != 0,
+                                                     .max_slots = max_slots >= given ? max_slots : 0});
 }
 
 void note_failure(void* context, const char* area, const char* topic, const char* const* pairs, size_t count) {

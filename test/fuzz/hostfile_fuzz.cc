@@ -21,6 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size) {
     return 0;
   }
   orca::fuzz::check_hosts(hosts.value());
+  // A cap is never below the slots it caps, and comes only from max_slots= (or max-slots=).
+  for (const HostSlots& h : hosts.value()) {
+    orca::fuzz::fuzz_require(h.max_slots == 0 || h.max_slots >= h.slots, "max_slots below the host's slots");
+    orca::fuzz::fuzz_require(h.max_slots == 0 || text.find("slots") != std::string_view::npos,
+                             "a cap from a file that never says max_slots");
+  }
   // Slots are given only as slots=N or host:N (Hydra's form).
   if (text.find("slots") == std::string_view::npos && text.find(':') == std::string_view::npos) {
     for (const HostSlots& h : hosts.value()) {

@@ -40,7 +40,7 @@ orca_mca_rc hostfile_allocate(void*, const orca_ras_request* request, const orca
       if (!hosts) return orca::ras::report_failure(*out, hosts.error());
       all.insert(all.end(), hosts->begin(), hosts->end());
     }
-    for (const auto& h : all) out->add(out->context, h.name.c_str(), h.slots, h.slots_given ? 1 : 0);
+    for (const auto& h : all) out->add(out->context, h.name.c_str(), h.slots, h.slots_given ? 1 : 0, h.max_slots);
     return ORCA_MCA_OK;
   });
 }

@@ -37,7 +37,7 @@ orca_mca_rc slurm_allocate(void*, const orca_ras_request* request, const orca_ra
       std::snprintf(why->text, sizeof why->text, "not inside a Slurm allocation (SLURM_JOB_ID is not set)");
       return ORCA_MCA_DECLINED;
     }
-    for (const auto& h : *nodes.value()) out->add(out->context, h.name.c_str(), h.slots, 1);
+    for (const auto& h : *nodes.value()) out->add(out->context, h.name.c_str(), h.slots, 1, 0);
     return ORCA_MCA_OK;
   });
 }

@@ -75,11 +75,13 @@ struct ORCA_EXPORT HostSlots {
   std::string name;
   unsigned slots = 1;
   bool slots_given = false;  // false: the default of 1, not the user's word
+  unsigned max_slots = 0;    // a hostfile's max_slots=N: the most processes even when oversubscribed; 0: no cap
   bool operator==(const HostSlots&) const = default;
 };
 
 /* Merges repeated names into their first appearance, adding the slots
- * (slots_given if any of them gave slots). Order of first appearance is
+ * (slots_given if any of them gave slots) and the caps (max_slots, when
+ * every one of them gave one; else no cap). Order of first appearance is
  * kept. Error: a host's slots add up to more than kMaxSlotsPerHost
  * (launch/host-bad-slots, naming `source`). */
 ORCA_EXPORT Result<std::vector<HostSlots>> merge_duplicate_hosts(std::vector<HostSlots> hosts,
@@ -96,14 +98,13 @@ ORCA_EXPORT Result<std::vector<HostSlots>> parse_host_option(std::string_view te
 /* The text of a hostfile: one host or hostlist per line, optionally
  * followed by "slots=N" (spaces around '=' allowed); '#' starts a comment;
  * blank lines are skipped. Duplicates are merged with their slots added.
- * `max_slots=N` (Open MPI's per-host cap) is refused, not ignored: Orca
- * has no per-host cap, only --oversubscribe for the whole job, and a
- * limit silently dropped would run more processes than the file allows
- * (launch/hostfile-max-slots).
- * Errors name "file:line": an unknown or repeated key, a bad slots value
- * (launch/hostfile-syntax), the errors of expand_hostlist() with source
- * "hostfile FILE:LINE", and a file that names no host
- * (launch/hostfile-empty). */
+ * `max_slots=M` (Open MPI's per-host cap, at least the host's slots) is
+ * the most processes the host runs when the job is oversubscribed; it
+ * does not itself allow oversubscription. Without slots= the host has 1.
+ * Errors name "file:line": an unknown or repeated key, a bad slots or
+ * max_slots value, max_slots below slots (launch/hostfile-syntax), the
+ * errors of expand_hostlist() with source "hostfile FILE:LINE", and a
+ * file that names no host (launch/hostfile-empty). */
 ORCA_EXPORT Result<std::vector<HostSlots>> parse_hostfile_text(std::string_view text, std::string_view file_name);
 
 /* Reads and parses hostfile `path`. Only a regular file of at most

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define ORCA_RAS_INTERFACE_VERSION 1u
+#define ORCA_RAS_INTERFACE_VERSION 2u  /* 2: add() takes max_slots */
 
 /* What the user asked for on orcarun's command line. */
 typedef struct orca_ras_request {
@@ -45,8 +45,10 @@ typedef struct orca_ras_request {
 typedef struct orca_ras_nodes {
     void *context;
     /* One node, in job order (the first is node 0). slots_given: the
-     * allocation said how many; otherwise 1, a default. */
-    void (*add)(void *context, const char *name, uint32_t slots, int slots_given);
+     * allocation said how many; otherwise 1, a default. max_slots: the
+     * most processes it may run even oversubscribed (a hostfile's
+     * max_slots=M, at least slots); 0: no cap. */
+    void (*add)(void *context, const char *name, uint32_t slots, int slots_given, uint32_t max_slots);
     /* Why the allocation is unusable, as a help message: area, topic, and
      * `count` (key, value) pairs in `pairs` (2 * count strings). Called
      * once, before allocate returns FAILED. */

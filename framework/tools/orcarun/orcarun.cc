@@ -150,11 +150,12 @@ orca::Status map_job(const orca::orcarun::Options& options, const PlanFrameworks
                    ? orca::launch::map_ranks_per_node(plan.nodes, *options.per_node, options.processes, options.oversubscribe)
                    : orca::launch::map_ranks(plan.nodes, options.processes, options.map_by, options.oversubscribe);
   if (!ranks) return ranks.error();
-  plan.ranks = std::move(ranks.value());
+  plan.ranks = options.rank_by ? orca::launch::rank_ranks(ranks.value(), *options.rank_by) : std::move(ranks.value());
   if (options.display_map) {
     std::string policy = options.per_node ? "-N " + std::to_string(*options.per_node)
                                           : options.map_by == orca::launch::MapBy::Node ? "--map-by node"
                                                                                         : "--map-by slot";
+    if (options.rank_by) policy += options.rank_by == orca::launch::RankBy::Node ? ", --rank-by node" : ", --rank-by slot";
     // Within each host, ranks go over its objects of that resource.
     if (options.cpu.map_by) policy += ", then by " + std::string(orca::launch::resource_name(*options.cpu.map_by));
     std::cerr << "orcarun: " + orca::launch::map_text(plan.nodes, plan.ranks, policy) << std::flush;

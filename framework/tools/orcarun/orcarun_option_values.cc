@@ -230,6 +230,23 @@ Status set_bind_to(const std::string& name, const std::string& value, Options& o
   return {};
 }
 
+// --rank-by slot|node. Open MPI also ranks by a resource (core, numa, ...);
+// here ranks within a host already follow --map-by's objects, so that is
+// refused with the way to get it.
+Status set_rank_by(const std::string& name, const std::string& value, Options& o) {
+  auto r = launch::parse_rank_by(value);
+  if (!r) {
+    const std::string first = value.substr(0, value.find(':'));
+    if (launch::parse_resource(first)) {
+      return bad_option(name + " " + value, "orcarun ranks by slot or node; within a host, ranks already go over its " +
+                                                first + " objects in order with --map-by " + first);
+    }
+    return bad_option(name + " " + value, "it takes slot (each host's ranks consecutive) or node (round-robin over hosts)");
+  }
+  o.rank_by = r.value();
+  return {};
+}
+
 // --output LIST (Open MPI 5's and PRRTE's): tag, tag-detailed,
 // timestamp, merge-stderr-to-stdout, dir=DIR, between commas.
 Status set_output(const std::string& name, const std::string& value, Options& o) {

@@ -54,6 +54,7 @@ Status add_tune_file(const std::string& name, const std::string& value, Options&
 Status set_cpus_per_rank(const std::string& name, const std::string& value, Options& o);
 Status set_output(const std::string& name, const std::string& value, Options& o);
 Status set_bind_to(const std::string& name, const std::string& value, Options& o);
+Status set_rank_by(const std::string& name, const std::string& value, Options& o);
 
 /* --wdir, --output-filename, --app: a path, which becomes a C string. */
 template <std::optional<std::string> Options::*field>

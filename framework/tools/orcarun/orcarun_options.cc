@@ -59,6 +59,8 @@ constexpr Spelling kSpellings[] = {
     {"--npernode", nullptr, set_per_node},
     {"-npernode", nullptr, set_per_node},
     {"-ppn", nullptr, set_per_node},
+    {"--rank-by", nullptr, set_rank_by},
+    {"-rank-by", nullptr, set_rank_by},
     {"--bind-to", nullptr, set_bind_to},
     {"-bind-to", nullptr, set_bind_to},
     {"--output-filename", nullptr, set_path<&Options::output_filename>},
@@ -88,7 +90,7 @@ const Spelling* spelling(const std::string& name) {
 
 // Options of mpirun and mpiexec that orcarun does not have: said so by
 // name, rather than as a typo of one of ours.
-constexpr const char* kOtherLaunchersOptions[] = {"--rank-by", "--cpu-set"};
+constexpr const char* kOtherLaunchersOptions[] = {"--cpu-set"};
 
 // --mca NAME VALUE (args[i] moves on to VALUE).
 Status add_mca(const std::vector<std::string>& args, size_t& i, const OptionWord& w, Options& o) {

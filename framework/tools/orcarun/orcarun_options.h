@@ -30,6 +30,7 @@ struct Options {
   std::optional<unsigned> processes;  // -n / --np; empty: one per slot
   MapBy map_by = MapBy::Slot;
   std::optional<unsigned> per_node;   // -N, --npernode, -ppn, --map-by ppr:N:node
+  std::optional<launch::RankBy> rank_by;  // --rank-by; none: the map's own order
   launch::CpuPolicy cpu;              // --map-by RES[:pe=N], --cpus-per-rank, --bind-to
   bool display_map = false;           // --display-map
   bool report_bindings = false;       // --report-bindings

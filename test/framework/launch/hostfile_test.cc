@@ -123,12 +123,31 @@ TEST(HostfileText, SlotsOverTheLimitWhenAddedUp) {
   EXPECT_TRUE(Contains(r.error().arg("why"), "more than once"));
 }
 
-TEST(HostfileText, MaxSlotsIsRefusedWithAReason) {
-  for (const char* text : {"a slots=2 max_slots=4\n", "a max-slots=4\n"}) {
+TEST(HostfileText, MaxSlotsCapsAHostAndAddsUpOverRepeats) {
+  auto r = parse_hostfile_text("a slots=2 max_slots=4\nb max-slots = 3\nc:2\nd slots=1 max_slots=1\nd max_slots=2\n"
+                               "c max_slots=5\n", "/x");
+  ASSERT_TRUE(Succeeded(r));
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_EQ(r.value()[0], (HostSlots{"a", 2, true, 4}));
+  EXPECT_EQ(r.value()[1], (HostSlots{"b", 1, false, 3})) << "without slots= a host has 1";
+  EXPECT_EQ(r.value()[2], (HostSlots{"c", 3, true, 0})) << "a line without a cap leaves the host uncapped";
+  EXPECT_EQ(r.value()[3], (HostSlots{"d", 2, true, 3}));
+}
+
+TEST(HostfileText, MaxSlotsBelowSlotsOrMalformedIsAnError) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"a slots=4 max_slots=2\n", "is below the host's 4 slots"},
+      {"a:4 max_slots=2\n", "is below the host's 4 slots"},
+      {"a max_slots=0\n", "max_slots must be"},
+      {"a max_slots=x\n", "max_slots must be"},
+      {"a max-slots\n", "needs a value"},
+      {"a max_slots=2 max-slots=3\n", "given twice"},
+  };
+  for (const auto& [text, why] : bad) {
     auto r = parse_hostfile_text(text, "/x");
-    ASSERT_TRUE(FailedWith(r, "launch", "hostfile-max-slots")) << text;
-    EXPECT_EQ(r.error().arg("file"), "/x");
+    ASSERT_TRUE(FailedWith(r, "launch", "hostfile-syntax")) << text;
     EXPECT_EQ(r.error().arg("line"), "1");
+    EXPECT_TRUE(Contains(r.error().arg("why"), why)) << r.error().summary();
   }
 }
 

@@ -39,7 +39,7 @@ std::vector<Message> every_message() {
   out.push_back(error_of(expand_hostlist(std::string(240, 'a') + "[0-999999]", "--host")));
   out.push_back(error_of(parse_host_option("h:0")));
   out.push_back(error_of(parse_hostfile_text("a b\n", "/x")));
-  out.push_back(error_of(parse_hostfile_text("a max_slots=2\n", "/x")));
+  out.push_back(error_of(parse_hostfile_text("a slots=2 max_slots=1\n", "/x")));
   out.push_back(error_of(parse_hostfile_text("# none\n", "/x")));
   out.push_back(error_of(read_hostfile(dir.path().string())));
   out.push_back(error_of(parse_tasks_per_node("2(x0)")));
@@ -51,6 +51,10 @@ std::vector<Message> every_message() {
   out.push_back(error_of(map_ranks({HostSlots{"a", 0, true}}, std::nullopt, MapBy::Slot, false)));
   out.push_back(error_of(map_ranks(one, kMaxRanks + 1, MapBy::Slot, true)));
   out.push_back(error_of(map_ranks(one, 3u, MapBy::Node, false)));
+  const std::vector<HostSlots> capped{HostSlots{"a", 2, true, 3}};
+  out.push_back(error_of(map_ranks(capped, 4u, MapBy::Node, true)));
+  out.push_back(error_of(map_ranks_per_node(capped, 4, std::nullopt, true)));
+  out.push_back(error_of(parse_rank_by("core")));
   return out;
 }
 
@@ -66,7 +70,7 @@ TEST(LaunchHelp, EveryMessageRendersCompletely) {
     EXPECT_TRUE(LacksText(text, "{"));
     EXPECT_TRUE(Contains(text, "orcarun: "));
   }
-  EXPECT_EQ(topics.size(), 17u) << "one message per topic";
+  EXPECT_EQ(topics.size(), 19u) << "one message per topic";
 }
 
 TEST(LaunchHelp, TooManyNamesTheOptionToSet) {

@@ -1,5 +1,6 @@
-// map_ranks: --map-by slot|node, with and without --oversubscribe, and
-// the errors for -n too large, -n 0 and no nodes.
+// map_ranks: --map-by slot|node, with and without --oversubscribe, a
+// hostfile's max_slots caps, --rank-by, and the errors for -n too large,
+// -n 0 and no nodes.
 #include "launch/rank_map.h"
 
 #include "lib/expect_text.h"
@@ -227,6 +228,98 @@ TEST(MapRanksPerNode, MapsThatCannotBeMetNameWhy) {
                          "map-too-large"));
 }
 
+// nodes() with max_slots caps (0: none).
+Hosts capped(std::initializer_list<unsigned> slots, std::initializer_list<unsigned> caps) {
+  Hosts out = nodes(slots);
+  size_t i = 0;
+  for (unsigned c : caps) out[i++].max_slots = c;
+  return out;
+}
+
+TEST(MapRanksMaxSlots, OversubscribedPassesStopAtEachNodesCap) {
+  struct Case {
+    Hosts hosts;
+    unsigned n;
+    MapBy by;
+    std::vector<size_t> nodes;
+  };
+  const Case cases[] = {
+      // By slot: the fill repeats (2+1 a pass) until n0 reaches 3; then n1 alone.
+      {capped({2, 1}, {3, 0}), 7, MapBy::Slot, {0, 0, 0, 1, 1, 1, 1}},
+      // A pass n0 cannot take whole gives it its room (1 of 2), n1 its 1.
+      {capped({2, 1}, {3, 4}), 5, MapBy::Slot, {0, 0, 0, 1, 1}},
+      // Uncapped as before: passes of 2+1, the last partial in node order.
+      {capped({2, 1}, {0, 0}), 7, MapBy::Slot, {0, 0, 0, 0, 0, 1, 1}},
+      // By node: round-robin beyond the slots skips a node at its cap.
+      {capped({1, 1, 1}, {1, 3, 2}), 6, MapBy::Node, {0, 1, 2, 1, 2, 1}},
+      {capped({1, 1}, {2, 0}), 5, MapBy::Node, {0, 1, 0, 1, 1}},
+  };
+  for (const Case& c : cases) {
+    const RankMap m = mapped(c.hosts, c.n, c.by, true);
+    EXPECT_EQ(node_of(m), c.nodes) << c.n;
+    EXPECT_TRUE(m.oversubscribed);
+  }
+  // Caps do not allow oversubscription by themselves.
+  EXPECT_TRUE(FailedWith(map_ranks(capped({1, 1}, {4, 4}), 3, MapBy::Slot, false), "launch", "map-too-many"));
+}
+
+TEST(MapRanksMaxSlots, MoreThanTheCapsAllowIsRefused) {
+  auto r = map_ranks(capped({1, 2}, {2, 3}), 6, MapBy::Slot, true);
+  ASSERT_TRUE(FailedWith(r, "launch", "map-max-slots"));
+  EXPECT_EQ(r.error().arg("most"), "5");
+  EXPECT_EQ(r.error().arg("n"), "6");
+  EXPECT_TRUE(Succeeded(map_ranks(capped({1, 2}, {2, 3}), 5, MapBy::Node, true)));
+  // One node without a cap takes any number, wherever it is in the list.
+  EXPECT_TRUE(Succeeded(map_ranks(capped({1, 1, 1}, {0, 1, 1}), 50, MapBy::Slot, true)));
+  EXPECT_TRUE(Succeeded(map_ranks(capped({1, 1, 1}, {1, 0, 1}), 50, MapBy::Node, true)));
+  // -N beyond a host's cap, even oversubscribed.
+  auto per_node = map_ranks_per_node(capped({1, 1}, {2, 4}), 3, std::nullopt, true);
+  ASSERT_TRUE(FailedWith(per_node, "launch", "map-per-node-max-slots"));
+  EXPECT_EQ(per_node.error().arg("host"), "n0");
+  EXPECT_EQ(per_node.error().arg("max_slots"), "2");
+  EXPECT_TRUE(Succeeded(map_ranks_per_node(capped({1, 1}, {2, 4}), 2, std::nullopt, true)));
+}
+
+TEST(RankRanks, RenumbersKeepingEachNodesCount) {
+  struct Case {
+    RankMap map;
+    RankBy by;
+    std::vector<size_t> nodes;
+    std::vector<unsigned> locals;
+  };
+  const Case cases[] = {
+      // -N 2 on 3 nodes, ranked by node: round-robin.
+      {(map_ranks_per_node(nodes({2, 2, 2}), 2, std::nullopt, false)).value(), RankBy::Node, {0, 1, 2, 0, 1, 2},
+       {0, 0, 0, 1, 1, 1}},
+      // --map-by node ranked by slot: each node's ranks consecutive.
+      {(map_ranks(nodes({2, 2}), 4, MapBy::Node, false)).value(), RankBy::Slot, {0, 0, 1, 1}, {0, 1, 0, 1}},
+      // Uneven counts: a node that runs out leaves the rotation.
+      {(map_ranks(nodes({3, 1, 2}), 6, MapBy::Slot, false)).value(), RankBy::Node, {0, 1, 2, 0, 2, 0},
+       {0, 0, 0, 1, 1, 2}},
+      // A node without ranks is skipped either way.
+      {(map_ranks(nodes({0, 2, 1}), 3, MapBy::Slot, false)).value(), RankBy::Node, {1, 2, 1}, {0, 0, 1}},
+      {(map_ranks(nodes({0, 2, 1}), 3, MapBy::Node, false)).value(), RankBy::Slot, {1, 1, 2}, {0, 1, 0}},
+  };
+  for (const Case& c : cases) {
+    const RankMap m = rank_ranks(c.map, c.by);
+    EXPECT_EQ(node_of(m), c.nodes);
+    EXPECT_EQ(local_of(m), c.locals);
+    EXPECT_EQ(m.local_sizes, c.map.local_sizes);
+    for (size_t i = 0; i < m.placements.size(); ++i) EXPECT_EQ(m.placements[i].rank, i);
+  }
+  auto over = map_ranks(nodes({1, 1}), 4, MapBy::Slot, true);
+  EXPECT_TRUE(rank_ranks(over.value(), RankBy::Node).oversubscribed);
+}
+
+TEST(ParseRankBy, SlotAndNodeInAnyCase) {
+  EXPECT_EQ(parse_rank_by("slot").value(), RankBy::Slot);
+  EXPECT_EQ(parse_rank_by(" NODE ").value(), RankBy::Node);
+  for (const char* bad : {"core", "", "node:span", "fill"}) {
+    auto r = parse_rank_by(bad);
+    ASSERT_TRUE(FailedWith(r, "launch", "rank-by-unknown")) << bad;
+  }
+}
+
 TEST(MapText, OneLinePerHostThatRunsRanksWithRanges) {
   Hosts hosts = nodes({2, 2, 1});
   hosts[2].name = "gpu\x1b[31m";
@@ -243,6 +336,12 @@ TEST(MapText, OneLinePerHostThatRunsRanksWithRanges) {
             "  n0 (4 slots): ranks 0-2\n");
   auto over = map_ranks_per_node(nodes({1}), 1, std::nullopt, false);
   EXPECT_EQ(map_text(nodes({1}), over.value(), "-N 1"), "map of 1 rank on 1 host (-N 1):\n  n0 (1 slot): rank 0\n");
+  const Hosts caps = capped({1, 2}, {3, 0});
+  auto with_cap = map_ranks(caps, 4, MapBy::Slot, true);
+  EXPECT_EQ(map_text(caps, with_cap.value(), "--map-by slot"),
+            "map of 4 ranks on 2 hosts (--map-by slot, oversubscribed):\n"
+            "  n0 (1 slot, at most 3): ranks 0-1\n"
+            "  n1 (2 slots): ranks 2-3\n");
 }
 
 }  // namespace

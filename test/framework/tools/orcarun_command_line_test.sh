@@ -274,7 +274,7 @@ other_launchers_spellings() {
     orc --oversubcribe -n 1 true
     expect_failure
     expect_text err "orcarun: the option --oversubcribe cannot be used as given: it is not an orcarun option; did you mean --oversubscribe?"
-    orc --rank-by core -n 1 true
+    orc --cpu-set 0 -n 1 true
     expect_failure
     expect_text err "orcarun does not have this option of mpirun and mpiexec yet"
     expect_no_stdout

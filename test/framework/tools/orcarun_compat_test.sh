@@ -40,6 +40,11 @@ open_mpi_command_lines() {
 $HOST" -np 2 -H "$HOST:2" hostname
     row "--hostfile with slots=" ok "$HOST
 $HOST" --hostfile "$T/hostfile" -np 2 hostname
+    printf '%s slots=2 max_slots=3\n' "$HOST" >"$T/capped"
+    row "max_slots= caps oversubscription" ok "$HOST
+$HOST
+$HOST" --hostfile "$T/capped" --oversubscribe -np 3 hostname
+    row "max_slots= exceeded" "their max_slots allow 3 in all" - --hostfile "$T/capped" --oversubscribe -np 4 true
     row "--map-by node" ok "0
 1" --host "$HOST:2" --map-by node -np 2 sh -c 'echo $ORCA_RANK'
     row "-N (ranks per node)" ok "0
@@ -71,7 +76,11 @@ x
 x" --oversubscribe -np 3 --host "$HOST:1" echo x
     row "--allow-run-as-root" ok "x" --allow-run-as-root -np 1 echo x
     row "Open MPI 5's --output" ok "[$HOST:0] x" --output tag-detailed -np 1 echo x
-    row "--rank-by (not yet)" "orcarun does not have this option of mpirun and mpiexec yet" - --rank-by core -np 1 true
+    row "--rank-by" ok "0 node 0
+1 node 1
+2 node 0
+3 node 1" --mca plm_local_num_nodes 2 -N 2 --rank-by node -np 4 sh -c 'echo "$ORCA_RANK node $ORCA_NODE"'
+    row "--rank-by a resource" "orcarun ranks by slot or node" - --rank-by core -np 1 true
     row "--cpu-set (not yet)" "orcarun does not have this option of mpirun and mpiexec yet" - --cpu-set 0 -np 1 true
     row "ppr over another resource (not yet)" "orcarun maps ranks per node only (ppr:N:node, -N)" - \
         --map-by ppr:1:socket -np 1 true

@@ -116,6 +116,66 @@ rank_environment_per_node() {
     done_case
 }
 
+# --rank-by renumbers what the map put on each node: -N 2 on 3 nodes ranked
+# by node deals ranks round-robin (node 0 runs ranks 0 and 3); --map-by node
+# ranked by slot gives each node consecutive ranks. Each rank's own
+# environment agrees with the map printed before the start.
+ranks_renumbered_by_rank_by() {
+    setup
+    orc --mca plm_local_num_nodes 3 -N 2 --rank-by node --display-map sh -c "$ENV_COMMAND"
+    expect_status 0
+    expect_sorted_stdout "0 6 0 2 0
+1 6 0 2 1
+2 6 0 2 2
+3 6 1 2 0
+4 6 1 2 1
+5 6 1 2 2"
+    expect_line err "orcarun: map of 6 ranks on 3 hosts (-N 2, --rank-by node):"
+    expect_match err "^  $HOST_RE#1 \([0-9]+ slots?\): ranks 0,3$"
+    expect_match err "^  $HOST_RE#3 \([0-9]+ slots?\): ranks 2,5$"
+    orc --mca plm_local_num_nodes 4 -n 8 --oversubscribe --map-by node --rank-by slot sh -c "$ENV_COMMAND"
+    expect_status 0
+    local expected="" r
+    for ((r = 0; r < 8; r++)); do expected+="$r 8 $((r % 2)) 2 $((r / 2))"$'\n'; done
+    expect_sorted_stdout "${expected%$'\n'}"
+    expect_no_stderr
+    orc --rank-by numa -n 1 true
+    expect_failure
+    expect_text err "orcarun: the option --rank-by numa cannot be used as given: orcarun ranks by slot or node;"
+    expect_no_stdout
+    done_case
+}
+
+# A hostfile's max_slots caps a host when the job is oversubscribed: the
+# map fills past the slots up to the cap and no further; a job beyond
+# every cap, or -N beyond one, is refused before any daemon starts.
+max_slots_caps_a_host() {
+    setup
+    printf '%s slots=1 max_slots=2\n' "$HOST" >"$T/hosts"
+    orc --hostfile "$T/hosts" --oversubscribe -n 2 --display-map sh -c 'echo "$ORCA_RANK $ORCA_LOCAL_SIZE"'
+    expect_status 0
+    expect_sorted_stdout "0 2
+1 2"
+    expect_line err "orcarun: map of 2 ranks on 1 host (--map-by slot, oversubscribed):"
+    expect_line err "  $HOST (1 slot, at most 2): ranks 0-1"
+    orc --hostfile "$T/hosts" -n 2 true
+    expect_failure
+    expect_text err "-n 2 asks for more processes than the 1 slots of the 1 host(s)."
+    orc --hostfile "$T/hosts" --oversubscribe -n 3 true
+    expect_failure
+    expect_text err "-n 3 asks for more processes than the 1 host(s) may run: even"
+    expect_text err "oversubscribed, their max_slots allow 2 in all."
+    orc --hostfile "$T/hosts" --oversubscribe -N 3 true
+    expect_failure
+    expect_text err "-N 3 puts 3 ranks on $HOST, whose hostfile line allows"
+    printf '%s slots=3 max_slots=2\n' "$HOST" >"$T/hosts"
+    orc --hostfile "$T/hosts" true
+    expect_failure
+    expect_text err "hostfile $T/hosts, line 1: max_slots=2 is below the host's 3 slots"
+    expect_no_stdout
+    done_case
+}
+
 # --- forwarded variables (-x, -genv, -genvlist) ----------------------------------
 
 # A value with every kind of byte a shell or a wire format could mangle:
@@ -409,7 +469,8 @@ report_topology() {
 }
 
 CASES=(hostname_twice one_rank_per_slot_by_default ranks_start_in_the_working_directory
-       rank_environment_by_slot rank_environment_by_node rank_environment_per_node forward_values_byte_exact
+       rank_environment_by_slot rank_environment_by_node rank_environment_per_node ranks_renumbered_by_rank_by
+       max_slots_caps_a_host forward_values_byte_exact
        forward_from_the_environment forward_unset_name_refused forward_bounds forward_past_the_message_limit
        routes_direct routes_direct_tree_spawn routes_radix routes_radix_tree_spawn failed_rank_exit_status
        missing_command_is_127 rank_killed_by_signal more_processes_than_slots report_topology

@@ -149,7 +149,9 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"-wdr", "/tmp", "x"}, "-wdr", "did you mean --wdir?"},
       {{"--hostfil", "f", "x"}, "--hostfil", "did you mean --hostfile?"},
       {{"--report-bindings=1", "x"}, "--report-bindings=1", "takes no value"},
-      {{"--rank-by", "core", "x"}, "--rank-by", "option of mpirun and mpiexec"},
+      {{"--cpu-set", "0", "x"}, "--cpu-set", "option of mpirun and mpiexec"},
+      {{"--rank-by", "core", "x"}, "--rank-by core", "within a host, ranks already go over its core objects"},
+      {{"-rank-by", "fill", "x"}, "-rank-by fill", "it takes slot (each host's ranks consecutive) or node"},
       // MPMD: each program needs its -n and a command, and takes only its own options.
       {{"-n", "1", "a", ":", "./b"}, ":", "needs its own -n; program 2 (./b) has none"},
       {{"-n", "1", "a", ":", "-n", "1"}, ":", "has no command"},
@@ -189,6 +191,12 @@ TEST(OrcarunOptions, RanksPerNodeInEverySpelling) {
   ASSERT_TRUE(shown.ok());
   EXPECT_TRUE(shown->display_map);
   EXPECT_FALSE(parse({"x"})->per_node.has_value());
+}
+
+TEST(OrcarunOptions, RankByIsTheMapsOrderUnlessGiven) {
+  EXPECT_FALSE(parse({"x"})->rank_by.has_value());
+  EXPECT_EQ(parse({"--rank-by", "node", "x"})->rank_by, launch::RankBy::Node);
+  EXPECT_EQ(parse({"--rank-by=SLOT", "x"})->rank_by, launch::RankBy::Slot);
 }
 
 TEST(OrcarunOptions, OtherLaunchersSpellingsMeanOurOptions) {

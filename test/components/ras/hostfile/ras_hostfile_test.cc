@@ -44,6 +44,7 @@ struct Node {
   std::string name;
   std::uint32_t slots = 0;
   bool slots_given = false;
+  std::uint32_t max_slots = 0;
   bool operator==(const Node&) const = default;
 };
 
@@ -67,8 +68,8 @@ Answer allocate(const orca_ras_module& m, const std::vector<std::string>& hosts,
   const orca_ras_nodes out{
       .context = &a,
       .add =
-          [](void* context, const char* name, std::uint32_t slots, int slots_given) {
-            static_cast<Answer*>(context)->nodes.push_back(Node{name, slots, slots_given != 0});
+          [](void* context, const char* name, std::uint32_t slots, int slots_given, std::uint32_t max_slots) {
+            static_cast<Answer*>(context)->nodes.push_back(Node{name, slots, slots_given != 0, max_slots});
           },
       .fail =
           [](void* context, const char* area, const char* topic, const char* const*, size_t) {
@@ -115,11 +116,13 @@ TEST(RasHostfileComponent, HostfilesFollowTheHostValues) {
   Ras r;
   ASSERT_NE(r.module, nullptr);
   test::TempDir dir;
-  const std::string one = dir.write("one", "h1 slots=4\n# a comment\nh2\n");
+  const std::string one = dir.write("one", "h1 slots=4 max_slots=6\n# a comment\nh2\n");
   const std::string two = dir.write("two", "h3\n");
   const Answer a = allocate(*r.module, {"x"}, {one, two});
   ASSERT_EQ(a.rc, ORCA_MCA_OK) << a.why;
-  EXPECT_EQ(a.nodes, (std::vector<Node>{{"x", 1, false}, {"h1", 4, true}, {"h2", 1, false}, {"h3", 1, false}}));
+  // A hostfile's max_slots crosses the module boundary with its host.
+  EXPECT_EQ(a.nodes,
+            (std::vector<Node>{{"x", 1, false}, {"h1", 4, true, 6}, {"h2", 1, false}, {"h3", 1, false}}));
 }
 
 TEST(RasHostfileComponent, ABadHostValueOrAnUnreadableHostfileFailsWithTheLaunchMessage) {
