@@ -34,10 +34,10 @@ std::vector<Unit> cpu_units(const CpuTopology& t, bool hwthreads) {
 
 // The units of each object of `r`, in order. Mapping by the unit itself
 // (core, hwthread) or by nothing makes one object of them all: a rank of
-// pe=N takes the next N free ones.
+// pe=N takes the next N free ones. ppr:N:core keeps each core apart.
 std::vector<std::vector<std::size_t>> objects_of(const CpuTopology& t, const std::vector<Unit>& units,
-                                                 std::optional<Resource> r) {
-  const bool one_object = !r || *r == Resource::Core || *r == Resource::Hwthread;
+                                                 std::optional<Resource> r, bool per_object) {
+  const bool one_object = !r || (!per_object && (*r == Resource::Core || *r == Resource::Hwthread));
   return group_in_order(units.size(), [&](std::size_t u) -> std::size_t {
     return one_object ? 0 : resource_index(t, units[u].front(), *r);
   });
@@ -97,12 +97,16 @@ struct NodePlacer {
   std::vector<bool> used;
 
   NodePlacer(const CpuTopology& t, const CpuPolicy& p)
-      : topology(t), policy(p), hwthreads(p.map_by == Resource::Hwthread), units(cpu_units(t, hwthreads)),
-        objects(objects_of(t, units, p.map_by)), used(units.size(), false) {}
+      : topology(t), policy(p),
+        hwthreads(p.map_by == Resource::Hwthread || (p.per_object != 0 && p.map_by == Resource::Core)),
+        units(cpu_units(t, hwthreads)), objects(objects_of(t, units, p.map_by, p.per_object != 0)),
+        used(units.size(), false) {}
 
-  // The PUs of pe free units of one object, trying from object `first`; empty: none has room.
+  // The PUs of pe free units of one object, trying from object `first`
+  // (and, unless ppr, the next ones); empty: none has room.
   std::vector<std::size_t> take(std::size_t first) {
-    for (std::size_t k = 0; k < objects.size(); ++k) {
+    const std::size_t tries = policy.per_object != 0 ? 1 : objects.size();
+    for (std::size_t k = 0; k < tries; ++k) {
       const auto& object = objects[(first + k) % objects.size()];
       std::vector<std::size_t> free;
       for (std::size_t u : object) {
@@ -185,7 +189,9 @@ Result<std::vector<RankCpus>> place_cpus(const std::vector<HostSlots>& nodes, co
     NodePlacer placer(topologies[n], policy);
     const auto by_object = cpus_by_object(topologies[n], bind);
     for (std::size_t i = 0; i < ranks.size(); ++i) {
-      const std::size_t first = policy.map_by ? i % placer.objects.size() : 0;
+      const std::size_t first = policy.per_object != 0 ? (i / policy.per_object) % placer.objects.size()
+                                : policy.map_by                ? i % placer.objects.size()
+                                                               : 0;
       auto pus = placer.take(first);
       if (pus.empty() && policy.oversubscribe) {
         std::fill(placer.used.begin(), placer.used.end(), false);  // a second pass over the same CPUs

@@ -24,6 +24,8 @@
  * simulated nodes share one host's cores, so a default binding would
  * pile each node's first rank onto CPU 0.
  *
+ * With ppr:N:RES (per_object) each object takes N ranks in turn instead.
+ *
  * A node without enough free CPUs for its ranks is an error naming the
  * host, the resource and the counts, unless oversubscribe: then a second
  * pass over the same CPUs begins.
@@ -61,6 +63,12 @@ struct ORCA_EXPORT CpuPolicy {
   unsigned pe = 1;                 // CPUs per rank (:pe=N, --cpus-per-rank)
   std::optional<BindTo> bind;      // --bind-to; none given: see above
   bool oversubscribe = false;
+  /* ppr:N:RES (object_map.h): N ranks on each object of map_by, local
+   * ranks filling the objects in order (0..N-1 on the first), never
+   * moving to another object when one is full; a rank's pe units are
+   * hardware threads when RES is core or hwthread (two ranks a core share
+   * it), cores otherwise. 0: round-robin over the objects, as above. */
+  unsigned per_object = 0;
 
   /* Whether placing needs each node's topology (only then does a daemon
    * load hwloc): a resource map, pe above 1, or a binding. */

@@ -50,6 +50,14 @@ JobMachine::JobMachine(JobFacts facts, Hooks hooks)
   if (facts_.start_early) arrivals_.emplace(*facts_.tree);
 }
 
+bool JobMachine::set_rank_daemons(std::vector<std::uint32_t> rank_daemon) {
+  if (command_sent_ || arrivals_ || phase_ != JobPhase::WireUp) return false;
+  facts_.rank_daemon = std::move(rank_daemon);
+  rank_done_.assign(facts_.rank_daemon.size(), false);
+  ranks_left_ = static_cast<std::uint32_t>(facts_.rank_daemon.size());
+  return true;
+}
+
 std::string JobMachine::describe(std::uint32_t vpid) const {
   return printable(host(vpid)) + " (daemon " + std::to_string(vpid) + ")";
 }

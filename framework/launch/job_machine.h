@@ -131,6 +131,12 @@ class ORCA_EXPORT JobMachine {
   /* Daemon `vpid` reported up (its report came up the tree). Returns false
    * when it was already up. */
   bool up(std::uint32_t vpid);
+  /* The ranks' daemons (JobFacts::rank_daemon), when the map could only
+   * be made from the daemons' reports (--map-by ppr:N:core: how many
+   * ranks a host runs depends on its processors). Only before the
+   * command is sent and without an early start; returns whether it was
+   * taken. */
+  bool set_rank_daemons(std::vector<std::uint32_t> rank_daemon);
   /* What the wired_up hook ran before the command is done: the command
    * goes to every child of orcarun that does not have it. Returns whether
    * it did (if not, the job failed and ends). */

@@ -181,24 +181,22 @@ Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<uns
   return map;
 }
 
-Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned per_node, std::optional<unsigned> n,
-                                   bool oversubscribe) {
+Result<RankMap> map_counts(const std::vector<HostSlots>& nodes, const std::vector<std::uint64_t>& counts,
+                           std::optional<unsigned> n, bool oversubscribe, const std::string& policy,
+                           const std::function<std::string(std::size_t)>& what) {
   if (nodes.empty()) return Message("launch", "map-no-nodes", {});
   if (n && *n == 0) return Message("launch", "map-zero-processes", {});
-  if (per_node == 0 || per_node > kMaxPerNode) {
-    return Message("launch", "map-per-node-range",
-                   {{"per_node", std::to_string(per_node)}, {"limit", std::to_string(kMaxPerNode)}});
-  }
-  const std::uint64_t full = static_cast<std::uint64_t>(per_node) * nodes.size();
+  std::uint64_t full = 0;
+  for (std::uint64_t c : counts) full += c;
   const std::uint64_t want = n ? *n : full;
   if (want > kMaxRanks) {
     return Message("launch", "map-too-large",
-                   {{"n", std::to_string(want)}, {"limit", std::to_string(kMaxRanks)}, {"from", "-N"}});
+                   {{"n", std::to_string(want)}, {"limit", std::to_string(kMaxRanks)}, {"from", policy}});
   }
   if (want > full) {
     return Message("launch", "map-per-node-too-few",
-                   {{"n", std::to_string(want)}, {"per_node", std::to_string(per_node)},
-                    {"nodes", std::to_string(nodes.size())}, {"most", std::to_string(full)}});
+                   {{"n", std::to_string(want)}, {"policy", policy}, {"nodes", std::to_string(nodes.size())},
+                    {"most", std::to_string(full)}});
   }
   RankMap map;
   map.placements.resize(static_cast<size_t>(want));
@@ -206,17 +204,16 @@ Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned
   unsigned next = 0;
   for (size_t i = 0; i < nodes.size() && next < want; ++i) {
     const HostSlots& node = nodes[i];
-    const unsigned here = static_cast<unsigned>(std::min<std::uint64_t>(per_node, want - next));
+    const unsigned here = static_cast<unsigned>(std::min<std::uint64_t>(counts[i], want - next));
     if (node.max_slots != 0 && here > node.max_slots) {
       return Message("launch", "map-per-node-max-slots",
-                     {{"host", excerpt(node.name)}, {"max_slots", std::to_string(node.max_slots)},
-                      {"per_node", std::to_string(per_node)}});
+                     {{"what", what(i)}, {"host", excerpt(node.name)}, {"max_slots", std::to_string(node.max_slots)}});
     }
     if (node.slots_given && here > node.slots) {
       if (!oversubscribe) {
         return Message("launch", "map-per-node-slots",
-                       {{"host", excerpt(node.name)}, {"slots", std::to_string(node.slots)},
-                        {"per_node", std::to_string(per_node)}});
+                       {{"what", what(i)}, {"host", excerpt(node.name)}, {"slots", std::to_string(node.slots)},
+                        {"count", std::to_string(here)}});
       }
       map.oversubscribed = true;
     }
@@ -226,6 +223,17 @@ Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned
     }
   }
   return map;
+}
+
+Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned per_node, std::optional<unsigned> n,
+                                   bool oversubscribe) {
+  if (per_node == 0 || per_node > kMaxPerNode) {
+    return Message("launch", "map-per-node-range",
+                   {{"per_node", std::to_string(per_node)}, {"limit", std::to_string(kMaxPerNode)}});
+  }
+  const std::string policy = "-N " + std::to_string(per_node);
+  return map_counts(nodes, std::vector<std::uint64_t>(nodes.size(), per_node), n, oversubscribe, policy,
+                    [&](std::size_t) { return policy + " puts " + std::to_string(per_node) + " ranks"; });
 }
 
 namespace {

@@ -26,6 +26,8 @@
 #include <orca/result.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,6 +82,15 @@ inline constexpr unsigned kMaxPerNode = 1u << 20;
  * naming the host, its slots and --oversubscribe); more than kMaxRanks. */
 ORCA_EXPORT Result<RankMap> map_ranks_per_node(const std::vector<HostSlots>& nodes, unsigned per_node,
                                                std::optional<unsigned> n, bool oversubscribe);
+
+/* What -N and ppr:N:RES share once each node's count is known: counts[i]
+ * consecutive ranks on node i, nodes in order; with `n`, the first n of
+ * those places. `policy` names the option in messages ("-N 2"), what(i)
+ * what it puts on node i ("-N 2 puts 2 ranks"). Errors: those of
+ * map_ranks_per_node but the range. */
+Result<RankMap> map_counts(const std::vector<HostSlots>& nodes, const std::vector<std::uint64_t>& counts,
+                           std::optional<unsigned> n, bool oversubscribe, const std::string& policy,
+                           const std::function<std::string(std::size_t)>& what);
 
 /* How --rank-by numbers the processes a map put on each node. */
 enum class RankBy { Slot, Node };

@@ -109,6 +109,7 @@ class JobLaunch {
    * any, then start_command. */
   void all_up();
   Status place_rank_cpus();
+  Status map_per_object(const std::vector<launch::CpuTopology>& topologies);
   void add_thread_hint(std::vector<std::string>& environment) const;
   void data_plane_answered(const launch::DataPlaneAnswer& answer);
   void mesh_checked(const launch::MeshResult& result);

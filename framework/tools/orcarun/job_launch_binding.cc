@@ -2,8 +2,10 @@
 // are up and before any rank starts (launch/cpu_binding.h); and what
 // --report-bindings prints of them.
 #include "job_launch.h"
+#include "map_policy.h"
 
 #include "launch/cpu_binding.h"
+#include "launch/object_map.h"
 
 #include <cstdlib>
 
@@ -22,6 +24,9 @@ Status JobLaunch::place_rank_cpus() {
     if (!t) return unread(t.error().summary());
     topologies[v - 1] = std::move(t.value());
   }
+  if (options_.cpu.per_object != 0) {
+    if (Status mapped = map_per_object(topologies); !mapped) return mapped;
+  }
   launch::CpuPolicy policy = options_.cpu;
   policy.oversubscribe = options_.oversubscribe;
   auto placed = launch::place_cpus(plan_.nodes, topologies, plan_.ranks, policy);
@@ -35,6 +40,23 @@ Status JobLaunch::place_rank_cpus() {
     }
     say(text);
   }
+  return {};
+}
+
+// --map-by ppr:N:RES: the map, now that each host's processors are known;
+// --display-map prints it here, before any rank starts.
+Status JobLaunch::map_per_object(const std::vector<launch::CpuTopology>& topologies) {
+  auto map = launch::map_ranks_per_object(plan_.nodes, topologies, options_.cpu.per_object, *options_.cpu.map_by,
+                                          options_.processes, options_.oversubscribe);
+  if (!map) return map.error();
+  plan_.ranks = options_.rank_by ? launch::rank_ranks(map.value(), *options_.rank_by) : std::move(map.value());
+  std::vector<std::uint32_t> rank_daemon;
+  rank_daemon.reserve(plan_.ranks.placements.size());
+  for (const auto& p : plan_.ranks.placements) rank_daemon.push_back(static_cast<std::uint32_t>(p.node + 1));
+  if (!machine_->set_rank_daemons(std::move(rank_daemon))) {
+    return Message("orcarun", "map-after-start", {{"policy", map_policy(options_)}});
+  }
+  if (options_.display_map) say("orcarun: " + launch::map_text(plan_.nodes, plan_.ranks, map_policy(options_)));
   return {};
 }
 

@@ -14,6 +14,7 @@
 #include "foreign_settings.h"
 #include "forwarded_environment.h"
 #include "job_nodes.h"
+#include "map_policy.h"
 #include "orcarun_options.h"
 
 #include <orca/child_process.h>
@@ -144,21 +145,20 @@ orca::Status choose_nodes(const orca::orcarun::Options& options, const PlanFrame
   return {};
 }
 
-// The ranks on the nodes, and the routing tree of the daemons.
+// The ranks on the nodes, and the routing tree of the daemons. A map by
+// ppr:N:core and the like waits for the daemons' processors (JobLaunch).
 orca::Status map_job(const orca::orcarun::Options& options, const PlanFrameworks& fws, orca::orcarun::JobPlan& plan) {
-  auto ranks = options.per_node
-                   ? orca::launch::map_ranks_per_node(plan.nodes, *options.per_node, options.processes, options.oversubscribe)
-                   : orca::launch::map_ranks(plan.nodes, options.processes, options.map_by, options.oversubscribe);
-  if (!ranks) return ranks.error();
-  plan.ranks = options.rank_by ? orca::launch::rank_ranks(ranks.value(), *options.rank_by) : std::move(ranks.value());
-  if (options.display_map) {
-    std::string policy = options.per_node ? "-N " + std::to_string(*options.per_node)
-                                          : options.map_by == orca::launch::MapBy::Node ? "--map-by node"
-                                                                                        : "--map-by slot";
-    if (options.rank_by) policy += options.rank_by == orca::launch::RankBy::Node ? ", --rank-by node" : ", --rank-by slot";
-    // Within each host, ranks go over its objects of that resource.
-    if (options.cpu.map_by) policy += ", then by " + std::string(orca::launch::resource_name(*options.cpu.map_by));
-    std::cerr << "orcarun: " + orca::launch::map_text(plan.nodes, plan.ranks, policy) << std::flush;
+  if (options.cpu.per_object == 0) {
+    auto ranks = options.per_node ? orca::launch::map_ranks_per_node(plan.nodes, *options.per_node, options.processes,
+                                                                     options.oversubscribe)
+                                  : orca::launch::map_ranks(plan.nodes, options.processes, options.map_by,
+                                                            options.oversubscribe);
+    if (!ranks) return ranks.error();
+    plan.ranks = options.rank_by ? orca::launch::rank_ranks(ranks.value(), *options.rank_by) : std::move(ranks.value());
+    if (options.display_map) {
+      std::cerr << "orcarun: " + orca::launch::map_text(plan.nodes, plan.ranks, orca::orcarun::map_policy(options))
+                << std::flush;
+    }
   }
 
   const auto n = static_cast<std::uint32_t>(plan.nodes.size());

@@ -137,8 +137,24 @@ Status map_by_modifier(const std::string& name, const std::string& written, Opti
   return {};
 }
 
+// ppr:N:RESOURCE: N ranks on every node (as -N), or on every object of
+// a resource of each node (the map is made once the daemons report their
+// processors: launch/object_map.h).
+Status set_per_object(const std::string& name, const std::string& count, const std::string& resource, Options& o) {
+  if (resource == "node") return set_per_node(name, count, o);
+  auto r = launch::parse_resource(resource);
+  if (!r) return bad_option(name, "\"" + resource + "\" is none of node, hwthread, core, numa and package (socket)");
+  unsigned n = 0;
+  if (!whole_number(count, n) || n == 0 || n > launch::kMaxPerNode) {
+    return bad_option(name, "\"" + count + "\" is not a number of ranks from 1 to " + std::to_string(launch::kMaxPerNode));
+  }
+  o.cpu.map_by = r.value();
+  o.cpu.per_object = n;
+  return {};
+}
+
 // POLICY[:MODIFIER...]: slot, node, hwthread, core, numa, package
-// (socket), or ppr:N:node (N ranks on every node, as -N).
+// (socket), or ppr:N:RESOURCE (N ranks on every node or object).
 Status set_map_by(const std::string& name, const std::string& value, Options& o) {
   std::vector<std::string> words;
   for (size_t from = 0;;) {
@@ -149,24 +165,22 @@ Status set_map_by(const std::string& name, const std::string& value, Options& o)
   }
   size_t modifiers = 1;
   const std::string& policy = words[0];
+  o.cpu.per_object = 0;  // a later --map-by replaces an earlier ppr
   if (policy == "node") {
     o.map_by = MapBy::Node;
   } else if (policy == "slot") {
     o.map_by = MapBy::Slot;
   } else if (policy == "ppr") {
-    const std::string resource = words.size() > 2 ? words[2] : "";
-    if (resource != "node") {
-      return bad_option(name + " " + value,
-                        "orcarun maps ranks per node only (ppr:N:node, -N); for ranks on every " +
-                            (resource.empty() ? std::string("resource") : resource) + ", use --map-by " +
-                            (resource.empty() ? std::string("core") : resource) + " with -N");
+    if (words.size() < 3) {
+      return bad_option(name + " " + value, "ppr takes a count and a resource: ppr:2:node, ppr:1:numa, ppr:2:core");
     }
-    if (Status st = set_per_node(name + " " + value, words[1], o); !st) return st;
+    if (Status st = set_per_object(name + " " + value, words[1], mca::lower(words[2]), o); !st) return st;
     modifiers = 3;
   } else if (auto r = launch::parse_resource(policy); r) {
     o.cpu.map_by = r.value();
   } else {
-    return bad_option(name, "\"" + policy + "\" is none of slot, node, hwthread, core, numa, package and ppr:N:node");
+    return bad_option(name,
+                      "\"" + policy + "\" is none of slot, node, hwthread, core, numa, package and ppr:N:RESOURCE");
   }
   for (size_t i = modifiers; i < words.size(); ++i) {
     if (Status st = map_by_modifier(name + " " + value, words[i], o); !st) return st;

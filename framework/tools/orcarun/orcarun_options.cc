@@ -187,6 +187,9 @@ Status settle_apps(Options& o) {
       total += *o.apps[k].processes;
     }
     if (o.per_node) return bad_option("-N", "ranks per node and several programs are two counts; give each program its -n");
+    if (o.cpu.per_object != 0) {
+      return bad_option("--map-by ppr", "ranks per object and several programs are two counts; give each program its -n");
+    }
     if (total > launch::kMaxRanks) {
       return bad_option(":", "the programs ask for " + std::to_string(total) + " ranks, more than the " +
                                  std::to_string(launch::kMaxRanks) + " of one job");
@@ -230,6 +233,9 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   }
   if (o.per_node && o.map_by == MapBy::Node) {
     return bad_option("-N", "ranks per node and --map-by node (or :span) are two mappings; give one of them");
+  }
+  if (o.cpu.per_object != 0 && (o.per_node || o.map_by == MapBy::Node)) {
+    return bad_option("--map-by ppr", "ranks per object, and -N or --map-by node (or :span), are two mappings; give one");
   }
   if (o.command.empty() && !o.app_file && !o.help && !o.version) {
     return Message("orcarun", "no-command", {});

@@ -99,6 +99,24 @@ const Case kCases[] = {
     {"--map-by core --bind-to none binds nothing", {.map_by = Resource::Core, .bind = BindTo::None}, 2, {{}, {}}},
     {"--cpus-per-rank 3 alone takes three cores in order", {.pe = 3}, 2, {{0, 1, 2, 3, 4, 5}, {6, 7, 8, 9, 10, 11}}},
     {"--map-by hwthread:pe=2 takes two threads", {.map_by = Resource::Hwthread, .pe = 2}, 2, {{0, 1}, {2, 3}}},
+    // ppr:N:RES fills each object with N ranks before the next.
+    {"ppr:2:package --bind-to core puts ranks 0-1 on package 0, 2-3 on package 1",
+     {.map_by = Resource::Package, .bind = BindTo::Core, .per_object = 2},
+     4,
+     {{0, 1}, {2, 3}, {16, 17}, {18, 19}}},
+    {"ppr:1:numa --bind-to core: one rank on each NUMA node's first core",
+     {.map_by = Resource::Numa, .bind = BindTo::Core, .per_object = 1},
+     4,
+     {{0, 1}, {8, 9}, {16, 17}, {24, 25}}},
+    {"ppr:2:core: two ranks share each core, bound to it",
+     {.map_by = Resource::Core, .per_object = 2},
+     4,
+     {{0, 1}, {0, 1}, {2, 3}, {2, 3}}},
+    {"ppr:2:core --bind-to hwthread: a thread of the core each",
+     {.map_by = Resource::Core, .bind = BindTo::Hwthread, .per_object = 2},
+     4,
+     {{0}, {1}, {2}, {3}}},
+    {"ppr:1:hwthread: one rank a thread", {.map_by = Resource::Hwthread, .per_object = 1}, 3, {{0}, {1}, {2}}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Table, CpuPlacement, ::testing::ValuesIn(kCases));
@@ -121,6 +139,16 @@ TEST(CpuPlacementBounds, PeAboveWhatOneObjectHoldsIsAnErrorEvenForOneRank) {
   EXPECT_EQ(placed.error().arg("resource"), "numa");
   EXPECT_TRUE(FailedWith(place_on_one(machine(), 1, {.map_by = Resource::Numa, .pe = 5, .oversubscribe = true}),
                          "launch", "map-cpus-short"));
+}
+
+TEST(CpuPlacementBounds, PprNeverMovesARankToAnotherObject) {
+  // A core has two threads: a third rank on core 0 does not spill to core 1.
+  auto placed = place_on_one(machine(), 3, {.map_by = Resource::Core, .per_object = 3});
+  ASSERT_TRUE(FailedWith(placed, "launch", "map-cpus-short"));
+  EXPECT_EQ(placed.error().arg("unit"), "hardware threads");
+  auto shared = place_on_one(machine(), 3, {.map_by = Resource::Core, .oversubscribe = true, .per_object = 3});
+  ASSERT_TRUE(Succeeded(shared));
+  EXPECT_EQ(cpus_of(shared.value()), (Cpus{{0, 1}, {0, 1}, {0, 1}}));
 }
 
 TEST(CpuPlacementBounds, PeZeroOrHugeIsARangeError) {

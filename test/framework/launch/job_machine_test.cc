@@ -387,6 +387,28 @@ TEST(JobMachineExit, EveryRankExitingZeroEndsTheJobWithZero) {
   EXPECT_EQ(j.m().exit_status(), 0);
 }
 
+// orcarun_binding_test.sh: ranks_per_object (the map made from the daemons' processors)
+TEST(JobMachineExit, RanksSetOnceTheDaemonsAreUpAreTheOnesAwaited) {
+  FakeJob j({.daemons = 2, .ranks_per_daemon = 0});
+  j.m().start();
+  for (std::uint32_t v = 1; v <= 2; ++v) {
+    j.m().hello(v);
+    j.m().up(v);
+  }
+  ASSERT_TRUE(j.m().set_rank_daemons({1, 1, 2}));
+  ASSERT_TRUE(j.m().command_ready());
+  EXPECT_FALSE(j.m().set_rank_daemons({1})) << "too late: the command is out";
+  j.m().rank_ended({.rank = 0});
+  j.m().rank_ended({.rank = 2});
+  EXPECT_EQ(j.m().phase(), JobPhase::Running) << "rank 1 has not ended";
+  j.m().rank_ended({.rank = 1});
+  EXPECT_EQ(j.m().phase(), JobPhase::TearingDown);
+  EXPECT_EQ(j.m().exit_status(), 0);
+
+  FakeJob early({.daemons = 2, .start_early = true});
+  EXPECT_FALSE(early.m().set_rank_daemons({1, 2})) << "an early start commands ranks before all are up";
+}
+
 // orcarun_mapping_test.sh: failed_rank_exit_status
 TEST(JobMachineExit, AFailedRankSetsTheStatusAndStopsTheOthers) {
   FakeJob j({.daemons = 3});

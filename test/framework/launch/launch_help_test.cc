@@ -4,6 +4,7 @@
 #include <orca/host_list.h>
 
 #include "launch/rank_map.h"
+#include "launch/object_map.h"
 
 #include "lib/expect_text.h"
 #include "lib/temp_dir.h"
@@ -55,6 +56,7 @@ std::vector<Message> every_message() {
   out.push_back(error_of(map_ranks(capped, 4u, MapBy::Node, true)));
   out.push_back(error_of(map_ranks_per_node(capped, 4, std::nullopt, true)));
   out.push_back(error_of(parse_rank_by("core")));
+  out.push_back(error_of(map_ranks_per_object(one, {CpuTopology{}}, 1, Resource::Core, std::nullopt, false)));
   return out;
 }
 
@@ -70,7 +72,7 @@ TEST(LaunchHelp, EveryMessageRendersCompletely) {
     EXPECT_TRUE(LacksText(text, "{"));
     EXPECT_TRUE(Contains(text, "orcarun: "));
   }
-  EXPECT_EQ(topics.size(), 19u) << "one message per topic";
+  EXPECT_EQ(topics.size(), 20u) << "one message per topic";
 }
 
 TEST(LaunchHelp, TooManyNamesTheOptionToSet) {

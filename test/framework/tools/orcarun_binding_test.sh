@@ -129,6 +129,36 @@ simulated_nodes_each_from_their_first_core() {
     done_case
 }
 
+# --map-by ppr:N:RESOURCE: the map is made from what each daemon reports
+# of its processors, printed (--display-map) before any rank starts, and
+# each rank runs where --report-bindings says. ppr:1:core on 2 simulated
+# nodes: one rank a core on each, local rank k on core k. A synthetic
+# machine of 2 packages of one CPU each (CPUs 0 and 1, this host's):
+# ppr:1:package binds rank 0 to CPU 0 and rank 1 to CPU 1. A job beyond
+# what the objects hold is refused before any rank starts.
+ranks_per_object() {
+    setup
+    orc --mca plm_local_num_nodes 2 --map-by ppr:1:core --display-map --report-bindings sh -c "$MASK_COMMAND"
+    expect_status 0
+    local n
+    n=$(grep -c '^orcarun: rank ' "$T/err")
+    [ "$n" -ge 2 ] && [ $((n % 2)) -eq 0 ] || { show_output; fail "expected one rank a core on each of 2 nodes"; }
+    expect_masks_as_reported "$n"
+    expect_line err "orcarun: map of $n ranks on 2 hosts (--map-by ppr:1:core):"
+    expect_match err "^  $HOST_RE#2 \([0-9]+ slots?\): ranks? $((n / 2))(-$((n - 1)))?$"
+    expect_match err "^orcarun: rank $((n / 2)) on $HOST_RE#2 \(daemon 2\): bound to core 0 "
+    orc --map-by ppr:1:core -n $((n + 1)) sh -c 'touch "$0/rank.$ORCA_RANK"' "$T"
+    expect_failure
+    expect_text err "-n $((n + 1)) asks for more processes than --map-by ppr:1:core on 1 host(s) can hold"
+    [ ! -e "$T/rank.0" ] || fail "a rank started although the map was refused"
+    [ "$LAST_CPU" -ge 1 ] && taskset -pc $$ | grep -qE ': 0[-,]' || skip "the synthetic case needs CPUs 0 and 1"
+    HWLOC_SYNTHETIC="package:2 core:1 pu:1" orc --map-by ppr:1:package --report-bindings sh -c "$MASK_COMMAND"
+    expect_status 0
+    expect_masks_as_reported 2
+    expect_match err "^orcarun: rank 1 on $HOST_RE \(daemon 1\): bound to package 1 \(CPUs 1\): \[\.\]\[B\]$"
+    done_case
+}
+
 # Malformed values: one message each, and no daemon starts.
 bad_binding_options() {
     setup
@@ -143,17 +173,20 @@ bad_binding_options() {
 --map-by core:pe=0 -n 1|"0" is not a number of CPUs per rank from 1 to 4096
 --cpus-per-rank 2 --map-by core:pe=3 -n 1|CPUs per rank were given as 2 already; give one count
 --map-by numa:bogus -n 1|"bogus" is none of the modifiers pe=N, span and oversubscribe
---map-by board -n 1|"board" is none of slot, node, hwthread, core, numa, package and ppr:N:node
+--map-by board -n 1|"board" is none of slot, node, hwthread, core, numa, package and ppr:N:RESOURCE
 --bind-to banana -n 1|it takes none, hwthread, core, numa or package (socket)
 --bind-to core:overload-allowed -n 1|without modifiers
---map-by ppr:2:numa -n 1|orcarun maps ranks per node only (ppr:N:node, -N)
+--map-by ppr:2:board -n 1|"board" is none of node, hwthread, core, numa and package (socket)
+--map-by ppr:0:core -n 1|"0" is not a number of ranks from 1 to
+--map-by ppr:2 -n 1|ppr takes a count and a resource
+-N 2 --map-by ppr:1:core|are two mappings; give one
 CASES
     done_case
 }
 
 CASES=(bind_to_core_as_reported map_by_core_binds_to_the_core no_binding_by_default within_the_daemons_cpus
        binding_beyond_the_allocation cpus_per_rank_sets_the_thread_hint simulated_nodes_each_from_their_first_core
-       bad_binding_options)
+       ranks_per_object bad_binding_options)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_binding_test.sh CASE...).
 run_orcarun_suite "$@"

@@ -82,8 +82,7 @@ x" --oversubscribe -np 3 --host "$HOST:1" echo x
 3 node 1" --mca plm_local_num_nodes 2 -N 2 --rank-by node -np 4 sh -c 'echo "$ORCA_RANK node $ORCA_NODE"'
     row "--rank-by a resource" "orcarun ranks by slot or node" - --rank-by core -np 1 true
     row "--cpu-set (not yet)" "orcarun does not have this option of mpirun and mpiexec yet" - --cpu-set 0 -np 1 true
-    row "ppr over another resource (not yet)" "orcarun maps ranks per node only (ppr:N:node, -N)" - \
-        --map-by ppr:1:socket -np 1 true
+    row "ppr over another resource" ok "x" --map-by ppr:1:socket -np 1 echo x
     row "too many ranks" "-n 3 asks for more processes than the 2 slots" - --host "$HOST:2" -np 3 true
     done_case
 }

@@ -1,6 +1,7 @@
 // orcarun's command line: options end at the first non-option word, every
 // bad value names the option and says what it takes.
 #include "orcarun/orcarun_options.h"
+#include "orcarun/map_policy.h"
 
 #include <gtest/gtest.h>
 
@@ -99,9 +100,12 @@ TEST(OrcarunOptions, BadInputNamesTheOption) {
       {{"-n", "0", "x"}, "-n", "0 processes"},
       {{"-n", "four", "x"}, "-n", "not a whole number"},
       {{"-n"}, "-n", "needs a value"},
-      {{"--map-by", "board", "x"}, "--map-by", "none of slot, node, hwthread, core, numa, package and ppr:N:node"},
-      {{"--map-by", "ppr:2:core", "x"}, "--map-by ppr:2:core", "use --map-by core with -N"},
-      {{"--map-by", "ppr:2", "x"}, "--map-by ppr:2", "for ranks on every resource"},
+      {{"--map-by", "board", "x"}, "--map-by", "none of slot, node, hwthread, core, numa, package and ppr:N:RESOURCE"},
+      {{"--map-by", "ppr:2:board", "x"}, "--map-by ppr:2:board", "none of node, hwthread, core, numa and package"},
+      {{"--map-by", "ppr:2", "x"}, "--map-by ppr:2", "ppr takes a count and a resource"},
+      {{"--map-by", "ppr:x:core", "x"}, "--map-by ppr:x:core", "is not a number of ranks from 1 to"},
+      {{"--map-by", "ppr:2:core", "-n", "1", "a", ":", "-n", "1", "b"}, "--map-by ppr", "ranks per object and several"},
+      {{"--map-by", "ppr:2:core:span", "x"}, "--map-by ppr", "are two mappings"},
       {{"--map-by", "core:pe=0", "x"}, "--map-by core:pe=0", "not a number of CPUs per rank from 1 to 4096"},
       {{"--map-by", "core:pe=4097", "x"}, "--map-by core:pe=4097", "from 1 to 4096"},
       {{"--map-by", "numa:pe=two", "x"}, "--map-by numa:pe=two", "not a number of CPUs"},
@@ -191,6 +195,23 @@ TEST(OrcarunOptions, RanksPerNodeInEverySpelling) {
   ASSERT_TRUE(shown.ok());
   EXPECT_TRUE(shown->display_map);
   EXPECT_FALSE(parse({"x"})->per_node.has_value());
+}
+
+TEST(OrcarunOptions, RanksPerObjectMapByThatResource) {
+  auto o = parse({"--map-by", "ppr:2:SOCKET:pe=2", "x"});
+  ASSERT_TRUE(o.ok()) << o.error().summary();
+  EXPECT_EQ(o->cpu.per_object, 2u);
+  EXPECT_EQ(o->cpu.map_by, launch::Resource::Package);
+  EXPECT_EQ(o->cpu.pe, 2u);
+  EXPECT_FALSE(o->per_node.has_value());
+  EXPECT_TRUE(places_cpus(o.value()));
+  EXPECT_EQ(map_policy(o.value()), "--map-by ppr:2:package");
+  // A later --map-by replaces it.
+  auto later = parse({"--map-by", "ppr:2:core", "--map-by", "numa", "x"});
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->cpu.per_object, 0u);
+  EXPECT_EQ(map_policy(later.value()), "--map-by slot, then by numa");
+  EXPECT_EQ(map_policy(parse({"-N", "2", "--rank-by", "node", "x"}).value()), "-N 2, --rank-by node");
 }
 
 TEST(OrcarunOptions, RankByIsTheMapsOrderUnlessGiven) {
