@@ -48,19 +48,22 @@ std::vector<unsigned> counts_by_slot(const std::vector<HostSlots>& nodes, std::u
   return {counts.begin(), counts.end()};
 }
 
-// By node, beyond the slots: round-robin over the nodes below their cap.
-void place_round_robin(const std::vector<HostSlots>& nodes, RankMap& map, unsigned& next, std::uint64_t want) {
+// Deals ranks round-robin over the nodes for which has_room(i) holds, one
+// a node in turn, until `want` are placed (place(i) puts the next rank on
+// node i and moves `next` on). A node leaves the rotation once it has no
+// room, so the work is the ranks plus the nodes.
+template <typename HasRoom, typename Place>
+void deal_round_robin(std::size_t node_count, std::uint64_t want, const unsigned& next, HasRoom has_room, Place place) {
   std::vector<size_t> active;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (map.local_sizes[i] < cap_of(nodes[i])) active.push_back(i);
+  for (size_t i = 0; i < node_count; ++i) {
+    if (has_room(i)) active.push_back(i);
   }
   while (next < want && !active.empty()) {
     std::vector<size_t> still;
     for (size_t i : active) {
       if (next == want) break;
-      map.placements[next] = Placement{next, i, map.local_sizes[i]++};
-      ++next;
-      if (map.local_sizes[i] < cap_of(nodes[i])) still.push_back(i);
+      place(i);
+      if (has_room(i)) still.push_back(i);
     }
     active.swap(still);
   }
@@ -98,18 +101,10 @@ RankMap rank_ranks(const RankMap& map, RankBy by) {
     }
     return out;
   }
-  std::vector<size_t> active;  // nodes with processes left to number
-  for (size_t i = 0; i < map.local_sizes.size(); ++i) {
-    if (map.local_sizes[i] > 0) active.push_back(i);
-  }
-  while (!active.empty()) {
-    std::vector<size_t> still;
-    for (size_t i : active) {
-      place(i);
-      if (out.local_sizes[i] < map.local_sizes[i]) still.push_back(i);
-    }
-    active.swap(still);
-  }
+  // Round-robin over the nodes with processes left to number.
+  deal_round_robin(
+      map.local_sizes.size(), map.placements.size(), next,
+      [&](size_t i) { return out.local_sizes[i] < map.local_sizes[i]; }, place);
   return out;
 }
 
@@ -156,24 +151,12 @@ Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<uns
       for (unsigned k = 0; k < counts[i]; ++k) place(i);
     }
   } else {
-    // Round-robin over the nodes with a free slot; a full node leaves the
-    // rotation, so the work is the ranks plus the nodes.
-    std::vector<size_t> active;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (nodes[i].slots > 0) active.push_back(i);
-    }
-    const std::uint64_t within = std::min(want, total);
-    while (next < within) {
-      std::vector<size_t> still;
-      for (size_t i : active) {
-        if (next == within) break;
-        place(i);
-        if (map.local_sizes[i] < nodes[i].slots) still.push_back(i);
-      }
-      active.swap(still);
-    }
-    // Oversubscribed: every node below its cap, round and round.
-    place_round_robin(nodes, map, next, want);
+    // Round-robin over the nodes with a free slot; then, oversubscribed,
+    // over every node below its cap.
+    deal_round_robin(
+        nodes.size(), std::min(want, total), next, [&](size_t i) { return map.local_sizes[i] < nodes[i].slots; }, place);
+    deal_round_robin(
+        nodes.size(), want, next, [&](size_t i) { return map.local_sizes[i] < cap_of(nodes[i]); }, place);
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (map.local_sizes[i] > nodes[i].slots) map.oversubscribed = true;
