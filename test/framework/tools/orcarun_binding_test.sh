@@ -51,6 +51,30 @@ map_by_core_binds_to_the_core() {
     done_case
 }
 
+# Every other resource of --map-by, with and without its modifiers, and
+# --rank-by over a resource map: each rank's own mask is the one
+# --report-bindings printed, and the binding is the one the map implies.
+every_map_form_as_reported() {
+    setup
+    local form bound
+    while IFS='|' read -r form bound; do
+        # shellcheck disable=SC2086
+        orc --mca plm_local_num_nodes 2 -N 1 $form --report-bindings sh -c "$MASK_COMMAND"
+        expect_status 0
+        expect_masks_as_reported 2
+        expect_match err "^orcarun: rank 1 on $HOST_RE#2 \(daemon 2\): $bound"
+    done <<'FORMS'
+--map-by hwthread|bound to hwthread 
+--map-by numa|bound to numa 0 
+--map-by package|bound to package 0 
+--map-by socket:oversubscribe|bound to package 0 
+--map-by core --rank-by node|bound to core 0 
+--map-by numa --bind-to core|bound to core 0 
+--map-by hwthread --bind-to none|not bound 
+FORMS
+    done_case
+}
+
 # Without any option nothing is bound, and the daemon loads no hwloc.
 no_binding_by_default() {
     setup
@@ -184,7 +208,7 @@ CASES
     done_case
 }
 
-CASES=(bind_to_core_as_reported map_by_core_binds_to_the_core no_binding_by_default within_the_daemons_cpus
+CASES=(bind_to_core_as_reported map_by_core_binds_to_the_core every_map_form_as_reported no_binding_by_default within_the_daemons_cpus
        binding_beyond_the_allocation cpus_per_rank_sets_the_thread_hint simulated_nodes_each_from_their_first_core
        ranks_per_object bad_binding_options)
 
