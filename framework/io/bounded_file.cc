@@ -61,10 +61,13 @@ BoundedFile read_bounded_file(const std::string& path, size_t max_bytes, std::st
   if (rules.private_to_user && st.st_uid != ::geteuid()) {
     return fail("it belongs to another user (uid " + std::to_string(st.st_uid) + ")");
   }
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
   if (rules.private_to_user && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
     return fail(std::string("others may write it (mode ") + mode + ")");
+  }
+  if (rules.secret && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    return fail(std::string("others may read it (mode ") + mode + "; a file holding a secret must be 0600)");
   }
   const std::string too_large =
       "it is larger than the limit of " + size_text(max_bytes) + " for " + std::string(what);

@@ -2,16 +2,13 @@
 #include "srun_options_cache.h"
 
 #include <orca/bounded_file.h>
+#include <orca/private_file.h>
 #include <orca/program_path.h>
-#include <orca/unique_fd.h>
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <vector>
 
 namespace orca::plm::slurm {
@@ -91,8 +88,6 @@ void each_line(std::string_view text, Visit visit) {
   }
 }
 
-std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
-
 }  // namespace
 
 Result<SrunFile> find_srun_file(const std::string& name, const Lookup& lookup) {
@@ -142,35 +137,8 @@ std::string read_cache(const std::string& path) {
 }
 
 Status write_cache(const std::string& path, std::string_view text) {
-  const size_t slash = path.rfind('/');
-  if (path.empty() || slash == std::string::npos || slash == 0) return why_not("no cache file to write");
-  // The directory and its parent (~/.cache) as needed, the user's alone.
-  const std::string dir = path.substr(0, slash);
-  for (size_t at = dir.find('/', 1);; at = dir.find('/', at + 1)) {
-    const std::string part = dir.substr(0, at);
-    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return why_not(errno_text("cannot make " + part));
-    if (at == std::string::npos) break;
-  }
-  const std::string temporary = path + "." + std::to_string(::getpid()) + ".tmp";
-  UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid()) return why_not(errno_text("cannot create " + temporary));
-  std::size_t put = 0;
-  while (put < text.size()) {
-    const ssize_t n = ::write(fd.get(), text.data() + put, text.size() - put);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = errno_text("cannot write " + temporary);
-      ::unlink(temporary.c_str());
-      return why_not(why);
-    }
-    put += static_cast<std::size_t>(n);
-  }
-  fd.reset();
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text("cannot rename " + temporary + " to " + path);
-    ::unlink(temporary.c_str());
-    return why_not(why);
-  }
+  if (path.empty()) return why_not("no cache file to write");
+  if (std::string why = write_private_file(path, text); !why.empty()) return why_not(why);
   return {};
 }
 

@@ -28,6 +28,7 @@ struct ORCA_EXPORT BoundedFile {
 struct BoundedFileRules {
   bool no_symlink = false;       // the name itself is not a symbolic link (O_NOFOLLOW)
   bool private_to_user = false;  // owned by this user (euid), writable by no one else
+  bool secret = false;           // holds a secret: no one else may read it either (no group or other bits)
 };
 
 /* Reads `path`. `what` names the kind of file in the errors ("a param
