@@ -34,7 +34,7 @@ std::string write_private_file(const std::string& path, std::string_view text) {
     const ssize_t n = ::write(fd.get(), text.data() + put, text.size() - put);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      const std::string why = errno_text("cannot write " + temporary);
+      std::string why = errno_text("cannot write " + temporary);
       ::unlink(temporary.c_str());
       return why;
     }
@@ -42,7 +42,7 @@ std::string write_private_file(const std::string& path, std::string_view text) {
   }
   fd.reset();
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text("cannot rename " + temporary + " to " + path);
+    std::string why = errno_text("cannot rename " + temporary + " to " + path);
     ::unlink(temporary.c_str());
     return why;
   }
