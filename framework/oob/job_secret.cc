@@ -15,7 +15,9 @@ namespace {
 
 constexpr size_t kMinSecretBytes = 16;
 
-Result<std::vector<std::uint8_t>> from_hex(std::string_view hex, const std::string& where) {
+}  // namespace
+
+Result<std::vector<std::uint8_t>> parse_job_secret(std::string_view hex, const std::string& where) {
   while (!hex.empty() && (hex.back() == '\n' || hex.back() == ' ' || hex.back() == '\r')) hex.remove_suffix(1);
   auto nibble = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
@@ -38,10 +40,8 @@ Result<std::vector<std::uint8_t>> from_hex(std::string_view hex, const std::stri
   return out;
 }
 
-}  // namespace
-
 Result<std::vector<std::uint8_t>> job_secret_from_environment() {
-  if (const char* hex = std::getenv("ORCA_JOB_SECRET")) return from_hex(hex, "ORCA_JOB_SECRET");
+  if (const char* hex = std::getenv("ORCA_JOB_SECRET")) return parse_job_secret(hex, "ORCA_JOB_SECRET");
   if (const char* fd_text = std::getenv("ORCA_JOB_SECRET_FD")) {
     int fd = -1;
     const std::string_view digits(fd_text);
@@ -59,7 +59,7 @@ Result<std::vector<std::uint8_t>> job_secret_from_environment() {
       text.append(buf, static_cast<size_t>(n));
       if (text.size() > 4096) break;
     }
-    return from_hex(text, "ORCA_JOB_SECRET_FD=" + std::string(fd_text));
+    return parse_job_secret(text, "ORCA_JOB_SECRET_FD=" + std::string(fd_text));
   }
   return Message("oob", "no-secret", {});
 }

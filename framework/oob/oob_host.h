@@ -41,6 +41,10 @@ inline constexpr mca::FrameworkDecl kFramework{"oob", "out-of-band messages betw
 /* The job secret: hex in ORCA_JOB_SECRET, or read from the file
  * descriptor named by ORCA_JOB_SECRET_FD (never a command line). */
 ORCA_EXPORT Result<std::vector<std::uint8_t>> job_secret_from_environment();
+/* A secret in hex (trailing blanks and newlines ignored), as
+ * new_job_secret_hex makes it; `where` names its source in the error
+ * (oob/bad-secret: not hex, odd, shorter than 16 bytes). */
+ORCA_EXPORT Result<std::vector<std::uint8_t>> parse_job_secret(std::string_view hex, const std::string& where);
 /* A fresh random secret, hex-encoded, for a launcher to hand down. */
 ORCA_EXPORT std::string new_job_secret_hex();
 

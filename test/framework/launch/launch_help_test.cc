@@ -4,6 +4,7 @@
 #include <orca/host_list.h>
 
 #include "launch/rank_map.h"
+#include "launch/dvm_contact.h"
 #include "launch/object_map.h"
 
 #include "lib/expect_text.h"
@@ -57,6 +58,13 @@ std::vector<Message> every_message() {
   out.push_back(error_of(map_ranks_per_node(capped, 4, std::nullopt, true)));
   out.push_back(error_of(parse_rank_by("core")));
   out.push_back(error_of(map_ranks_per_object(one, {CpuTopology{}}, 1, Resource::Core, std::nullopt, false)));
+  out.push_back(error_of(parse_dvm_contact("pid x\n", "/d/dvm.1")));
+  out.push_back(error_of(read_dvm_contact((dir.path() / "dvm.1").string())));
+  out.push_back(error_of(write_dvm_contact(dir.write("blocker", "") + "/sub", DvmContact{.pid = 1})));
+  out.push_back(error_of(find_running_dvm(dir.path().string(), [](pid_t) { return false; })));
+  dir.write("dvm.1", "");
+  dir.write("dvm.2", "");
+  out.push_back(error_of(find_running_dvm(dir.path().string(), [](pid_t) { return true; })));
   return out;
 }
 
@@ -72,7 +80,7 @@ TEST(LaunchHelp, EveryMessageRendersCompletely) {
     EXPECT_TRUE(LacksText(text, "{"));
     EXPECT_TRUE(Contains(text, "orcarun: "));
   }
-  EXPECT_EQ(topics.size(), 20u) << "one message per topic";
+  EXPECT_EQ(topics.size(), 25u) << "one message per topic";
 }
 
 TEST(LaunchHelp, TooManyNamesTheOptionToSet) {
