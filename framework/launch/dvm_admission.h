@@ -55,6 +55,16 @@ class ORCA_EXPORT DvmAdmission {
    * (the first that does not fit stops the rest). Unknown ids: nothing. */
   std::vector<DvmJobId> release(DvmJobId id);
 
+  /* Host `h` is gone (its daemon was lost): it has no slot from now on,
+   * and a running job's slots there are not given back. The waiting jobs
+   * that needed it can never run and are taken out (`never`, in order);
+   * those then at the head that fit are admitted (`admitted`). */
+  struct HostGone {
+    std::vector<DvmJobId> never;
+    std::vector<DvmJobId> admitted;
+  };
+  HostGone remove_host(std::size_t h);
+
   std::size_t running() const noexcept { return held_.size(); }
   std::size_t waiting() const noexcept { return queue_.size(); }
   /* Free slots on host `h`. */
@@ -62,7 +72,9 @@ class ORCA_EXPORT DvmAdmission {
 
  private:
   bool fits(const DvmJobRequest& r) const;
+  bool possible(const DvmJobRequest& r) const;
   void take(const DvmJobRequest& r);
+  std::vector<DvmJobId> admit_waiting();
 
   std::vector<unsigned> slots_;
   std::vector<unsigned> free_;

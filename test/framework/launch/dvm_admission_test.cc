@@ -90,6 +90,20 @@ TEST(DvmAdmission, AnOversubscribedJobTakesWhatIsFreeAndGivesBackExactlyThat) {
   EXPECT_EQ(a.free(1), 2u);
 }
 
+TEST(DvmAdmission, AHostGoneTakesItsSlotsAndTheWaitingJobsThatNeededIt) {
+  DvmAdmission a({1, 1});
+  ASSERT_EQ(a.submit(job(1, {1, 1})), Admission::Now);
+  ASSERT_EQ(a.submit(job(2, {0, 1})), Admission::Waiting);
+  ASSERT_EQ(a.submit(job(3, {1, 0})), Admission::Waiting);
+  const auto gone = a.remove_host(1);
+  EXPECT_EQ(gone.never, Ids{2});
+  EXPECT_EQ(gone.admitted, Ids{}) << "host 0 is still job 1's";
+  EXPECT_EQ(a.release(1), Ids{3});
+  EXPECT_EQ(a.free(1), 0u) << "job 1's slot on the lost host is not given back";
+  EXPECT_EQ(a.submit(job(4, {0, 1})), Admission::Never);
+  EXPECT_EQ(a.submit(job(5, {1, 0}, false)), Admission::Busy);
+}
+
 TEST(DvmAdmission, ThousandsOfJobsLeaveEverySlotFree) {
   DvmAdmission a({2, 2, 2, 2});
   DvmJobId next = 1;
