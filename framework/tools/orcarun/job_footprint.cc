@@ -37,4 +37,11 @@ launch::JobFootprint footprint_here(const JobPlan& plan) {
   return f;
 }
 
+Status check_fits_here(const JobPlan& plan) {
+  const launch::JobFootprint footprint = footprint_here(plan);
+  if (Status st = launch::check_job_fits(footprint, launch::read_host_limits()); !st) return st;
+  (void)launch::raise_open_files(launch::files_needed(footprint));
+  return {};
+}
+
 }  // namespace orca::orcarun

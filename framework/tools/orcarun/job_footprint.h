@@ -17,6 +17,12 @@ bool is_this_host(const std::string& node, const std::string& hostname);
 
 launch::JobFootprint footprint_here(const JobPlan& plan);
 
+/* The job's footprint here against what the kernel allows now
+ * (launch::check_job_fits; its error), and the open-file limit raised to
+ * what it needs. Before anything starts; again once a map made from the
+ * daemons' processors (--map-by ppr:N:core) knows its ranks. */
+Status check_fits_here(const JobPlan& plan);
+
 }  // namespace orca::orcarun
 
 #endif

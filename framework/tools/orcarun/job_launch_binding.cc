@@ -2,6 +2,7 @@
 // are up and before any rank starts (launch/cpu_binding.h); and what
 // --report-bindings prints of them.
 #include "job_launch.h"
+#include "job_footprint.h"
 #include "map_policy.h"
 
 #include "launch/cpu_binding.h"
@@ -53,6 +54,9 @@ Status JobLaunch::map_per_object(const std::vector<launch::CpuTopology>& topolog
   std::vector<std::uint32_t> rank_daemon;
   rank_daemon.reserve(plan_.ranks.placements.size());
   for (const auto& p : plan_.ranks.placements) rank_daemon.push_back(static_cast<std::uint32_t>(p.node + 1));
+  // The ranks were unknown when the job's size was checked against this
+  // host's limits: a ppr far too large must not start thousands first.
+  if (Status fits = check_fits_here(plan_); !fits) return fits;
   if (!machine_->set_rank_daemons(std::move(rank_daemon))) {
     return Message("orcarun", "map-after-start", {{"policy", map_policy(options_)}});
   }

@@ -172,11 +172,7 @@ orca::Status map_job(const orca::orcarun::Options& options, const PlanFrameworks
 
 // A job this host cannot hold is refused before anything starts.
 orca::Status check_job_fits_here(orca::Runtime& rt, const orca::orcarun::JobPlan& plan) {
-  const orca::launch::JobFootprint footprint = orca::orcarun::footprint_here(plan);
-  if (orca::Status st = orca::launch::check_job_fits(footprint, orca::launch::read_host_limits()); !st) {
-    return st;
-  }
-  (void)orca::launch::raise_open_files(orca::launch::files_needed(footprint));
+  if (orca::Status st = orca::orcarun::check_fits_here(plan); !st) return st;
   // Its failure texts are read now: a launch that fails for want of
   // descriptors must still say so in words.
   rt.help().preload("orcarun");

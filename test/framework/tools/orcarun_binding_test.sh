@@ -159,7 +159,8 @@ simulated_nodes_each_from_their_first_core() {
 # nodes: one rank a core on each, local rank k on core k. A synthetic
 # machine of 2 packages of one CPU each (CPUs 0 and 1, this host's):
 # ppr:1:package binds rank 0 to CPU 0 and rank 1 to CPU 1. A job beyond
-# what the objects hold is refused before any rank starts.
+# what the objects hold, or far too large for this host, is refused before
+# any rank starts.
 ranks_per_object() {
     setup
     orc --mca plm_local_num_nodes 2 --map-by ppr:1:core --display-map --report-bindings sh -c "$MASK_COMMAND"
@@ -175,6 +176,14 @@ ranks_per_object() {
     expect_failure
     expect_text err "-n $((n + 1)) asks for more processes than --map-by ppr:1:core on 1 host(s) can hold"
     [ ! -e "$T/rank.0" ] || fail "a rank started although the map was refused"
+    # A ppr far too large for this host is refused once its size is known,
+    # before any rank starts: a million ranks a core need more task ids or
+    # memory than there are (or, on a host of many cores, more ranks than
+    # one job may have).
+    orc --map-by ppr:1048576:core --oversubscribe sh -c 'touch "$0/rank.$ORCA_RANK"' "$T"
+    expect_status 1
+    expect_match err "^orcarun: (the job cannot fit this host: 1 daemon \(1 on this host, with [0-9]+ ranks there\).* need [0-9]+ where (kernel\.pid_max|kernel\.threads-max|the memory available)|the job would have [0-9]+ processes \(from --map-by ppr:1048576:core\))"
+    [ ! -e "$T/rank.0" ] || fail "a rank started although the job could not fit"
     [ "$LAST_CPU" -ge 1 ] && taskset -pc $$ | grep -qE ': 0[-,]' || skip "the synthetic case needs CPUs 0 and 1"
     HWLOC_SYNTHETIC="package:2 core:1 pu:1" orc --map-by ppr:1:package --report-bindings sh -c "$MASK_COMMAND"
     expect_status 0
