@@ -10,6 +10,14 @@
 # The last CPU this test may use (the mask of the suite's own shell).
 LAST_CPU=$(taskset -pc $$ | sed 's/.*: //; s/.*[,-]//')
 
+# with_synthetic_hwloc DESCRIPTION CMD...: CMD with hwloc seeing the
+# synthetic machine DESCRIPTION. A list in HWLOC_COMPONENTS (the sanitized
+# runs set -pci) makes hwloc ignore HWLOC_SYNTHETIC unless the list names
+# the synthetic component too.
+with_synthetic_hwloc() {
+    HWLOC_COMPONENTS="${HWLOC_COMPONENTS:+$HWLOC_COMPONENTS,}synthetic" HWLOC_SYNTHETIC="$1" "${@:2}"
+}
+
 # reported_cpus: "RANK CPU CPU..." for each --report-bindings line of stderr.
 reported_cpus() { reported_rank_cpus "$T/err"; }
 
@@ -117,7 +125,7 @@ has 1 cores its daemon may use, in 1 node(s)"
 # what it has.
 binding_beyond_the_allocation() {
     setup
-    HWLOC_SYNTHETIC="core:16 pu:1" orc -n 8 --host "$HOST:8" --bind-to core sh -c 'touch "$0/rank.$ORCA_RANK"' "$T"
+    with_synthetic_hwloc "core:16 pu:1" orc -n 8 --host "$HOST:8" --bind-to core sh -c 'touch "$0/rank.$ORCA_RANK"' "$T"
     expect_failure
     expect_text err "host $HOST cannot hold its 8 ranks at 1 of its cores each"
     expect_match err "has [0-9]+ cores its daemon may use"
@@ -185,7 +193,7 @@ ranks_per_object() {
     expect_match err "^orcarun: (the job cannot fit this host: 1 daemon \(1 on this host, with [0-9]+ ranks there\).* need [0-9]+ where (kernel\.pid_max|kernel\.threads-max|the memory available)|the job would have [0-9]+ processes \(from --map-by ppr:1048576:core\))"
     [ ! -e "$T/rank.0" ] || fail "a rank started although the job could not fit"
     [ "$LAST_CPU" -ge 1 ] && taskset -pc $$ | grep -qE ': 0[-,]' || skip "the synthetic case needs CPUs 0 and 1"
-    HWLOC_SYNTHETIC="package:2 core:1 pu:1" orc --map-by ppr:1:package --report-bindings sh -c "$MASK_COMMAND"
+    with_synthetic_hwloc "package:2 core:1 pu:1" orc --map-by ppr:1:package --report-bindings sh -c "$MASK_COMMAND"
     expect_status 0
     expect_masks_as_reported 2
     expect_match err "^orcarun: rank 1 on $HOST_RE \(daemon 1\): bound to package 1 \(CPUs 1\): \[\.\]\[B\]$"
