@@ -29,6 +29,10 @@ void DvmMachine::start_all(const std::vector<DvmJobId>& ids) {
   for (DvmJobId id : ids) start(id);
 }
 
+Message DvmMachine::busy() const {
+  return Message("launch", "dvm-busy", {{"waiting", std::to_string(waiting())}, {"running", std::to_string(running())}});
+}
+
 void DvmMachine::admit(const DvmJobRequest& request) {
   switch (admission_.submit(request)) {
     case Admission::Now:
@@ -39,8 +43,7 @@ void DvmMachine::admit(const DvmJobRequest& request) {
       jobs_[request.id] = Job{request.slots, false};
       break;
     case Admission::Busy:
-      hooks_.refuse_job(request.id, Message("launch", "dvm-busy", {{"waiting", std::to_string(waiting())},
-                                                                    {"running", std::to_string(running())}}));
+      hooks_.refuse_job(request.id, busy());
       break;
     case Admission::Never:
       hooks_.refuse_job(request.id, Message("launch", "dvm-job-too-large", {{"hosts", std::to_string(hosts_left())}}));
@@ -64,14 +67,10 @@ void DvmMachine::submit(const DvmJobRequest& request) {
     hooks_.refuse_job(request.id, Message("launch", "dvm-stopping", {{"why", "it is stopping"}}));
     return;
   }
-  if (idle_armed_) {
-    hooks_.cancel_idle();
-    idle_armed_ = false;
-  }
+  disarm_idle();
   if (phase_ == DvmPhase::Starting) {
     if (!request.wait) {
-      hooks_.refuse_job(request.id, Message("launch", "dvm-busy", {{"waiting", std::to_string(waiting())},
-                                                                    {"running", "0"}}));
+      hooks_.refuse_job(request.id, busy());
       return;
     }
     early_.push_back(request);
@@ -90,10 +89,7 @@ void DvmMachine::job_ended(DvmJobId id) {
 
 void DvmMachine::client_joined() {
   ++clients_;
-  if (idle_armed_) {
-    hooks_.cancel_idle();
-    idle_armed_ = false;
-  }
+  disarm_idle();
 }
 
 void DvmMachine::client_left() {
@@ -131,10 +127,7 @@ void DvmMachine::daemon_lost(std::uint32_t vpid, const std::string& why) {
 void DvmMachine::stop(const std::string& why) {
   if (phase_ == DvmPhase::Stopping || phase_ == DvmPhase::Done) return;
   phase_ = DvmPhase::Stopping;
-  if (idle_armed_) {
-    hooks_.cancel_idle();
-    idle_armed_ = false;
-  }
+  disarm_idle();
   const Message stopping("launch", "dvm-stopping", {{"why", why}});
   for (const DvmJobRequest& r : early_) hooks_.refuse_job(r.id, stopping);
   early_.clear();
@@ -167,10 +160,15 @@ void DvmMachine::check_idle() {
   if (idle && !idle_armed_) {
     hooks_.arm_idle(facts_.idle_limit);
     idle_armed_ = true;
-  } else if (!idle && idle_armed_) {
-    hooks_.cancel_idle();
-    idle_armed_ = false;
+  } else if (!idle) {
+    disarm_idle();
   }
+}
+
+void DvmMachine::disarm_idle() {
+  if (!idle_armed_) return;
+  hooks_.cancel_idle();
+  idle_armed_ = false;
 }
 
 }  // namespace orca::launch

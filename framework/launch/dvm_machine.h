@@ -90,6 +90,8 @@ class ORCA_EXPORT DvmMachine {
   void start(DvmJobId id);
   void start_all(const std::vector<DvmJobId>& ids);
   void check_idle();
+  void disarm_idle();
+  Message busy() const;  // dvm-busy, with the counts now
   bool uses(DvmJobId id, std::size_t host) const;
 
   DvmFacts facts_;
