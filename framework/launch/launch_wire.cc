@@ -31,6 +31,8 @@ enum class Kind : std::uint8_t {
   MeshCheck = 19,
   MeshResult = 20,
   DaemonDone = 21,
+  DvmRequest = 22,
+  DvmState = 23,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -397,6 +399,28 @@ void ending_fields(IO& io, M& m) {
   }
 }
 
+// A persistent DVM's controller and its clients.
+template <typename IO, typename M>
+void dvm_fields(IO& io, M& m) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, DvmRequest>) {
+    io.u32("ask", m.ask);
+    io.text("client_uri", m.client_uri, 4096);
+  } else if constexpr (std::is_same_v<T, DvmState>) {
+    io.u32("pid", m.pid);
+    io.u64("uptime_ms", m.uptime_ms);
+    io.list("hosts", m.hosts, [](auto& sub, auto& h) {
+      sub.text("name", h.name, 1024);
+      sub.u32("slots", h.slots);
+      sub.boolean("up", h.up);
+    });
+    io.u32("running", m.running);
+    io.u32("waiting", m.waiting);
+    io.u32("clients", m.clients);
+    io.boolean("stopping", m.stopping);
+  }
+}
+
 // One field list per message, for both directions. Each group above
 // lists the fields of its own messages and leaves every other message
 // alone, so exactly one of them writes or reads a given message.
@@ -407,6 +431,7 @@ void fields(IO& io, M& m) {
   pmi_fields(io, m);
   data_plane_fields(io, m);
   ending_fields(io, m);
+  dvm_fields(io, m);
 }
 
 template <typename T>
@@ -431,6 +456,8 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, MeshCheck>) return Kind::MeshCheck;
   else if constexpr (std::is_same_v<T, MeshResult>) return Kind::MeshResult;
   else if constexpr (std::is_same_v<T, DaemonDone>) return Kind::DaemonDone;
+  else if constexpr (std::is_same_v<T, DvmRequest>) return Kind::DvmRequest;
+  else if constexpr (std::is_same_v<T, DvmState>) return Kind::DvmState;
   else return Kind::OutputCredit;
 }
 
@@ -451,7 +478,7 @@ const char* kind_name(const WireMessage& message) {
                                            "signal ranks", "stdin data", "stdin credit", "daemon failure",
                                            "fence data", "fence release", "rank abort", "pmi direct",
                                            "job failure", "output credit", "host directory", "data-plane answer", "mesh check", "mesh result",
-                                           "daemon done"};
+                                           "daemon done", "dvm request", "dvm state"};
   return kNames[message.index()];
 }
 
@@ -492,6 +519,8 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::MeshCheck: return decode_as<MeshCheck>("mesh check", body);
     case Kind::MeshResult: return decode_as<MeshResult>("mesh result", body);
     case Kind::DaemonDone: return decode_as<DaemonDone>("daemon done", body);
+    case Kind::DvmRequest: return decode_as<DvmRequest>("dvm request", body);
+    case Kind::DvmState: return decode_as<DvmState>("dvm state", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

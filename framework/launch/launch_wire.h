@@ -51,6 +51,11 @@
  *   MeshCheck      orcarun -> those daemons (optional): connect to every
  *                  other host's link; MeshResult: what did not connect.
  *
+ *   DvmRequest     a client of a persistent DVM (orcadvm status, stop) ->
+ *                  its controller: what it asks, and where to answer.
+ *   DvmState       the controller -> that client: its hosts, daemons and
+ *                  jobs, and whether it is stopping.
+ *
  * Encoding: a one-byte kind, then fields in order; integers big-endian;
  * a string or byte field is a u32 length and the bytes; a list is a u32
  * count and its items. Decoding is strict: every length is checked
@@ -331,10 +336,33 @@ struct DaemonDone {
   std::uint32_t vpid = 0;
 };
 
+enum class DvmAsk : std::uint32_t { Status = 1, Stop = 2 };
+
+struct DvmRequest {
+  std::uint32_t ask = 0;   // a DvmAsk (any other value is refused by the controller, not the codec)
+  std::string client_uri;  // the client's oob contact, for the answer
+};
+
+struct DvmHostState {
+  std::string name;
+  std::uint32_t slots = 0;
+  bool up = false;  // its daemon is up and not lost
+};
+
+struct DvmState {
+  std::uint32_t pid = 0;        // the controller's (orcadvm's) process id
+  std::uint64_t uptime_ms = 0;  // since its daemons were all up
+  std::vector<DvmHostState> hosts;
+  std::uint32_t running = 0;    // jobs
+  std::uint32_t waiting = 0;
+  std::uint32_t clients = 0;    // connected now, this one included
+  bool stopping = false;        // the answer to a stop: the controller ends once its daemons are gone
+};
+
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
                                  SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
                                  RankAbort, PmiDirect, JobFailure, OutputCredit, HostDirectory, DataPlaneAnswer, MeshCheck,
-                                 MeshResult, DaemonDone>;
+                                 MeshResult, DaemonDone, DvmRequest, DvmState>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob/oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
@@ -347,6 +375,7 @@ inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // Launc
 inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort, JobFailure,
                                                                         // DataPlaneAnswer, MeshResult, DaemonDone -> orcarun
 inline constexpr std::uint32_t kTagDirectory = oob::tags::kPlmFirst + 6;  // HostDirectory, MeshCheck -> a host's first daemon
+inline constexpr std::uint32_t kTagDvm = oob::tags::kPlmFirst + 7;     // DvmRequest -> a DVM's controller; DvmState back
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
 inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun

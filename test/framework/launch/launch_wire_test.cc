@@ -247,6 +247,36 @@ TEST(LaunchWire, DataPlaneFieldsSurvive) {
   EXPECT_STREQ(kind_name(dd), "daemon done");
 }
 
+// A DVM's controller and its clients (orcadvm status, stop).
+TEST(LaunchWire, DvmMessagesRoundTrip) {
+  DvmRequest request{.ask = static_cast<std::uint32_t>(DvmAsk::Stop), .client_uri = "tcp://10.0.0.1:4000"};
+  const WireMessage rq = round_trip(request);
+  EXPECT_EQ(std::get<DvmRequest>(rq).ask, 2u);
+  EXPECT_EQ(std::get<DvmRequest>(rq).client_uri, "tcp://10.0.0.1:4000");
+  EXPECT_STREQ(kind_name(rq), "dvm request");
+  DvmState state{.pid = 4242, .uptime_ms = 0x1'0000'0001ULL, .hosts = {{"h1", 2, true}, {"h2", 4, false}},
+                 .running = 3, .waiting = 1, .clients = 2, .stopping = true};
+  const WireMessage st = round_trip(state);
+  const auto& back = std::get<DvmState>(st);
+  EXPECT_EQ(back.pid, 4242u);
+  EXPECT_EQ(back.uptime_ms, 0x1'0000'0001ULL);
+  ASSERT_EQ(back.hosts.size(), 2u);
+  EXPECT_EQ(back.hosts[1].name, "h2");
+  EXPECT_EQ(back.hosts[1].slots, 4u);
+  EXPECT_FALSE(back.hosts[1].up);
+  EXPECT_TRUE(back.hosts[0].up);
+  EXPECT_EQ(back.running, 3u);
+  EXPECT_EQ(back.waiting, 1u);
+  EXPECT_EQ(back.clients, 2u);
+  EXPECT_TRUE(back.stopping);
+  // A client's contact is bounded: a lie about its length costs nothing.
+  auto bytes = encode(request).value();
+  bytes.resize(bytes.size() - 1);
+  EXPECT_FALSE(decode(bytes).ok());
+  request.client_uri.assign(5000, 'x');
+  EXPECT_FALSE(encode(request).ok());
+}
+
 // Well-formed but unusable: orcad would size its tree and index its hosts
 // by these, so read_bootstrap refuses them, saying which.
 TEST(LaunchWire, AnInconsistentBootstrapIsRefusedWhenRead) {
@@ -501,7 +531,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 22, 200, 255}) {
+  for (std::uint8_t kind : {0, 24, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);
