@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <string_view>
 
 namespace orca::plm {
 
@@ -145,17 +146,20 @@ std::string default_daemon_path() {
   if (n <= 0) return "orcad";
   std::string dir(buf, static_cast<size_t>(n));
   dir.erase(dir.rfind('/'));
-  // Installed, orcad is beside orcarun. In the build tree orcarun is
-  // framework/tools/orcarun/orcarun (or, linked against liborca.so,
-  // libtool's .libs/orcarun behind that wrapper) and orcad is
+  // Installed, orcad is beside orcarun and orcadvm. In the build tree
+  // they are framework/tools/orcarun/orcarun and
+  // framework/tools/orcadvm/orcadvm (or, linked against liborca.so,
+  // libtool's .libs/ programs behind those wrappers) and orcad is
   // framework/tools/orcad/orcad (the program, or the wrapper that finds
   // liborca).
   if (dir.size() > 6 && dir.compare(dir.size() - 6, 6, "/.libs") == 0) dir.erase(dir.size() - 6);
   std::string beside = dir + "/orcad";
   if (::access(beside.c_str(), X_OK) == 0) return beside;
-  if (dir.size() > 8 && dir.compare(dir.size() - 8, 8, "/orcarun") == 0) {
-    std::string built = dir.substr(0, dir.size() - 8) + "/orcad/orcad";
-    if (::access(built.c_str(), X_OK) == 0) return built;
+  for (std::string_view tool : {"/orcarun", "/orcadvm"}) {
+    if (dir.size() > tool.size() && dir.compare(dir.size() - tool.size(), tool.size(), tool) == 0) {
+      std::string built = dir.substr(0, dir.size() - tool.size()) + "/orcad/orcad";
+      if (::access(built.c_str(), X_OK) == 0) return built;
+    }
   }
   return beside;
 }

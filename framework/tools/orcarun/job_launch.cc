@@ -159,8 +159,8 @@ Status JobLaunch::open() {
     machine_->daemon_failed(vpid, "cannot start the agent for " + describe(vpid) + ": " + plm::spawn_failure_text(why));
   };
   launcher_ = parts_.make_starter(plan_.plm.module->max_concurrent(plan_.plm.module->self), std::move(hooks));
-  sigint_ = std::make_unique<SignalWatch>(process_.loop(), SIGINT, [this] { machine_->on_signal(SIGINT); });
-  sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] { machine_->on_signal(SIGTERM); });
+  sigint_ = std::make_unique<SignalWatch>(process_.loop(), SIGINT, [this] { on_signal(SIGINT); });
+  sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] { on_signal(SIGTERM); });
   return {};
 }
 
@@ -183,6 +183,16 @@ int JobLaunch::run() {
   out_->flush_blocking();
   err_->flush_blocking();
   return machine_->exit_status();
+}
+
+void JobLaunch::end_hold() { machine_->begin_teardown(); }
+
+void JobLaunch::on_signal(int signo) {
+  if (held_ && machine_->phase() == JobPhase::WireUp) {
+    hold_->signalled(signo);
+    return;
+  }
+  machine_->on_signal(signo);
 }
 
 void JobLaunch::on_hello(ProcessName from, std::span<const std::uint8_t> bytes) {
@@ -224,6 +234,11 @@ void JobLaunch::start_command() {
       for (const auto& n : daemon_[v].report.notes) text += "  " + printable(n) + "\n";
       say(text);
     }
+  }
+  if (hold_) {
+    held_ = true;
+    hold_->ready();
+    return;
   }
   if (!machine_->command_ready()) return;
   // stdin: to the daemons of the ranks that read it.

@@ -29,6 +29,7 @@
 #include <orca/routed.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,6 +83,25 @@ class JobLaunch {
   ~JobLaunch();
   /* Runs the job; returns orcarun's exit status. */
   int run();
+
+  // --- daemons held for jobs not known yet (orcadvm start) ---
+  struct Hold {
+    std::function<void()> ready;  // every daemon up and wired
+    std::function<void(int signo)> signalled;  // SIGINT or SIGTERM from then on
+  };
+  /* Before run(): once every daemon is up and wired (data-plane round,
+   * mesh check and reports done), `ready` is called instead of sending a
+   * command; the daemons then wait until end_hold(), and SIGINT and SIGTERM
+   * are the holder's. */
+  void hold(Hold hold) { hold_ = std::move(hold); }
+  /* The held daemons are told to end; run() returns once they are gone. */
+  void end_hold();
+  /* While run() runs: the oob of this launch (its messages may add tags),
+   * its job id, secret, and whether daemon `vpid` is up and not lost. */
+  oob::Messenger& messenger() const { return *oob_; }
+  std::uint32_t job_id() const noexcept { return job_; }
+  const std::vector<std::uint8_t>& secret() const noexcept { return secret_; }
+  bool daemon_up(std::uint32_t vpid) const { return machine_->is_up(vpid) && !machine_->is_gone(vpid); }
 
  private:
   struct Daemon {
@@ -178,6 +198,9 @@ class JobLaunch {
   bool progress_shown_ = false;
   bool bootstrap_checked_ = false;
   bool output_files_failed_ = false;  // one message for a full disk, not one per chunk
+  std::optional<Hold> hold_;
+  bool held_ = false;  // the daemons are held: hold_->ready was called
+  void on_signal(int signo);
   std::unique_ptr<SignalWatch> sigint_;
   std::unique_ptr<SignalWatch> sigterm_;
   // --timing

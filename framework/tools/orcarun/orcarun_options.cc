@@ -145,6 +145,37 @@ Status parse_option(const std::vector<std::string>& args, size_t& i, Options& o)
 
 }  // namespace
 
+const std::vector<std::string> kDaemonOptions = {
+    "--host", "-H", "-hosts", "--hostfile", "-f", "--machinefile", "-machinefile", "--mca", "-mca", "--tune",
+    "--timing", "--report-routes", "--report-topology", "--mesh-check", "--allow-run-as-root", "--help", "-h",
+    "--version", "-V"};
+
+Result<Options> parse_daemon_options(const std::vector<std::string>& args) {
+  auto refuse = [](const std::string& option, const std::string& why) {
+    return Message("orcadvm", "bad-option", {{"option", option}, {"why", why}});
+  };
+  Options o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.empty() || a[0] != '-') {
+      return refuse(printable(a), "a DVM runs no program of its own; its jobs are given each on its own");
+    }
+    const std::string name = split_option(a).name;
+    if (std::find(kDaemonOptions.begin(), kDaemonOptions.end(), name) == kDaemonOptions.end()) {
+      const auto& all = option_spellings();
+      if (std::find(all.begin(), all.end(), name) != all.end()) {
+        return refuse(printable(a), "it is an option of a job, not of the daemons a DVM keeps; give it with the job");
+      }
+      return refuse(printable(a), "it is not an option of orcadvm start (orcadvm --help lists them)");
+    }
+    if (Status st = parse_option(args, i, o); !st) {
+      if (st.error().topic() != "bad-option") return st.error();
+      return refuse(st.error().arg("option"), st.error().arg("why"));
+    }
+  }
+  return o;
+}
+
 const std::vector<std::string>& option_spellings() {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> v;

@@ -79,6 +79,13 @@ Status settle_apps(Options& o);
  * --report-bindings. */
 inline bool places_cpus(const Options& o) { return o.cpu.needs_topology() || o.report_bindings; }
 
+/* orcadvm start's command line: only the options that shape the daemons
+ * (kDaemonOptions: hosts, settings, wire-up reports). Errors
+ * (orcadvm/bad-option): a job's option, named as such; an unknown one; a
+ * program (a DVM runs none of its own). */
+Result<Options> parse_daemon_options(const std::vector<std::string>& args);
+/* The option words parse_daemon_options takes. */
+extern const std::vector<std::string> kDaemonOptions;
 /* The --help text. */
 extern const char* const kUsage;
 

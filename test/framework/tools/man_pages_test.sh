@@ -1,5 +1,5 @@
 #!/bin/bash
-# The manual pages of orcarun, orcad and orca_info (from the source tree):
+# The manual pages of orcarun, orcadvm, orcad and orca_info (from the source tree):
 # each renders without a warning from man or groff, has the sections a
 # reader looks for, and names every option its program's --help prints (the
 # program from the build tree), so that an option added without
@@ -14,7 +14,7 @@ if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ] ||
 fi
 TOOLS="$ORCA_TEST_BUILDDIR/framework/tools"
 PAGES="$ORCA_TEST_SRCDIR/framework/tools"
-for program in orcarun orcad orca_info; do
+for program in orcarun orcadvm orcad orca_info; do
     if [ ! -x "$TOOLS/$program/$program" ]; then
         echo "$TOOLS/$program/$program is not built" >&2
         exit 1
@@ -81,6 +81,7 @@ $(cat "$T/err")"
 }
 
 case_orcarun_renders() { setup; expect_clean_render orcarun; }
+case_orcadvm_renders() { setup; expect_clean_render orcadvm; }
 case_orcad_renders() { setup; expect_clean_render orcad; }
 case_orca_info_renders() { setup; expect_clean_render orca_info; }
 
@@ -100,6 +101,7 @@ expect_every_option() {
 }
 
 case_orcarun_documents_every_option() { setup; expect_every_option orcarun; }
+case_orcadvm_documents_every_option() { setup; expect_every_option orcadvm; }
 case_orcad_documents_every_option() { setup; expect_every_option orcad; }
 case_orca_info_documents_every_option() { setup; expect_every_option orca_info; }
 
@@ -130,16 +132,20 @@ case_orcarun_sections() {
         grep -qF -- "$text" "$T/slurm.txt" || fail "RUNNING UNDER SLURM does not mention $text"
     done
 }
+case_orcadvm_sections() { setup; expect_sections orcadvm EXAMPLES; }
 case_orcad_sections() { setup; expect_sections orcad; }
 case_orca_info_sections() { setup; expect_sections orca_info EXAMPLES; }
 
 run_case ManPages.OrcarunRenders case_orcarun_renders
+run_case ManPages.OrcadvmRenders case_orcadvm_renders
 run_case ManPages.OrcadRenders case_orcad_renders
 run_case ManPages.OrcaInfoRenders case_orca_info_renders
 run_case ManPages.OrcarunDocumentsEveryOption case_orcarun_documents_every_option
+run_case ManPages.OrcadvmDocumentsEveryOption case_orcadvm_documents_every_option
 run_case ManPages.OrcadDocumentsEveryOption case_orcad_documents_every_option
 run_case ManPages.OrcaInfoDocumentsEveryOption case_orca_info_documents_every_option
 run_case ManPages.OrcarunSections case_orcarun_sections
+run_case ManPages.OrcadvmSections case_orcadvm_sections
 run_case ManPages.OrcadSections case_orcad_sections
 run_case ManPages.OrcaInfoSections case_orca_info_sections
 

@@ -1,0 +1,70 @@
+// DvmController: `orcadvm start`, as the adapter of a DvmMachine
+// (launch/dvm_machine.h). The daemons start and wire up as a job's do
+// (orcarun's JobLaunch, held once they are all up: routes, data plane and
+// reports as with orcarun); then the contact file is written and the
+// controller answers its clients (orcadvm status, stop) over the oob, each
+// having proven the DVM's secret in the oob handshake. It stops on orcadvm
+// stop, SIGINT, SIGTERM or SIGHUP, or, detached, after its idle limit
+// (orcadvm_idle_timeout) with no client; the contact file goes first (no
+// new client finds a stopping DVM), then the daemons.
+#ifndef ORCA_TOOLS_ORCADVM_DVM_CONTROLLER_H
+#define ORCA_TOOLS_ORCADVM_DVM_CONTROLLER_H
+
+#include "tools/orcarun/job_launch.h"
+
+#include "launch/dvm_machine.h"
+#include "launch/launch_wire.h"
+#include "runtime/process.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+
+namespace orca::orcadvm {
+
+struct ControllerSettings {
+  bool detached = false;                    // --daemonize
+  std::chrono::milliseconds idle_limit{0};  // orcadvm_idle_timeout; detached only
+  std::string contact_directory;            // where the contact file goes (dvm_contact_directory)
+  /* The DVM is up and its contact file written (the ready line printed):
+   * a detached start's parent may now return. */
+  std::function<void(const std::string& ready_line)> announce;
+};
+
+class DvmController {
+ public:
+  DvmController(Process& process, const orcarun::Options& options, orcarun::JobPlan plan,
+                std::chrono::steady_clock::time_point started, ControllerSettings settings);
+  ~DvmController();
+  /* Runs until the DVM stopped and its daemons are gone; returns orcadvm's
+   * exit status (0: stopped as asked). */
+  int run();
+
+ private:
+  void ready();
+  void on_request(ProcessName from, std::span<const std::uint8_t> bytes);
+  void answer(ProcessName to, bool stopping);
+  void client_lost(ProcessName peer);
+  void stop(const std::string& why);
+  void remove_contact();
+  launch::DvmMachine::Hooks machine_hooks();
+
+  Process& process_;
+  ControllerSettings settings_;
+  std::vector<std::string> hosts_;
+  std::vector<unsigned> slots_;
+  std::unique_ptr<orcarun::JobLaunch> launch_;
+  std::unique_ptr<launch::DvmMachine> machine_;
+  std::string contact_path_;  // written while the DVM is ready
+  std::set<ProcessName> clients_;
+  std::unique_ptr<Timer> idle_timer_;
+  std::unique_ptr<SignalWatch> sighup_;
+  std::chrono::steady_clock::time_point ready_at_;
+  bool stopping_ = false;
+};
+
+}  // namespace orca::orcadvm
+
+#endif

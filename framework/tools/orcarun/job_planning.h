@@ -1,0 +1,26 @@
+// The plan of a run, made before anything starts: every mistake of the
+// command line, the hosts and the settings is reported here, while nothing
+// needs undoing.
+#ifndef ORCA_TOOLS_ORCARUN_JOB_PLANNING_H
+#define ORCA_TOOLS_ORCARUN_JOB_PLANNING_H
+
+#include "job_launch.h"
+#include "orcarun_options.h"
+
+#include "runtime/runtime.h"
+
+namespace orca::orcarun {
+
+/* orcarun's job: hosts (--host, --hostfile, the batch allocation, else
+ * this host), the rank map, the plm module, the routing tree, the ranks'
+ * variables and programs, and what each daemon starts for them. */
+Status make_plan(Runtime& rt, const Options& options, JobPlan& plan);
+
+/* Daemons that will run jobs not known yet (orcadvm start): the same
+ * hosts, plm module, tree and settings, no ranks, and every PMI server the
+ * settings allow (no program to read). */
+Status make_daemon_plan(Runtime& rt, const Options& options, JobPlan& plan);
+
+}  // namespace orca::orcarun
+
+#endif
