@@ -39,6 +39,16 @@ Status declare_time_limits(mca::Registry& registry) {
                       "killing the ranks still running with SIGKILL (a second SIGINT kills at once)",
        .min_text = "0",
        .max_text = "3600"},
+      {.framework = "orcadvm",
+       .name = "idle_timeout",
+       .type = mca::VarType::Double,
+       .default_text = "900",
+       .level = 2,
+       .description = "Seconds a DVM started with orcadvm start --daemonize waits with no job and no client "
+                      "(orcadvm status, stop, a job's orcarun) before it stops by itself, so that no daemon "
+                      "lingers for ever (a DVM in the foreground ends with its starter instead)",
+       .min_text = "0.1",
+       .max_text = "2592000"},
   };
   return declare_all(registry, specs);
 }
@@ -136,6 +146,7 @@ LauncherSettings launcher_settings(const mca::Registry& registry) {
   LauncherSettings s;
   auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0)); };
   if (const auto* v = registry.find("orcarun_startup_timeout")) s.startup_timeout = ms(v->as_double());
+  if (const auto* v = registry.find("orcadvm_idle_timeout")) s.dvm_idle_timeout = ms(v->as_double());
   if (const auto* v = registry.find("orcarun_kill_grace")) s.kill_grace = ms(v->as_double());
   if (const auto* v = registry.find("orcarun_data_plane")) s.data_plane = v->as_string();
   if (const auto* v = registry.find("orcarun_mesh_check")) s.mesh_check = v->as_bool();

@@ -15,6 +15,8 @@
  *   orcarun_data_plane_round   the same for the data-plane round
  *   orcarun_start_early      whether ranks start as their part of the tree
  *                            comes up, when nothing needs every daemon first
+ *   orcadvm_idle_timeout     seconds a detached DVM (orcadvm start
+ *                            --daemonize) waits idle before it stops
  */
 #ifndef ORCA_LAUNCH_LAUNCHER_VARS_H
 #define ORCA_LAUNCH_LAUNCHER_VARS_H
@@ -38,6 +40,7 @@ struct LauncherSettings {
   std::string pmi_simple_server = "auto";
   std::string data_plane_round = "auto";
   bool start_early = true;
+  std::chrono::milliseconds dvm_idle_timeout{900000};  // orcadvm_idle_timeout
 };
 
 /* Declares them (idempotent: a second call changes nothing). Errors: a

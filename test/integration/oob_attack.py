@@ -59,6 +59,15 @@ shell. Subcommands:
       within 5 s, the listener waiting for a COMMIT as after a good
       RESPONSE).
 
+  replay ADDRESS PORT --as J.V --to J.V
+      A client's handshake recorded and played again, as an eavesdropper
+      on the cluster network would: one handshake with the job secret of
+      $ORCA_JOB_SECRET (HELLO, then RESPONSE and COMMIT), every byte it
+      sent kept; then a new connection that sends exactly those bytes.
+      Prints "REPLAY first=established|failed replayed=refused_badkey|
+      accepted|other" (refused_badkey: a REFUSE saying the key is wrong,
+      then the close; accepted: no refusal within 5 s).
+
   stall ADDRESS PORT --as J.V --to J.V --length L --send B
         [--hold-file F] [--hold S]
       Authenticates with the job secret of $ORCA_JOB_SECRET (protocol
@@ -422,6 +431,44 @@ def authenticate(args, version):
     return s, None
 
 
+def cmd_replay(args):
+    secret = bytes.fromhex(os.environ["ORCA_JOB_SECRET"])
+    sent = b""
+    first = "failed"
+    s = socket.create_connection((args.address, args.port), timeout=10)
+    try:
+        hello = frame(HELLO, hello_payload(PROTOCOL, name_of(args.as_), name_of(args.to)))
+        s.sendall(hello)
+        sent += hello
+        kind, challenge = read_frame(s)
+        if kind == CHALLENGE and challenge is not None and len(challenge) == 80:
+            proof = hmac.new(secret, b"orca-client" + hello[HEADER.size:] + challenge, hashlib.sha256).digest()
+            rest = frame(RESPONSE, proof) + frame(COMMIT)
+            s.sendall(rest)
+            sent += rest
+            first = "established"
+    finally:
+        s.close()
+    replayed = "other"
+    s = socket.create_connection((args.address, args.port), timeout=5)
+    try:
+        s.sendall(sent)
+        while True:
+            kind, payload = read_frame(s)
+            if kind == CHALLENGE:
+                continue  # a fresh nonce the recorded RESPONSE cannot answer
+            if kind == REFUSE and payload and payload[0] == REFUSE_BAD_KEY:
+                replayed = "refused_badkey"
+            break
+    except socket.timeout:
+        replayed = "accepted"
+    except OSError:
+        pass
+    finally:
+        s.close()
+    print("REPLAY first=%s replayed=%s" % (first, replayed), flush=True)
+
+
 def cmd_stall(args):
     version = PROTOCOL
     s, why = authenticate(args, version)
@@ -535,7 +582,7 @@ def cmd_usock(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    for name in ("connect", "hellos", "stall", "halfway", "wrongkey", "usock"):
+    for name in ("connect", "hellos", "stall", "halfway", "wrongkey", "usock", "replay"):
         p = sub.add_parser(name)
         if name != "usock":
             p.add_argument("address")
@@ -567,6 +614,9 @@ def main():
             p.add_argument("--count", type=int, default=1)
             p.add_argument("--sources")
             p.add_argument("--settle", type=float, default=1.0)
+        elif name == "replay":
+            p.add_argument("--as", dest="as_", required=True)
+            p.add_argument("--to", required=True)
         else:
             p.add_argument("--as", dest="as_", required=True)
             p.add_argument("--to", required=True)
@@ -574,7 +624,7 @@ def main():
             p.add_argument("--send", type=int, default=0)
     args = ap.parse_args()
     {"connect": cmd_connect, "hellos": cmd_hellos, "stall": cmd_stall, "halfway": cmd_halfway,
-     "wrongkey": cmd_wrongkey, "usock": cmd_usock}[args.command](args)
+     "wrongkey": cmd_wrongkey, "usock": cmd_usock, "replay": cmd_replay}[args.command](args)
 
 
 if __name__ == "__main__":

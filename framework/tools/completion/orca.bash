@@ -1,4 +1,4 @@
-# Bash completion for orcarun and orca_info.
+# Bash completion for orcarun, orcadvm and orca_info.
 #
 # Self-contained (bash 4 or later; nothing of the bash-completion package is
 # needed), so that it works wherever it is sourced. What it offers comes from
@@ -11,7 +11,8 @@
 #     `orca_info --param all all --parsable`, whose lines read
 #     mca:FRAMEWORK:COMPONENT:param:NAME:FIELD:VALUE, with the orca_info
 #     installed beside the program (else the one on PATH).
-# Installed as completions/orcarun and completions/orca_info, the names under
+# Installed as completions/orcarun, completions/orcadvm and completions/orca_info,
+# the names under
 # which bash-completion's loader looks for them.
 
 # Spellings the programs accept that their --help does not list: used to read
@@ -296,5 +297,37 @@ _orca_complete() {
 _orcarun() { _orca_complete 1; }
 _orca_info() { _orca_complete 0; }
 
+# orcadvm: its command first (start, status, stop); then start's options
+# (its --help's, but --dvm-uri, which is status's and stop's), or status's
+# and stop's --dvm-uri FILE.
+_orcadvm() {
+    local -a words=()
+    local cword cur
+    _orca_words
+    COMPREPLY=()
+    if ((cword == 1)); then
+        _orca_reply start status stop --help --version
+        return 0
+    fi
+    case ${words[1]} in
+        start)
+            _orca_complete 0
+            local -a kept=()
+            local w
+            for w in "${COMPREPLY[@]}"; do [[ $w == --dvm-uri ]] || kept+=("$w"); done
+            COMPREPLY=("${kept[@]}")
+            ;;
+        status | stop)
+            if [[ ${words[cword - 1]} == --dvm-uri ]]; then
+                _orca_files
+            else
+                _orca_reply --dvm-uri --help
+            fi
+            ;;
+    esac
+    return 0
+}
+
 complete -F _orcarun orcarun
+complete -F _orcadvm orcadvm
 complete -F _orca_info orca_info

@@ -66,7 +66,7 @@ launch::DvmMachine::Hooks DvmController::machine_hooks() {
 int DvmController::run() {
   idle_timer_ = std::make_unique<Timer>(process_.loop(), [this] { machine_->idle_timer(); });
   // The terminal a foreground DVM was started from closing ends it too.
-  sighup_ = std::make_unique<SignalWatch>(process_.loop(), SIGHUP, [this] { stop("SIGHUP"); },
+  sighup_ = std::make_unique<SignalWatch>(process_.loop(), SIGHUP, [this] { stop(::strsignal(SIGHUP)); },
                                           SignalWatch::Unwatched::kIgnore);
   const int status = launch_->run();
   machine_->daemons_gone();

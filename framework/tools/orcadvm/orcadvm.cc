@@ -6,6 +6,7 @@
 #include "dvm_controller.h"
 
 #include "launch/dvm_contact.h"
+#include "launch/launcher_vars.h"
 #include "tools/builtin_components.h"
 #include "tools/orcarun/job_planning.h"
 #include "tools/tool_main.h"
@@ -62,23 +63,6 @@ const char* const kUsage =
 
 using orca::Message;
 
-// orcadvm_idle_timeout, declared here: only a DVM has it.
-orca::Result<std::chrono::milliseconds> idle_limit(orca::mca::Registry& registry) {
-  const orca::mca::VarSpec spec{
-      .framework = "orcadvm",
-      .name = "idle_timeout",
-      .type = orca::mca::VarType::Double,
-      .default_text = "900",
-      .level = 2,
-      .description = "Seconds a DVM started with --daemonize waits with no job and no client (orcadvm status, "
-                     "stop, a job's orcarun) before it stops by itself, so that no daemon lingers for ever",
-      .min_text = "0.1",
-      .max_text = "2592000"};
-  auto var = registry.declare(spec);
-  if (!var) return var.error();
-  return std::chrono::milliseconds(static_cast<std::int64_t>(var.value()->as_double() * 1000.0));
-}
-
 int start(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> args;
@@ -107,8 +91,8 @@ int start(int argc, char** argv) {
   if (!created) return 1;
   orca::Process& p = *created.value();
   if (!options) return p.fail(options.error());
-  auto idle = idle_limit(p.runtime().registry());
-  if (!idle) return p.fail(idle.error());
+  if (orca::Status st = orca::launch::declare_launcher_variables(p.runtime().registry()); !st) return p.fail(st.error());
+  const auto idle = orca::launch::launcher_settings(p.runtime().registry()).dvm_idle_timeout;
   const std::string directory =
       orca::launch::dvm_contact_directory([](const char* name) { return std::getenv(name); });
   if (directory.empty()) {
@@ -120,7 +104,7 @@ int start(int argc, char** argv) {
   orca::orcadvm::DvmController controller(
       p, options.value(), std::move(plan), started,
       {.detached = daemonize,
-       .idle_limit = daemonize ? idle.value() : std::chrono::milliseconds(0),
+       .idle_limit = daemonize ? idle : std::chrono::milliseconds(0),
        .contact_directory = directory,
        .announce = [daemonize](const std::string& line) {
          std::cout << line << std::flush;

@@ -17,7 +17,7 @@ if [ -z "${ORCA_TEST_BUILDDIR:-}" ] || [ -z "${ORCA_TEST_SRCDIR:-}" ] ||
 fi
 COMPLETION="$ORCA_TEST_SRCDIR/framework/tools/completion/orca.bash"
 TOOLS="$ORCA_TEST_BUILDDIR/framework/tools"
-for program in orcarun orca_info; do
+for program in orcarun orcadvm orca_info; do
     if [ ! -x "$TOOLS/$program/$program" ]; then
         echo "$TOOLS/$program/$program is not built" >&2
         exit 1
@@ -38,7 +38,7 @@ setup() {
     mkdir "$T/bin" || fail "mkdir"
     printf '#!/bin/sh\n' >"$T/bin/orcatestcmd" || fail "cannot write $T/bin/orcatestcmd"
     chmod +x "$T/bin/orcatestcmd" || fail "chmod"
-    export PATH="$TOOLS/orcarun:$TOOLS/orca_info:$T/bin:$PATH"
+    export PATH="$TOOLS/orcarun:$TOOLS/orcadvm:$TOOLS/orca_info:$T/bin:$PATH"
     # shellcheck source=framework/tools/completion/orca.bash
     . "$COMPLETION" || fail "sourcing $COMPLETION failed"
 }
@@ -140,6 +140,29 @@ case_orca_info_options() {
     expect_all_start --
 }
 
+# orcadvm: its commands, then start's options (from its --help, without a
+# job's options or status's --dvm-uri), or status's and stop's --dvm-uri.
+case_orcadvm_commands_and_options() {
+    setup
+    complete_line "orcadvm "
+    expect_offered start status stop
+    complete_line "orcadvm st"
+    expect_offered start status stop
+    complete_line "orcadvm start --"
+    expect_offered --daemonize --host --hostfile --mca --tune --timing --report-routes --mesh-check --help
+    expect_not_offered --dvm-uri --np --map-by
+    expect_all_start --
+    complete_line "orcadvm start --mca orcadvm_idle"
+    expect_offered orcadvm_idle_timeout
+    complete_line "orcadvm status --"
+    expect_offered --dvm-uri
+    expect_not_offered --daemonize --host
+    touch "$T/dvm.contact"
+    cd "$T" || fail "cd $T"
+    complete_line "orcadvm stop --dvm-uri dvm.c"
+    expect_offered dvm.contact
+}
+
 # --- MCA variable names, from orca_info --param all all --parsable ---------------
 
 case_mca_names_with_prefix() {
@@ -230,6 +253,7 @@ case_files() {
 run_case Completion.OrcarunOptions case_orcarun_options
 run_case Completion.OrcarunPlacementValues case_orcarun_placement_values
 run_case Completion.OrcaInfoOptions case_orca_info_options
+run_case Completion.OrcadvmCommandsAndOptions case_orcadvm_commands_and_options
 run_case Completion.McaNamesWithPrefix case_mca_names_with_prefix
 run_case Completion.McaUniqueName case_mca_unique_name
 run_case Completion.OrcaInfoParamFrameworks case_orca_info_param_frameworks

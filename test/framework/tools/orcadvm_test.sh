@@ -1,0 +1,318 @@
+#!/bin/bash
+# orcadvm end to end with plm/local (simulated nodes of this host): start,
+# status and stop in the foreground and detached, the idle limit, the
+# signals that end a foreground DVM, the contact file, and the clients
+# that must be refused (a wrong secret, a replayed handshake, another
+# uid, options of a job). Every case checks exact outputs and statuses,
+# and that nothing of the DVM is left once it is over: no process, no
+# listener, no contact file.
+. "$(dirname "$0")/../../lib/orcarun_local.sh"
+
+ORCADVM="$ORCA_TEST_BUILDDIR/framework/tools/orcadvm/orcadvm"
+[ -x "$ORCADVM" ] || { echo "$ORCADVM is not built" >&2; exit 1; }
+ATTACK="$ORCA_TEST_SRCDIR/test/integration/oob_attack.py"
+
+# dvm_setup: the case's directory and marker (setup), and the contact
+# directory $T/run/orca (XDG_RUNTIME_DIR=$T/run, as a login would make it).
+dvm_setup() {
+    setup
+    mkdir -m 700 "$T/run" || fail "mkdir $T/run failed"
+    export XDG_RUNTIME_DIR="$T/run"
+    CONTACTS="$T/run/orca"
+}
+
+# dvm ARGS...: orcadvm ARGS in the foreground (bounded), stdout in
+# $T/out, stderr in $T/err, its status in $status.
+dvm() {
+    status=0
+    orcarun_env ORCA_TEST_MARKER="$M" timeout -k 5 120 "$ORCADVM" "$@" >"$T/out" 2>"$T/err" </dev/null || status=$?
+}
+
+# dvm_start ARGS...: `orcadvm start ARGS` in the foreground of a
+# background job (its stdout in $T/dvm.out, stderr in $T/dvm.err; DVM_PID
+# is orcadvm itself), returning once its ready line came; sets CONTACT.
+dvm_start() {
+    ( exec env --default-signal=INT ORCA_MCA_mca_base_component_path="$ORCA_ALL_COMPONENTS" \
+        ORCA_MCA_mca_base_help_path="$ORCA_TEST_SRCDIR/framework/help" \
+        ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none \
+        ORCA_TEST_MARKER="$M" "$ORCADVM" start "$@" >"$T/dvm.out" 2>"$T/dvm.err" </dev/null ) &
+    DVM_PID=$!
+    await_ready "$T/dvm.out"
+}
+
+# await_ready FILE: waits (30 s at most) for the ready line in FILE; sets
+# CONTACT to the contact file it names and checks the PID it names.
+await_ready() {
+    local i line
+    for ((i = 0; i < 300; i++)); do
+        line=$(grep -m1 '^orcadvm: DVM [0-9]* is up on' "$1" 2>/dev/null || true)
+        [ -n "$line" ] && break
+        [ -z "${DVM_PID:-}" ] || process_alive "$DVM_PID" || fail "orcadvm start ended before it was up: $(cat "$T/dvm.err")"
+        sleep 0.1
+    done
+    [ -n "$line" ] || fail "no ready line within 30 s: $(cat "$1" "$T/dvm.err" 2>/dev/null)"
+    CONTACT=${line##* contact file }
+    [ -f "$CONTACT" ] || fail "the ready line names $CONTACT, which does not exist"
+}
+
+# dvm_end [SECONDS]: waits for the foreground orcadvm; its status in $status.
+dvm_end() {
+    local limit=${1:-30} i
+    for ((i = 0; i < limit * 10; i++)); do
+        process_alive "$DVM_PID" || break
+        sleep 0.1
+    done
+    process_alive "$DVM_PID" && fail "orcadvm $DVM_PID still runs after $limit s"
+    status=0
+    wait "$DVM_PID" || status=$?
+}
+
+# nothing_of_the_dvm_left: no process of the case (the controller, every
+# orcad and keeper), no contact file.
+nothing_of_the_dvm_left() {
+    done_case
+    local left
+    left=$(ls -A "$CONTACTS" 2>/dev/null || true)
+    [ -z "$left" ] || fail "contact files left in $CONTACTS: $left"
+}
+
+# contact_value KEY: KEY's value in $CONTACT.
+contact_value() { awk -v k="$1" '$1 == k { print $2 }' "$CONTACT"; }
+
+# ---------------------------------------------------------------------------------
+
+# Started in the foreground on 4 simulated nodes: one ready line, a 0600
+# contact file naming it; status lists the hosts and their daemons; stop
+# returns once the DVM is gone, and nothing is left.
+start_status_stop() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 4
+    [ "$(stat -c %a "$CONTACT")" = 600 ] || fail "contact file mode $(stat -c %a "$CONTACT"), not 600"
+    [ "$CONTACT" = "$CONTACTS/dvm.$DVM_PID" ] || fail "contact file $CONTACT, not $CONTACTS/dvm.$DVM_PID"
+    [ "$(contact_value pid)" = "$DVM_PID" ] || fail "the contact file names pid $(contact_value pid)"
+    [ "$(contact_value hosts)" = 4 ] || fail "the contact file names $(contact_value hosts) hosts"
+    [ "$(pids_named "$M" '^orcad$' | wc -l)" = 4 ] || fail "not 4 daemons: $(processes_with_marker "$M")"
+    dvm status
+    expect_status 0
+    expect_line out "dvm       $DVM_PID"
+    expect_line out "contact   $CONTACT"
+    expect_line out "hosts     4 (4 daemon(s) up)"
+    expect_line out "jobs      0 running, 0 waiting"
+    expect_line out "clients   1"
+    local i
+    for i in 1 2 3 4; do expect_match out "^  $HOST_RE#$i  [0-9]+ slot\(s\)  up$"; done
+    [ ! -s "$T/err" ] || fail "status wrote on stderr: $(cat "$T/err")"
+    dvm stop
+    expect_status 0
+    expect_line out "orcadvm: DVM $DVM_PID stops (4 host(s))"
+    expect_line out "orcadvm: DVM $DVM_PID stopped"
+    # Gone when stop returned, not a moment later.
+    process_alive "$DVM_PID" && fail "orcadvm $DVM_PID still runs after stop returned"
+    [ -z "$(pids_named "$M" '^orcad')" ] || fail "daemons left after stop returned: $(processes_with_marker "$M")"
+    dvm_end
+    expect_status 0
+    grep -qx "orcadvm: DVM $DVM_PID stops (orcadvm stop); its daemons end" "$T/dvm.err" ||
+        fail "the DVM did not say why it stops: $(cat "$T/dvm.err")"
+    nothing_of_the_dvm_left
+}
+
+# SIGINT, SIGTERM and SIGHUP each end a foreground DVM (its starter's
+# terminal or shell going): status 0, the signal named, nothing left.
+signals_end_a_foreground_dvm() {
+    dvm_setup
+    local sig name
+    for sig in INT TERM HUP; do
+        dvm_start --mca plm_local_num_nodes 2
+        kill -s "$sig" "$DVM_PID"
+        dvm_end
+        expect_status 0
+        name=$(kill -l "$sig")
+        grep -qE "^orcadvm: DVM $DVM_PID stops \((Interrupt|Terminated|Hangup)\); its daemons end$" "$T/dvm.err" ||
+            fail "SIG$name: $(cat "$T/dvm.err")"
+        nothing_of_the_dvm_left
+    done
+}
+
+# --daemonize returns once the DVM is up, with its ready line; the DVM
+# answers, and with no job and no client it stops after its idle limit.
+detached_dvm_stops_when_idle() {
+    dvm_setup
+    DVM_PID=
+    dvm start --daemonize --mca plm_local_num_nodes 2 --mca orcadvm_idle_timeout 2
+    expect_status 0
+    await_ready "$T/out"
+    local pid
+    pid=$(contact_value pid)
+    process_alive "$pid" || fail "the detached DVM $pid is not running"
+    # A new session: the terminal and the shell of its start are not its.
+    [ "$(ps -o sid= -p "$pid" | tr -d ' ')" = "$pid" ] || fail "the detached DVM is not a session leader"
+    dvm status
+    expect_status 0
+    expect_line out "hosts     2 (2 daemon(s) up)"
+    local i
+    for ((i = 0; i < 300; i++)); do
+        process_alive "$pid" || break
+        sleep 0.1
+    done
+    process_alive "$pid" && fail "the detached DVM still runs 30 s after its client left"
+    nothing_of_the_dvm_left
+}
+
+# A foreground DVM has no idle limit: it runs until its starter ends it.
+foreground_dvm_has_no_idle_limit() {
+    dvm_setup
+    dvm_start --mca orcadvm_idle_timeout 0.5
+    sleep 2
+    process_alive "$DVM_PID" || fail "the foreground DVM stopped by itself: $(cat "$T/dvm.err")"
+    dvm stop
+    expect_status 0
+    dvm_end
+    nothing_of_the_dvm_left
+}
+
+# A client with a wrong secret, a replayed handshake and a client with a
+# random key are refused in the oob handshake: nothing is answered, the
+# DVM goes on and counts none of them as a client.
+forged_clients_are_refused() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2
+    # The contact file with another secret (0600, this user's: read).
+    sed "s/^secret .*/secret $(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')/" "$CONTACT" >"$T/forged"
+    chmod 600 "$T/forged"
+    dvm status --dvm-uri "$T/forged"
+    expect_status 1
+    expect_match err "^orcadvm: cannot reach the DVM of $T/forged \(process $DVM_PID\): .*(secret|key|proof)"
+    expect_no_stdout
+    local uri port name
+    uri=$(contact_value uri)
+    name=${uri%%;*}
+    port=$(grep -oE 'tcp=127\.0\.0\.1/8/loopback/[0-9]+' <<<"$uri" | grep -oE '[0-9]+$')
+    [ -n "$port" ] || fail "no loopback address in $uri"
+    ORCA_JOB_SECRET=$(contact_value secret) python3 "$ATTACK" replay 127.0.0.1 "$port" \
+        --as "${name%.*}.1234567890" --to "$name" >"$T/replay" 2>&1 || fail "oob_attack replay failed: $(cat "$T/replay")"
+    grep -qx "REPLAY first=established replayed=refused_badkey" "$T/replay" || fail "replay: $(cat "$T/replay")"
+    python3 "$ATTACK" wrongkey 127.0.0.1 "$port" --to "$name" --count 20 >"$T/wrongkey" 2>&1 ||
+        fail "oob_attack wrongkey failed: $(cat "$T/wrongkey")"
+    grep -qx "WRONGKEY tried=20 refused_badkey=20 accepted=0 other=0" "$T/wrongkey" || fail "wrong key: $(cat "$T/wrongkey")"
+    dvm status
+    expect_status 0
+    expect_line out "clients   1"
+    expect_line out "hosts     2 (2 daemon(s) up)"
+    dvm stop
+    expect_status 0
+    dvm_end
+    expect_status 0
+    nothing_of_the_dvm_left
+}
+
+# Another user can neither read the contact file nor, with a copy of its
+# address and a secret of its own, be heard.
+another_user_is_refused() {
+    [ "$(id -u)" = 0 ] || skip "needs root to run a client as another user"
+    command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+    id nobody >/dev/null 2>&1 || skip "no user nobody"
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2
+    local as_nobody=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+    chmod 755 "$T"  # so that nobody reaches the files below, not the contact file
+    mkdir -m 700 "$T/nobody" && chown nobody "$T/nobody"
+    status=0
+    orcarun_env ORCA_TEST_MARKER="$M" HOME="$T/nobody" XDG_RUNTIME_DIR= ORCA_DVM="$CONTACT" \
+        timeout -k 5 60 "${as_nobody[@]}" "$ORCADVM" status >"$T/out" 2>"$T/err" </dev/null || status=$?
+    expect_status 1
+    expect_match err "^orcadvm: cannot use the DVM contact file $CONTACT: "
+    # Its own copy of the address, with a secret it made up.
+    sed "s/^secret .*/secret $(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')/" "$CONTACT" >"$T/nobody/guess"
+    chown nobody "$T/nobody/guess" && chmod 600 "$T/nobody/guess"
+    status=0
+    orcarun_env ORCA_TEST_MARKER="$M" HOME="$T/nobody" XDG_RUNTIME_DIR= \
+        timeout -k 5 60 "${as_nobody[@]}" "$ORCADVM" status --dvm-uri "$T/nobody/guess" >"$T/out" 2>"$T/err" </dev/null ||
+        status=$?
+    expect_status 1
+    expect_match err "^orcadvm: cannot reach the DVM of $T/nobody/guess \(process $DVM_PID\): "
+    dvm status
+    expect_line out "clients   1"
+    dvm stop
+    expect_status 0
+    dvm_end
+    nothing_of_the_dvm_left
+}
+
+# Without a DVM, status and stop say so; with two, they ask which; a
+# contact file left by a DVM that was killed is passed over.
+finding_the_dvm() {
+    dvm_setup
+    dvm status
+    expect_status 1
+    expect_line err "orcadvm: no DVM of yours is running: $CONTACTS holds no contact file of a"
+    dvm_start --mca plm_local_num_nodes 1
+    local first=$CONTACT first_pid=$DVM_PID
+    # A stale file: a process that has ended.
+    sleep 0 & local dead=$!
+    wait "$dead"
+    sed "s/^pid .*/pid $dead/" "$first" >"$CONTACTS/dvm.$dead" && chmod 600 "$CONTACTS/dvm.$dead"
+    dvm status
+    expect_status 0
+    expect_line out "dvm       $first_pid"
+    dvm_start --mca plm_local_num_nodes 1
+    dvm status
+    expect_status 1
+    expect_match err "^orcadvm: several DVMs of yours are running"
+    dvm status --dvm-uri "$first"
+    expect_status 0
+    expect_line out "dvm       $first_pid"
+    ORCA_DVM="$CONTACT" dvm stop
+    expect_status 0
+    expect_line out "orcadvm: DVM $DVM_PID stopped"
+    dvm_end
+    DVM_PID=$first_pid
+    dvm stop --dvm-uri "$first"
+    expect_status 0
+    dvm_end
+    rm -f "$CONTACTS/dvm.$dead"
+    nothing_of_the_dvm_left
+}
+
+# What orcadvm start refuses before anything starts: a job's option (by
+# name), a program, an unknown option, a bad idle limit; status's own
+# mistakes; a start that cannot reach its host says why with status 1,
+# detached or not.
+mistakes_are_refused() {
+    dvm_setup
+    dvm start -n 4
+    expect_status 1
+    expect_line err "orcadvm: the option -n cannot be used as given: it is an option of a job, not of the daemons a DVM keeps; give it with the job."
+    dvm start --map-by=node
+    expect_status 1
+    expect_match err "^orcadvm: the option --map-by=node cannot be used as given: it is an option of a job"
+    dvm start hostname
+    expect_status 1
+    expect_line err "orcadvm: the option hostname cannot be used as given: a DVM runs no program of its own; its jobs are given each on its own."
+    dvm start --daemonise
+    expect_status 1
+    expect_match err "it is not an option of orcadvm start \(orcadvm --help lists them\)"
+    dvm start --mca orcadvm_idle_timeout 0
+    expect_status 1
+    expect_match err "orcadvm_idle_timeout"
+    dvm status --bogus
+    expect_status 1
+    expect_line err "orcadvm: the option --bogus cannot be used as given: orcadvm status takes --dvm-uri FILE only."
+    dvm frobnicate
+    expect_status 1
+    expect_line err "orcadvm: unknown command frobnicate: start, status or stop (orcadvm --help)"
+    dvm start --daemonize --mca plm_base_daemon "$T/no-orcad"
+    expect_status 1
+    expect_match err "cannot run $T/no-orcad: No such file or directory"
+    expect_no_stdout
+    nothing_of_the_dvm_left
+}
+
+CASES=(start_status_stop signals_end_a_foreground_dvm detached_dvm_stops_when_idle foreground_dvm_has_no_idle_limit
+       forged_clients_are_refused another_user_is_refused finding_the_dvm mistakes_are_refused)
+run_dvm_suite() {
+    local c
+    [ $# -gt 0 ] || set -- "${CASES[@]}"
+    for c in "$@"; do run_case "Orcadvm.$c" "$c"; done
+    finish_cases
+}
+run_dvm_suite "$@"
