@@ -29,7 +29,8 @@
 #  - srun's options are asked of srun (--help) once per srun file: later
 #    jobs take them from the user's cache, a changed srun is asked again,
 #    a garbled cache is replaced, plm_slurm_srun_cache false asks every
-#    time and leaves the cache alone.
+#    time and leaves the cache alone;
+#  - a DVM (orcadvm start --daemonize, status, stop) on the allocation.
 # After every case no process of the case (found by its marker in
 # /proc/*/environ, which srun passes to every task) is left. Needs root
 # and Slurm; skips with the reason elsewhere.
@@ -548,6 +549,30 @@ $(od -c "$cache" | head)"
     expect_nothing_left "$MARK"
 }
 
+# A DVM inside the allocation: orcadvm start --daemonize takes the
+# allocation's nodes (its daemons one srun step), status names them, stop
+# ends them; nothing is left and no step stays in squeue.
+ORCADVM="$ORCA_TEST_BUILDDIR/framework/tools/orcadvm/orcadvm"
+dvm_inside_the_allocation() {
+    need_cluster; new_marker dvm
+    mkdir -m 700 "$CASE_TMP/run"
+    local rc=0
+    client dvm 90 salloc -N 4 env XDG_RUNTIME_DIR="$CASE_TMP/run" sh -c \
+        '"$1" start --daemonize && "$1" status && "$1" stop' sh "$ORCADVM" || rc=$?
+    expect_status dvm 0 $rc
+    grep -qE "^orcadvm: DVM [0-9]+ is up on 4 host\(s\); contact file $CASE_TMP/run/orca/dvm\.[0-9]+$" "$CASE_TMP/dvm.out" ||
+        fail "no ready line: $(output_of dvm)"
+    grep -qx "hosts     4 (4 daemon(s) up)" "$CASE_TMP/dvm.out" || fail "status: $(output_of dvm)"
+    local h
+    for h in h2 h3 h4 h5; do
+        grep -qE "^  $h  [0-9]+ slot\(s\)  up$" "$CASE_TMP/dvm.out" || fail "status has no $h: $(output_of dvm)"
+    done
+    grep -qE "^orcadvm: DVM [0-9]+ stopped$" "$CASE_TMP/dvm.out" || fail "stop: $(output_of dvm)"
+    [ -z "$(ls -A "$CASE_TMP/run/orca")" ] || fail "contact files left: $(ls -A "$CASE_TMP/run/orca")"
+    expect_nothing_left "$MARK"
+    no_steps
+}
+
 CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_job_step
        export_none_does_not_strip_the_bootstrap host_subset_of_the_allocation ranks_get_every_allocated_cpu
        bindings_inside_the_allocation user_steps_run_beside_the_daemons ranks_see_their_own_slurm_task_variables
@@ -555,7 +580,7 @@ CASES=(salloc_runs_on_every_node sbatch_runs_eight_ranks_on_four_nodes inside_a_
        chain_tree_relays_parent_contacts large_bootstrap_goes_on_standard_input daemon_killed_mid_job
        daemon_terminated_mid_job orcarun_killed_cancels_the_step srun_missing_from_path
        malformed_nodelist_is_quoted plm_rsh_inside_the_allocation forwarded_variables_through_srun
-       srun_options_are_remembered)
+       srun_options_are_remembered dvm_inside_the_allocation)
 [ $# -eq 0 ] || CASES=("$@")
 skip_cases_when_sanitized "$SUITE" "Slurm's daemons and srun around orcarun; plm/slurm's and ras/slurm's own code runs in their unit tests, the launch path beside it in orcarun_netns_test" "${CASES[@]}"
 

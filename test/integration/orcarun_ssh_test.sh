@@ -754,13 +754,49 @@ $(job_output job)"
     expect_cluster_clean
 }
 
+# A DVM through ssh: orcadvm start --daemonize in h1 keeps a daemon on each
+# of h2..h5 (started by the default agent words), returns once they are up;
+# status names the four hosts, each daemon up; stop returns once the DVM is
+# gone, and nothing is left on any host, nor its contact file.
+ORCADVM="$ORCA_TEST_BUILDDIR/framework/tools/orcadvm/orcadvm"
+orcadvm_in_h1() {
+    orcarun_env env -u ORCA_JOB_SECRET -u ORCA_JOB_SECRET_FD XDG_RUNTIME_DIR="$CASE_DIR/run" \
+        "$NETCLUSTER" exec "$P" h1 timeout -k 5 60 "$ORCADVM" "$@" {_privsep_fd}<&-
+}
+dvm_start_status_stop_through_ssh() {
+    ssh_cluster
+    mkdir -m 700 "$CASE_DIR/run"
+    local rc=0 i pid
+    orcadvm_in_h1 start --daemonize --mca plm_rsh_agent "$AGENT" --host h2,h3,h4,h5 \
+        >"$CASE_DIR/start.out" 2>"$CASE_DIR/start.err" </dev/null || rc=$?
+    [ $rc -eq 0 ] || fail "orcadvm start exited with $rc: $(cat "$CASE_DIR/start.out" "$CASE_DIR/start.err")"
+    grep -qE "^orcadvm: DVM [0-9]+ is up on 4 host\(s\); contact file $CASE_DIR/run/orca/dvm\.[0-9]+$" \
+        "$CASE_DIR/start.out" || fail "no ready line: $(cat "$CASE_DIR/start.out" "$CASE_DIR/start.err")"
+    for i in 2 3 4 5; do orcad_in "h$i" >/dev/null; done
+    pid=$(named_in h1 orcadvm)
+    rc=0
+    orcadvm_in_h1 status >"$CASE_DIR/status.out" 2>"$CASE_DIR/status.err" </dev/null || rc=$?
+    [ $rc -eq 0 ] || fail "orcadvm status exited with $rc: $(cat "$CASE_DIR/status.err")"
+    grep -qx "hosts     4 (4 daemon(s) up)" "$CASE_DIR/status.out" || fail "status: $(cat "$CASE_DIR/status.out")"
+    for i in 2 3 4 5; do
+        grep -qE "^  h$i  [0-9]+ slot\(s\)  up$" "$CASE_DIR/status.out" || fail "status: no h$i: $(cat "$CASE_DIR/status.out")"
+    done
+    rc=0
+    orcadvm_in_h1 stop >"$CASE_DIR/stop.out" 2>"$CASE_DIR/stop.err" </dev/null || rc=$?
+    [ $rc -eq 0 ] || fail "orcadvm stop exited with $rc: $(cat "$CASE_DIR/stop.out" "$CASE_DIR/stop.err")"
+    grep -qx "orcadvm: DVM $pid stopped" "$CASE_DIR/stop.out" || fail "stop: $(cat "$CASE_DIR/stop.out")"
+    expect_cluster_clean
+    [ -z "$(ls -A "$CASE_DIR/run/orca")" ] || fail "contact files left: $(ls -A "$CASE_DIR/run/orca")"
+}
+
 CASES=(flat_launch_runs_every_rank_on_its_host tree_spawn_starts_daemons_from_daemons rsh_args_reach_the_agent
        refused_key_fails_flat_launch refused_key_fails_tree_spawn user_before_the_host_reaches_ssh unknown_host_is_reported
        secret_stays_off_command_lines_flat secret_stays_off_command_lines_tree_spawn
        remote_session_death_ends_its_daemon agent_death_ends_the_remote_daemon
        tree_spawn_parent_death_ends_its_subtree daemon_killed_takes_its_ranks_background_children
        killed_orcarun_leaves_nothing_behind
-       agent_messages_are_quoted_without_a_carriage_return forwarded_variables_reach_remote_ranks)
+       agent_messages_are_quoted_without_a_carriage_return forwarded_variables_reach_remote_ranks
+       dvm_start_status_stop_through_ssh)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_ssh_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")
