@@ -296,6 +296,11 @@ void JobMachine::daemon_failed(std::uint32_t vpid, const std::string& what) {
   }
   // Read before fail: during the wire-up it begins the teardown, and a
   // drain of the ranks must not overwrite that phase.
+  if (held_) {
+    if (!facts_.all_at_once && hooks_.agent_runs(vpid)) hooks_.end_lost_agent(vpid);
+    hooks_.dropped(vpid, what);
+    return;
+  }
   const bool wiring_up = phase_ == JobPhase::WireUp;
   fail(Message("orcarun", "daemon-failed", {{"host", printable(host(vpid))}, {"vpid", std::to_string(vpid)},
                                              {"what", printable(what)}, {"hint", hint(printable(host(vpid)))}}),
@@ -464,6 +469,10 @@ void JobMachine::fail_and_end(const Message& message, int status) {
 void JobMachine::fail_and_stop_ranks(const Message& message, int status) {
   fail(message, status);
   signal_ranks(SIGTERM);
+}
+
+void JobMachine::hold() {
+  if (phase_ == JobPhase::WireUp && up_count_ == daemons()) held_ = true;
 }
 
 void JobMachine::begin_teardown() {

@@ -118,6 +118,9 @@ class ORCA_EXPORT JobMachine {
     std::function<void(const Message&)> show;
     /* The teardown is over (or timed out): the program stops its loop. */
     std::function<void()> done;
+    /* Held daemons only (hold()): daemon `vpid` failed or was lost and is
+     * dropped; the others stay. */
+    std::function<void(std::uint32_t vpid, const std::string& what)> dropped;
   };
 
   JobMachine(JobFacts facts, Hooks hooks);
@@ -174,6 +177,13 @@ class ORCA_EXPORT JobMachine {
   /* fail, then ask the ranks to end (SIGTERM, SIGKILL after the grace). */
   void fail_and_stop_ranks(const Message& message, int status);
   void begin_teardown();
+  /* Every daemon is up and the program keeps them for jobs not known yet
+   * (a DVM) instead of sending a command: from now on a daemon that fails
+   * or is lost is dropped (its agent ended, the dropped hook told), not
+   * the end of all; a daemon whose parent it was drops in turn when it
+   * sees its parent gone. Only in the wire-up, once every daemon is up. */
+  void hold();
+  bool held() const noexcept { return held_; }
 
   JobPhase phase() const noexcept { return phase_; }
   bool failed() const noexcept { return failed_; }
@@ -234,6 +244,7 @@ class ORCA_EXPORT JobMachine {
   bool failed_ = false;
   bool command_sent_ = false;
   bool grace_armed_ = false;
+  bool held_ = false;
   int signals_seen_ = 0;
 };
 

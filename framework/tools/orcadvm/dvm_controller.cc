@@ -39,7 +39,9 @@ DvmController::DvmController(Process& process, const orcarun::Options& options, 
       launch::DvmFacts{.hosts = hosts_, .slots = slots_, .detached = settings_.detached, .idle_limit = settings_.idle_limit},
       machine_hooks());
   launch_ = std::make_unique<orcarun::JobLaunch>(process, options, std::move(plan), started, orcarun::process_parts(process));
-  launch_->hold({.ready = [this] { ready(); }, .signalled = [this](int signo) { stop(std::string(::strsignal(signo))); }});
+  launch_->hold({.ready = [this] { ready(); },
+                 .signalled = [this](int signo) { stop(std::string(::strsignal(signo))); },
+                 .dropped = [this](std::uint32_t vpid, const std::string& what) { daemon_lost(vpid, what); }});
 }
 
 DvmController::~DvmController() { remove_contact(); }
@@ -71,7 +73,7 @@ int DvmController::run() {
   const int status = launch_->run();
   machine_->daemons_gone();
   remove_contact();
-  return status;
+  return status != 0 ? status : exit_status_;
 }
 
 void DvmController::ready() {
@@ -141,6 +143,16 @@ void DvmController::client_lost(ProcessName peer) {
   if (clients_.erase(peer) == 0) return;
   launch_->messenger().forget_peer(peer);
   machine_->client_left();
+}
+
+void DvmController::daemon_lost(std::uint32_t vpid, const std::string& what) {
+  machine_->daemon_lost(vpid, what);
+  // The DVM stopped for it (no host left): an end the user did not ask for.
+  if (!stopping_ && machine_->phase() != launch::DvmPhase::Ready) {
+    stopping_ = true;
+    exit_status_ = 1;
+    std::cerr << "orcadvm: DVM " << ::getpid() << " stops (no daemon is left)\n" << std::flush;
+  }
 }
 
 void DvmController::stop(const std::string& why) {

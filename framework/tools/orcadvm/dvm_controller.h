@@ -6,7 +6,10 @@
 // having proven the DVM's secret in the oob handshake. It stops on orcadvm
 // stop, SIGINT, SIGTERM or SIGHUP, or, detached, after its idle limit
 // (orcadvm_idle_timeout) with no client; the contact file goes first (no
-// new client finds a stopping DVM), then the daemons.
+// new client finds a stopping DVM), then the daemons. A daemon lost once
+// the DVM is up is dropped (with those below it in the routing tree, which
+// end when their parent goes, each named), and the DVM goes on with the
+// rest; with none left it stops, exiting 1.
 #ifndef ORCA_TOOLS_ORCADVM_DVM_CONTROLLER_H
 #define ORCA_TOOLS_ORCADVM_DVM_CONTROLLER_H
 
@@ -47,6 +50,9 @@ class DvmController {
   void on_request(ProcessName from, std::span<const std::uint8_t> bytes);
   void answer(ProcessName to, bool stopping);
   void client_lost(ProcessName peer);
+  /* A daemon failed or was lost after the DVM was up: the DvmMachine
+   * decides whether the DVM goes on with the rest. */
+  void daemon_lost(std::uint32_t vpid, const std::string& what);
   void stop(const std::string& why);
   void remove_contact();
   launch::DvmMachine::Hooks machine_hooks();
@@ -63,6 +69,7 @@ class DvmController {
   std::unique_ptr<SignalWatch> sighup_;
   std::chrono::steady_clock::time_point ready_at_;
   bool stopping_ = false;
+  int exit_status_ = 0;  // 1: it stopped because its daemons were lost
 };
 
 }  // namespace orca::orcadvm

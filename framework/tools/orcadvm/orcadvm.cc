@@ -57,9 +57,10 @@ const char* const kUsage =
     "  -h, --help             print this help and exit\n"
     "  -V, --version          print the version and exit\n"
     "\n"
-    "A foreground DVM stops on SIGINT, SIGTERM or SIGHUP. orcadvm exits with 0\n"
-    "when the DVM stopped as asked, 1 when it could not start or a daemon was\n"
-    "lost.\n";
+    "A foreground DVM stops on SIGINT, SIGTERM or SIGHUP. A daemon lost once the\n"
+    "DVM is up is dropped and named, and the DVM goes on with the rest. orcadvm\n"
+    "exits with 0 when the DVM stopped as asked, 1 when it could not start or\n"
+    "every daemon was lost.\n";
 
 using orca::Message;
 

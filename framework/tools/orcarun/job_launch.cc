@@ -92,10 +92,12 @@ JobMachine::Hooks JobLaunch::machine_hooks() {
           .arm = [this](JobTimer t, std::uint32_t v, std::chrono::milliseconds after) { arm(t, v, after); },
           .cancel = [this](JobTimer t, std::uint32_t v) { cancel(t, v); },
           .show = [this](const Message& m) { show(m); },
-          .done = [this] {
-            if (!t_down_) t_down_ = Clock::now();
-            process_.loop().stop();
-          }};
+          .done =
+              [this] {
+                if (!t_down_) t_down_ = Clock::now();
+                process_.loop().stop();
+              },
+          .dropped = [this](std::uint32_t v, const std::string& what) { hold_->dropped(v, what); }};
 }
 
 void JobLaunch::arm(JobTimer timer, std::uint32_t vpid, std::chrono::milliseconds after) {
@@ -237,6 +239,7 @@ void JobLaunch::start_command() {
   }
   if (hold_) {
     held_ = true;
+    machine_->hold();
     hold_->ready();
     return;
   }

@@ -88,6 +88,9 @@ class JobLaunch {
   struct Hold {
     std::function<void()> ready;  // every daemon up and wired
     std::function<void(int signo)> signalled;  // SIGINT or SIGTERM from then on
+    /* From then on, daemon `vpid` failed or was lost (what: how); the
+     * others are held still (JobMachine::hold). */
+    std::function<void(std::uint32_t vpid, const std::string& what)> dropped;
   };
   /* Before run(): once every daemon is up and wired (data-plane round,
    * mesh check and reports done), `ready` is called instead of sending a

@@ -142,6 +142,9 @@ class FakeJob {
               log.push_back("done");
               done = true;
             },
+        .dropped = [this](std::uint32_t v, const std::string& what) {
+          log.push_back("dropped " + std::to_string(v) + ": " + what);
+        },
     };
   }
 
@@ -152,6 +155,17 @@ class FakeJob {
 using Log = std::vector<std::string>;
 
 // --- the wire-up ---------------------------------------------------------------
+
+// Every daemon up, then held (a DVM): no command is sent.
+void hold_all(FakeJob& j) {
+  j.m().start();
+  for (std::uint32_t v = 1; v <= j.m().daemons(); ++v) {
+    j.m().hello(v);
+    j.m().up(v);
+  }
+  j.m().hold();
+  j.log.clear();
+}
 
 TEST(JobMachineWireUp, StartLaunchesOrcarunsChildrenAndArmsTheStartupTimer) {
   FakeJob j({.daemons = 6, .radix = 2});
@@ -311,6 +325,65 @@ TEST(JobMachineWireUp, AFailedLaunchStopsTheLaunchesAfterIt) {
 // --- the teardown ---------------------------------------------------------------
 
 // orcarun_lifecycle_test.sh: sigterm_reaches_starting_daemons
+// --- daemons held for a DVM ------------------------------------------------------
+
+TEST(JobMachineHeld, OnlyOnceEveryDaemonIsUp) {
+  FakeJob j({.daemons = 3});
+  j.m().start();
+  j.m().up(1);
+  j.m().hold();
+  EXPECT_FALSE(j.m().held());
+  j.m().up(2);
+  j.m().up(3);
+  j.m().hold();
+  EXPECT_TRUE(j.m().held());
+}
+
+TEST(JobMachineHeld, ALostDaemonIsDroppedAndTheOthersStay) {
+  FakeJob j({.daemons = 4});
+  hold_all(j);
+  j.agent_ends(2, killed(SIGKILL));
+  EXPECT_EQ(j.log, (Log{"dropped 2: its daemon ended early: the agent was killed by signal 9 (Killed); it printed nothing"}));
+  EXPECT_TRUE(j.m().is_gone(2));
+  EXPECT_FALSE(j.m().failed());
+  EXPECT_EQ(j.m().phase(), JobPhase::WireUp);
+  EXPECT_TRUE(j.shown.empty());
+  // Lost by the oob, with its agent still there: the agent is ended.
+  j.log.clear();
+  j.m().daemon_lost(3, "the oob lost it");
+  EXPECT_EQ(j.log, (Log{"end-lost 3", "dropped 3: the oob lost it"}));
+  // Its agent's exit afterwards is no second loss.
+  j.log.clear();
+  j.agent_ends(3, killed(SIGTERM));
+  EXPECT_EQ(j.log, Log{});
+}
+
+TEST(JobMachineHeld, ADaemonBelowALostOneDropsInTurn) {
+  // radix 2: daemon 1's children are 3 and 4.
+  FakeJob j({.daemons = 4, .radix = 2});
+  hold_all(j);
+  j.agent_ends(1, killed(SIGKILL));
+  j.agent_ends(3, exited(0));
+  j.agent_ends(4, exited(0));
+  ASSERT_EQ(j.log.size(), 3u);
+  EXPECT_TRUE(j.log[0].starts_with("dropped 1: "));
+  EXPECT_TRUE(j.log[1].starts_with("dropped 3: "));
+  EXPECT_TRUE(j.log[2].starts_with("dropped 4: "));
+  EXPECT_FALSE(j.m().is_gone(2));
+}
+
+TEST(JobMachineHeld, TheTeardownReachesOnlyTheDaemonsLeftAndEndsWithZero) {
+  FakeJob j({.daemons = 3});
+  hold_all(j);
+  j.agent_ends(2, killed(SIGKILL));
+  j.log.clear();
+  j.m().begin_teardown();
+  EXPECT_TRUE(j.logged("teardown done"));
+  j.all_agents_end();
+  EXPECT_TRUE(j.done);
+  EXPECT_EQ(j.m().exit_status(), 0);
+}
+
 TEST(JobMachineTeardown, DaemonsThatCannotHearTheTeardownHaveTheirAgentsSignalled) {
   FakeJob j({.daemons = 6, .radix = 2});
   j.m().start();

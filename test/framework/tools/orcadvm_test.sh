@@ -1,7 +1,7 @@
 #!/bin/bash
 # orcadvm end to end with plm/local (simulated nodes of this host): start,
 # status and stop in the foreground and detached, the idle limit, the
-# signals that end a foreground DVM, the contact file, and the clients
+# signals that end a foreground DVM, lost daemons, the contact file, and the clients
 # that must be refused (a wrong secret, a replayed handshake, another
 # uid, options of a job). Every case checks exact outputs and statuses,
 # and that nothing of the DVM is left once it is over: no process, no
@@ -170,6 +170,51 @@ foreground_dvm_has_no_idle_limit() {
     nothing_of_the_dvm_left
 }
 
+# A daemon SIGKILLed once the DVM is up: the DVM names it and goes on with
+# the rest (status shows it lost). An interior daemon of the routing tree
+# takes its subtree with it (each daemon dropped is named); with no host
+# left the DVM stops by itself, with status 1. Nothing is left either way.
+lost_daemons_are_dropped() {
+    dvm_setup
+    # radix 2 over 4: daemons 1 and 2 under the controller, 3 and 4 under 1.
+    dvm_start --mca plm_local_num_nodes 4 --mca routed_radix_radix 2
+    local pid
+    pid=$(orcad_pid "$M" 2)
+    [ -n "$pid" ] || fail "no orcad of daemon 2: $(processes_with_marker "$M")"
+    kill -KILL "$pid"
+    await_line "$T/dvm.err" "^orcadvm: the DVM lost its daemon 2 on $HOST_RE#2 \(.*killed by signal 9.*\); the jobs with ranks$"
+    grep -qx "there were ended, and the DVM goes on with its 3 other host(s)." "$T/dvm.err" || fail "$(cat "$T/dvm.err")"
+    dvm status
+    expect_status 0
+    expect_line out "hosts     4 (3 daemon(s) up)"
+    expect_match out "^  $HOST_RE#2  [0-9]+ slot\(s\)  lost$"
+    expect_match out "^  $HOST_RE#3  [0-9]+ slot\(s\)  up$"
+    # Daemon 1, the parent of 3 and 4: all three are dropped, each named,
+    # and with no host left the DVM stops.
+    pid=$(orcad_pid "$M" 1)
+    [ -n "$pid" ] || fail "no orcad of daemon 1: $(processes_with_marker "$M")"
+    kill -KILL "$pid"
+    dvm_end
+    expect_status 1
+    local v
+    grep -qx "orcadvm: DVM $DVM_PID stops (no daemon is left)" "$T/dvm.err" || fail "$(cat "$T/dvm.err")"
+    for v in 1 3 4; do
+        grep -qE "^orcadvm: the DVM lost its daemon $v on $HOST_RE#$v " "$T/dvm.err" ||
+            fail "daemon $v is not named: $(cat "$T/dvm.err")"
+    done
+    nothing_of_the_dvm_left
+}
+
+# await_line FILE REGEX: waits (30 s at most) for a line of FILE to match.
+await_line() {
+    local i
+    for ((i = 0; i < 300; i++)); do
+        grep -qE -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "no line matches /$2/ in $1 after 30 s: $(cat "$1")"
+}
+
 # A client with a wrong secret, a replayed handshake and a client with a
 # random key are refused in the oob handshake: nothing is answered, the
 # DVM goes on and counts none of them as a client.
@@ -308,7 +353,8 @@ mistakes_are_refused() {
 }
 
 CASES=(start_status_stop signals_end_a_foreground_dvm detached_dvm_stops_when_idle foreground_dvm_has_no_idle_limit
-       forged_clients_are_refused another_user_is_refused finding_the_dvm mistakes_are_refused)
+       lost_daemons_are_dropped forged_clients_are_refused another_user_is_refused finding_the_dvm
+       mistakes_are_refused)
 run_dvm_suite() {
     local c
     [ $# -gt 0 ] || set -- "${CASES[@]}"
