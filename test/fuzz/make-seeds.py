@@ -94,12 +94,24 @@ for name, m in [("bootstrap", bootstrap), ("daemon-report", report), ("launch-co
                 ("exit-record", exit_record), ("teardown", teardown), ("signal", signal), ("stdin-eof", stdin_data),
                 ("credit", credit), ("daemon-failure", failure), ("output-credit", output_credit)]:
     write("launch_wire", name, m)
+# A DVM's client and controller (orcadvm status, stop).
+dvm_request = bytes([22]) + u32(1) + text("1438355893.1073741825;host=b-1-2;usock=@orca/x")
+dvm_state = (bytes([23]) + u32(4242) + u64(1500) + u32(2) + text("h1") + u32(2) + bytes([1]) + text("h2") + u32(4) +
+             bytes([0]) + u32(0) + u32(0) + u32(1) + bytes([0]))
+write("launch_wire", "dvm-request", dvm_request)
+write("launch_wire", "dvm-state", dvm_state)
 write("bootstrap_stream", "bootstrap", u32(len(bootstrap)) + bootstrap)
 write("bootstrap_stream", "not-a-bootstrap", u32(len(credit)) + credit)
 write("bootstrap_stream", "truncated", u32(len(bootstrap)) + bootstrap[:20])
 # One bootstrap for every daemon (vpid 0, plm/slurm), then a parent's contact.
 every = bootstrap[:5] + u32(0) + bootstrap[9:]
 write("bootstrap_stream", "every-daemon-then-contact", u32(len(every)) + every + u32(len(report)) + report)
+
+# --- a DVM's contact file (framework/launch/dvm_contact.h)
+write("dvm_contact", "good", "orca-dvm 1\npid 4242\nuri 1.0;host=b-1-2;tcp=127.0.0.1/8/loopback/36929\n"
+      "secret 2e6f598c49a46e31616b1df206ccf91e0abbd38c6ac77cf0137191d7ae0d8ddb\nhosts 8\n")
+write("dvm_contact", "reordered", "hosts 1\nsecret 00112233445566778899aabbccddeeff\nuri x\npid 1\norca-dvm 1\n")
+write("dvm_contact", "repeated-key", "orca-dvm 1\npid 1\npid 2\n")
 
 # --- forwarded settings (framework/mca/var/mca_forward.h)
 write("mca_forward", "two", "orca-settings 1\noob_tcp_if_include command-line 0 0 % eth0,10.0.0.0/8\n"
