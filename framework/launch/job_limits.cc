@@ -75,7 +75,7 @@ Message exceeds(const std::string& limit, std::uint64_t need, std::uint64_t have
                 const std::string& change) {
   return Message("launch", "job-exceeds-limit",
                  {{"limit", limit}, {"need", std::to_string(need)}, {"have", std::to_string(have)}, {"what", what},
-                  {"change", change}});
+                  {"change", change}, {"started", "Nothing was started."}});
 }
 
 }  // namespace

@@ -56,7 +56,14 @@ Status JobLaunch::map_per_object(const std::vector<launch::CpuTopology>& topolog
   for (const auto& p : plan_.ranks.placements) rank_daemon.push_back(static_cast<std::uint32_t>(p.node + 1));
   // The ranks were unknown when the job's size was checked against this
   // host's limits: a ppr far too large must not start thousands first.
-  if (Status fits = check_fits_here(plan_); !fits) return fits;
+  if (Status fits = check_fits_here(plan_); !fits) {
+    // Said once the daemons are up: they were started, and end now.
+    Message::Args args = fits.error().args();
+    for (auto& [key, value] : args) {
+      if (key == "started") value = "No rank was started; the daemons end.";
+    }
+    return Message(fits.error().area(), fits.error().topic(), std::move(args));
+  }
   if (!machine_->set_rank_daemons(std::move(rank_daemon))) {
     return Message("orcarun", "map-after-start", {{"policy", map_policy(options_)}});
   }

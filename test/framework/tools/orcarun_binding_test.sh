@@ -192,6 +192,9 @@ ranks_per_object() {
     expect_status 1
     expect_match err "^orcarun: (the job cannot fit this host: 1 daemon \(1 on this host, with [0-9]+ ranks there\).* need [0-9]+ where (kernel\.pid_max|kernel\.threads-max|the memory available)|the job would have [0-9]+ processes \(from --map-by ppr:1048576:core\))"
     [ ! -e "$T/rank.0" ] || fail "a rank started although the job could not fit"
+    if grep -q "cannot fit this host" "$T/err"; then
+        expect_match err "^No rank was started; the daemons end\. To run it, "
+    fi
     [ "$LAST_CPU" -ge 1 ] && taskset -pc $$ | grep -qE ': 0[-,]' || skip "the synthetic case needs CPUs 0 and 1"
     with_synthetic_hwloc "package:2 core:1 pu:1" orc --map-by ppr:1:package --report-bindings sh -c "$MASK_COMMAND"
     expect_status 0
