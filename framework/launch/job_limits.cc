@@ -104,6 +104,10 @@ std::uint64_t files_needed(const JobFootprint& job) noexcept {
   return kFilesBase + job.children * kFilesPerChild + job.connections * kFilesPerConnection;
 }
 
+std::uint64_t daemon_files_needed(const JobFootprint& job) noexcept {
+  return job.local_daemons == 0 ? 0 : kDaemonFilesBase + job.most_local_ranks * kDaemonFilesPerRank;
+}
+
 Status check_job_fits(const JobFootprint& job, const HostLimits& limits) {
   const std::uint64_t tasks = job.local_daemons * kTasksPerLocalDaemon + job.local_ranks +
                               (job.children > job.local_daemons ? job.children - job.local_daemons : 0);
@@ -138,6 +142,17 @@ Status check_job_fits(const JobFootprint& job, const HostLimits& limits) {
                    "raise it (ulimit -n N; the hard limit is set in /etc/security/limits.conf), or have orcarun "
                    "start fewer daemons itself (fewer simulated nodes, or plm_rsh_tree_spawn so that daemons start "
                    "daemons)");
+  }
+  // A daemon here inherits orcarun's limit: one with thousands of ranks
+  // would start a few hundred, then fail at the next pipe.
+  const std::uint64_t daemon_files = daemon_files_needed(job);
+  if (limits.open_files_hard > 0 && daemon_files > limits.open_files_hard) {
+    return exceeds("RLIMIT_NOFILE (open files of each daemon, as of orcarun; hard limit " +
+                       std::to_string(limits.open_files_hard) + ")",
+                   daemon_files, limits.open_files_hard,
+                   std::to_string(job.most_local_ranks) + " ranks of one daemon on this host",
+                   "raise it (ulimit -n N; the hard limit is set in /etc/security/limits.conf), or run fewer ranks "
+                   "a host (-n, -N, or more hosts)");
   }
   const std::uint64_t memory = job.local_daemons * kMemoryPerLocalDaemon + job.daemons * kMemoryPerDaemon;
   if (limits.memory_available && memory > *limits.memory_available) {

@@ -16,8 +16,11 @@
  * counts; HostLimits what the kernel allows now; check_job_fits compares
  * them with the per-item costs below, measured on Linux (a daemon with
  * its PMIx server and its keeper is 4 tasks and about 3.5 MiB of private
- * memory; orcarun keeps 3 descriptors per child it started). They err on the side of
- * starting: a job refused here would surely have failed.
+ * memory; orcarun keeps 3 descriptors per child it started; a daemon keeps
+ * about 30 of its own and 2 per rank, its stdout and stderr pipes, and 3
+ * are counted for a PMI connection). The daemons on this host inherit
+ * orcarun's RLIMIT_NOFILE, which orcarun raises for both. They err on the
+ * side of starting: a job refused here would surely have failed.
  */
 #ifndef ORCA_LAUNCH_JOB_LIMITS_H
 #define ORCA_LAUNCH_JOB_LIMITS_H
@@ -37,12 +40,15 @@ inline constexpr std::uint64_t kTasksPerLocalDaemon = 4;
 inline constexpr std::uint64_t kFilesPerChild = 3;      // stdin, stdout and stderr pipes of a process orcarun started
 inline constexpr std::uint64_t kFilesPerConnection = 1;
 inline constexpr std::uint64_t kFilesBase = 64;         // orcarun's own: listeners, netlink, loop, libraries
+inline constexpr std::uint64_t kDaemonFilesBase = 64;   // a daemon's own (its PMIx server's included)
+inline constexpr std::uint64_t kDaemonFilesPerRank = 3; // a rank's stdout and stderr pipes and its PMI connection
 inline constexpr std::uint64_t kMemoryPerLocalDaemon = 4u << 20;
 inline constexpr std::uint64_t kMemoryPerDaemon = 256u << 10;  // orcarun's state per daemon, its queues included
 
 struct JobFootprint {
   std::uint64_t local_daemons = 0;  // orcads on this host
   std::uint64_t local_ranks = 0;    // ranks of those daemons
+  std::uint64_t most_local_ranks = 0;  // ranks of the busiest of them
   std::uint64_t children = 0;       // processes orcarun starts itself (daemons or their agents)
   std::uint64_t connections = 0;    // oob connections orcarun holds (its children in the routing tree)
   std::uint64_t daemons = 0;        // of the whole job
@@ -66,6 +72,8 @@ ORCA_EXPORT HostLimits read_host_limits();
 
 /* Descriptors orcarun needs for `job`. */
 ORCA_EXPORT std::uint64_t files_needed(const JobFootprint& job) noexcept;
+/* Descriptors the busiest daemon on this host needs for its ranks. */
+ORCA_EXPORT std::uint64_t daemon_files_needed(const JobFootprint& job) noexcept;
 
 /* Whether `job` fits `limits`. Errors (area "launch", topic
  * job-exceeds-limit): the first limit it exceeds, with what it needs, what

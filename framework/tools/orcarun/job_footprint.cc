@@ -1,6 +1,8 @@
 // The footprint of a planned job on orcarun's host.
 #include "job_footprint.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <vector>
@@ -23,8 +25,12 @@ launch::JobFootprint footprint_here(const JobPlan& plan) {
     local[i] = is_this_host(plan.nodes[i].name, name);
     if (local[i]) ++f.local_daemons;
   }
+  std::vector<std::uint64_t> ranks_of(plan.nodes.size());
   for (const auto& p : plan.ranks.placements) {
-    if (p.node < local.size() && local[p.node]) ++f.local_ranks;
+    if (p.node < local.size() && local[p.node]) {
+      ++f.local_ranks;
+      f.most_local_ranks = std::max(f.most_local_ranks, ++ranks_of[p.node]);
+    }
   }
   f.connections = plan.tree->children(0).size();
   // orcarun starts one process for every daemon at once (srun), its tree
@@ -40,7 +46,8 @@ launch::JobFootprint footprint_here(const JobPlan& plan) {
 Status check_fits_here(const JobPlan& plan) {
   const launch::JobFootprint footprint = footprint_here(plan);
   if (Status st = launch::check_job_fits(footprint, launch::read_host_limits()); !st) return st;
-  (void)launch::raise_open_files(launch::files_needed(footprint));
+  // The daemons started here inherit the limit raised for them too.
+  (void)launch::raise_open_files(std::max(launch::files_needed(footprint), launch::daemon_files_needed(footprint)));
   return {};
 }
 

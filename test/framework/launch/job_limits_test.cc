@@ -74,6 +74,32 @@ TEST(JobLimits, DescriptorsBeyondTheHardLimitAreRefusedNamingRlimitNofile) {
   EXPECT_TRUE(check_job_fits(JobFootprint{.local_daemons = 0, .local_ranks = 0, .children = 8, .connections = 8, .daemons = 1000}, l).ok());
 }
 
+// The daemons here inherit orcarun's RLIMIT_NOFILE: one with thousands of
+// ranks would run out of pipes half way through starting them.
+TEST(JobLimits, TheRanksOfOneDaemonBeyondTheHardLimitAreRefusedNamingIt) {
+  HostLimits l = roomy();
+  l.open_files = 512;
+  l.open_files_hard = 512;
+  const JobFootprint one{.local_daemons = 1, .local_ranks = 2000, .most_local_ranks = 2000, .children = 1,
+                         .connections = 1, .daemons = 1};
+  const Status st = check_job_fits(one, l);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().arg("limit").find("open files of each daemon"), std::string::npos);
+  EXPECT_EQ(st.error().arg("need"), std::to_string(kDaemonFilesBase + 2000 * kDaemonFilesPerRank));
+  EXPECT_EQ(st.error().arg("what"), "2000 ranks of one daemon on this host");
+  EXPECT_NE(st.error().arg("change").find("ulimit -n"), std::string::npos);
+  // The same ranks over 20 daemons of 100 each fit.
+  EXPECT_TRUE(check_job_fits({.local_daemons = 20, .local_ranks = 2000, .most_local_ranks = 100, .children = 20,
+                              .connections = 20, .daemons = 20},
+                             l)
+                  .ok());
+  // Daemons elsewhere have their own hosts' limits.
+  EXPECT_EQ(daemon_files_needed({.local_daemons = 0, .daemons = 4}), 0u);
+  // A soft limit below the need is raised (to at most the hard one).
+  l.open_files_hard = 1u << 20;
+  EXPECT_TRUE(check_job_fits(one, l).ok());
+}
+
 TEST(JobLimits, MemoryForTheDaemonsOfThisHost) {
   HostLimits l = roomy();
   l.memory_available = std::uint64_t{1} << 30;

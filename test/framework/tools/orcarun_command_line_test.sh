@@ -48,6 +48,19 @@ descriptor_limit_is_named() {
     status=0
     ( ulimit -S -n 64; ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" --mca plm_local_num_nodes 30 true ) || status=$?
     expect_status 0
+    # The daemon inherits the limit: 2000 ranks of one daemon need more
+    # pipes than it leaves, refused before any starts (it started ~250,
+    # then failed at the next pipe).
+    status=0
+    ( ulimit -n 512; ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" -n 2000 --oversubscribe \
+        sh -c 'touch "$0/rank.$ORCA_RANK"' "$T" ) || status=$?
+    expect_status 1
+    expect_line err "orcarun: the job cannot fit this host: 2000 ranks of one daemon on this host need 6064 where RLIMIT_NOFILE (open files of each daemon, as of orcarun; hard limit 512) leaves 512."
+    [ ! -e "$T/rank.0" ] || fail "a rank started although its daemon could not hold them"
+    # A soft limit below the need, a hard one above it: raised, the job runs.
+    status=0
+    ( ulimit -S -n 256; ORCA_TEST_MARKER="$M" run_orcarun "$T/out" "$T/err" -n 200 --oversubscribe true ) || status=$?
+    expect_status 0
     done_case
 }
 
