@@ -64,16 +64,21 @@ Result<std::vector<std::uint8_t>> job_secret_from_environment() {
   return Message("oob", "no-secret", {});
 }
 
-std::string new_job_secret_hex() {
-  std::uint8_t bytes[32];
-  if (std::string why; !random_bytes(bytes, &why)) throw std::runtime_error(why);
+std::string job_secret_hex(std::span<const std::uint8_t> secret) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  for (std::uint8_t b : bytes) {
+  out.reserve(secret.size() * 2);
+  for (std::uint8_t b : secret) {
     out += kHex[b >> 4];
     out += kHex[b & 15];
   }
   return out;
+}
+
+std::string new_job_secret_hex() {
+  std::uint8_t bytes[32];
+  if (std::string why; !random_bytes(bytes, &why)) throw std::runtime_error(why);
+  return job_secret_hex(bytes);
 }
 
 }  // namespace orca::oob

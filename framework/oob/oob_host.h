@@ -47,6 +47,8 @@ ORCA_EXPORT Result<std::vector<std::uint8_t>> job_secret_from_environment();
 ORCA_EXPORT Result<std::vector<std::uint8_t>> parse_job_secret(std::string_view hex, const std::string& where);
 /* A fresh random secret, hex-encoded, for a launcher to hand down. */
 ORCA_EXPORT std::string new_job_secret_hex();
+/* `secret` as parse_job_secret reads it (lower-case hex). */
+ORCA_EXPORT std::string job_secret_hex(std::span<const std::uint8_t> secret);
 
 
 /*

@@ -2,6 +2,7 @@
 #include "dvm_controller.h"
 
 #include "launch/dvm_contact.h"
+#include "oob/oob_host.h"
 
 #include <signal.h>
 #include <string.h>
@@ -15,16 +16,6 @@ namespace orca::orcadvm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string secret_hex(const std::vector<std::uint8_t>& secret) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  for (std::uint8_t b : secret) {
-    hex += kDigits[b >> 4];
-    hex += kDigits[b & 15];
-  }
-  return hex;
-}
 
 }  // namespace
 
@@ -83,7 +74,7 @@ void DvmController::ready() {
   oob.on_peer_lost([this](ProcessName peer, const std::string&) { client_lost(peer); });
   const launch::DvmContact contact{.pid = ::getpid(),
                                    .uri = oob.contact_uri(),
-                                   .secret_hex = secret_hex(launch_->secret()),
+                                   .secret_hex = oob::job_secret_hex(launch_->secret()),
                                    .hosts = static_cast<std::uint32_t>(hosts_.size())};
   auto written = launch::write_dvm_contact(settings_.contact_directory, contact);
   if (!written) {

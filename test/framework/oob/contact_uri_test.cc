@@ -361,6 +361,16 @@ TEST(NewJobSecret, SixtyFourLowercaseHexDigits) {
   for (char c : a) EXPECT_TRUE((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) << a;
 }
 
+TEST(NewJobSecret, HexOfASecretParsesBackToIt) {
+  const std::vector<std::uint8_t> secret = {0x00, 0x0f, 0xa5, 0xff, 0x10, 0x01, 0x7e, 0x80,
+                                            0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0};
+  const std::string hex = job_secret_hex(secret);
+  EXPECT_EQ(hex, "000fa5ff10017e80123456789abcdef0");
+  auto back = parse_job_secret(hex, "test");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back.value(), secret);
+}
+
 TEST(NewJobSecret, DiffersBetweenCalls) {
   const std::string a = new_job_secret_hex(), b = new_job_secret_hex(), c = new_job_secret_hex();
   EXPECT_NE(a, b);
