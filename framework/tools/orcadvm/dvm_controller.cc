@@ -78,7 +78,9 @@ void DvmController::ready() {
                                    .hosts = static_cast<std::uint32_t>(hosts_.size())};
   auto written = launch::write_dvm_contact(settings_.contact_directory, contact);
   if (!written) {
+    // No client could ever find it: a start that failed, not a stop asked for.
     process_.runtime().help().show(written.error(), std::cerr, true);
+    exit_status_ = 1;
     stop("its contact file could not be written");
     return;
   }

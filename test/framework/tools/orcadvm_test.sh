@@ -351,6 +351,16 @@ mistakes_are_refused() {
     expect_status 1
     expect_match err "cannot run $T/no-orcad: No such file or directory"
     expect_no_stdout
+    # A contact directory that cannot be made (a file stands in its place;
+    # root passes by mode bits): the daemons came up, but no client could
+    # find them; a failed start (status 1), detached or not.
+    mkdir -m 700 "$T/closed" && : >"$T/closed/orca"
+    XDG_RUNTIME_DIR="$T/closed" dvm start --daemonize --mca plm_local_num_nodes 2
+    expect_status 1
+    expect_match err "^orcadvm: cannot write the DVM contact file $T/closed/orca/dvm\.[0-9]+: "
+    expect_no_stdout
+    XDG_RUNTIME_DIR="$T/closed" dvm start --mca plm_local_num_nodes 2
+    expect_status 1
     nothing_of_the_dvm_left
 }
 
