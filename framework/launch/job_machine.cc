@@ -294,13 +294,14 @@ void JobMachine::daemon_failed(std::uint32_t vpid, const std::string& what) {
     d.awaiting_exit.reset();
     hooks_.cancel(JobTimer::AgentExit, vpid);
   }
-  // Read before fail: during the wire-up it begins the teardown, and a
-  // drain of the ranks must not overwrite that phase.
+  // Held daemons (a DVM): this one is dropped, the others stay.
   if (held_) {
     if (!facts_.all_at_once && hooks_.agent_runs(vpid)) hooks_.end_lost_agent(vpid);
     hooks_.dropped(vpid, what);
     return;
   }
+  // Read before fail: during the wire-up it begins the teardown, and a
+  // drain of the ranks must not overwrite that phase.
   const bool wiring_up = phase_ == JobPhase::WireUp;
   fail(Message("orcarun", "daemon-failed", {{"host", printable(host(vpid))}, {"vpid", std::to_string(vpid)},
                                              {"what", printable(what)}, {"hint", hint(printable(host(vpid)))}}),

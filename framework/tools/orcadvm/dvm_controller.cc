@@ -10,7 +10,6 @@
 
 #include <iostream>
 #include <stdexcept>
-#include <cstring>
 
 namespace orca::orcadvm {
 namespace {
