@@ -33,6 +33,8 @@ enum class Kind : std::uint8_t {
   DaemonDone = 21,
   DvmRequest = 22,
   DvmState = 23,
+  DvmSubmit = 24,
+  DvmJobState = 25,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -218,6 +220,18 @@ void key_values(IO& io, V& entries) {
 }
 
 // Start-up: a daemon's bootstrap and its report, then the launch command.
+// The programs of a job (LaunchCommand, DvmSubmit).
+template <typename IO, typename A>
+void apps(IO& io, A& list) {
+  io.list("apps", list, [](auto& sub, auto& a) {
+    sub.u32("first_rank", a.first_rank);
+    sub.texts("argv", a.argv);
+    sub.texts("environment", a.environment);
+    sub.text("directory", a.directory);
+    sub.boolean("directory_given", a.directory_given);
+  });
+}
+
 template <typename IO, typename M>
 void startup_fields(IO& io, M& m) {
   using T = std::remove_const_t<M>;
@@ -247,13 +261,7 @@ void startup_fields(IO& io, M& m) {
     io.text("cpus", m.cpus);
     io.text("cpus_error", m.cpus_error, 4096);
   } else if constexpr (std::is_same_v<T, LaunchCommand>) {
-    io.list("apps", m.apps, [](auto& sub, auto& a) {
-      sub.u32("first_rank", a.first_rank);
-      sub.texts("argv", a.argv);
-      sub.texts("environment", a.environment);
-      sub.text("directory", a.directory);
-      sub.boolean("directory_given", a.directory_given);
-    });
+    apps(io, m.apps);
     io.texts("environment", m.environment);
     io.list("links", m.links, [](auto& sub, auto& l) {
       sub.text("identity", l.identity, 1024);
@@ -421,17 +429,48 @@ void dvm_fields(IO& io, M& m) {
   }
 }
 
+// A DVM's client submits, and hears of its job.
+template <typename IO, typename M>
+void dvm_job_fields(IO& io, M& m) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, DvmSubmit>) {
+    io.text("client_uri", m.client_uri, 4096);
+    apps(io, m.apps);
+    io.list("app_processes", m.app_processes, [](auto& sub, auto& n) { sub.u32("processes", n); });
+    io.texts("environment", m.environment);
+    io.text("map_by", m.map_by, 64);
+    io.u32("per_node", m.per_node);
+    io.boolean("oversubscribe", m.oversubscribe);
+    io.boolean("wait", m.wait);
+    io.i32("stdin_target", m.stdin_target);
+    io.boolean("merge_stderr", m.merge_stderr);
+    io.u64("timeout_ms", m.timeout_ms);
+  } else if constexpr (std::is_same_v<T, DvmJobState>) {
+    io.u32("job", m.job);
+    io.boolean("started", m.started);
+    io.boolean("ended", m.ended);
+    io.i32("exit_status", m.exit_status);
+  }
+}
+
+// The messages of one job's life carry its number first (0 in a
+// standalone run; a DVM runs many jobs on the same daemons).
+template <typename T>
+constexpr bool kCarriesJob = requires(T t) { t.job; } && !std::is_same_v<T, Bootstrap> && !std::is_same_v<T, DvmJobState>;
+
 // One field list per message, for both directions. Each group above
 // lists the fields of its own messages and leaves every other message
 // alone, so exactly one of them writes or reads a given message.
 template <typename IO, typename M>
 void fields(IO& io, M& m) {
+  if constexpr (kCarriesJob<std::remove_const_t<M>>) io.u32("job", m.job);
   startup_fields(io, m);
   running_fields(io, m);
   pmi_fields(io, m);
   data_plane_fields(io, m);
   ending_fields(io, m);
   dvm_fields(io, m);
+  dvm_job_fields(io, m);
 }
 
 template <typename T>
@@ -458,6 +497,8 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, DaemonDone>) return Kind::DaemonDone;
   else if constexpr (std::is_same_v<T, DvmRequest>) return Kind::DvmRequest;
   else if constexpr (std::is_same_v<T, DvmState>) return Kind::DvmState;
+  else if constexpr (std::is_same_v<T, DvmSubmit>) return Kind::DvmSubmit;
+  else if constexpr (std::is_same_v<T, DvmJobState>) return Kind::DvmJobState;
   else return Kind::OutputCredit;
 }
 
@@ -478,7 +519,7 @@ const char* kind_name(const WireMessage& message) {
                                            "signal ranks", "stdin data", "stdin credit", "daemon failure",
                                            "fence data", "fence release", "rank abort", "pmi direct",
                                            "job failure", "output credit", "host directory", "data-plane answer", "mesh check", "mesh result",
-                                           "daemon done", "dvm request", "dvm state"};
+                                           "daemon done", "dvm request", "dvm state", "dvm submit", "dvm job state"};
   return kNames[message.index()];
 }
 
@@ -521,6 +562,8 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::DaemonDone: return decode_as<DaemonDone>("daemon done", body);
     case Kind::DvmRequest: return decode_as<DvmRequest>("dvm request", body);
     case Kind::DvmState: return decode_as<DvmState>("dvm state", body);
+    case Kind::DvmSubmit: return decode_as<DvmSubmit>("dvm submit", body);
+    case Kind::DvmJobState: return decode_as<DvmJobState>("dvm job state", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

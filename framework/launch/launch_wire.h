@@ -225,6 +225,7 @@ struct HostLink {
 };
 
 struct LaunchCommand {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::vector<AppSpec> apps;             // the programs, by first_rank (the first at 0)
   std::vector<std::string> environment;  // NAME=VALUE added for every rank
   std::vector<HostLink> links;           // each host's data-plane link (rank_network_env.h)
@@ -245,6 +246,7 @@ inline constexpr std::int32_t kStdinAll = -2;
 enum class Stream : std::uint8_t { Stdout = 1, Stderr = 2 };
 
 struct OutputChunk {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::uint32_t rank = 0;
   Stream stream = Stream::Stdout;
   bool eof = false;
@@ -256,6 +258,7 @@ struct OutputChunk {
 enum class PmiProgress : std::uint8_t { None = 0, Initialized = 1, Finalized = 2 };
 
 struct ExitRecord {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::uint32_t rank = 0;
   std::int32_t wait_status = 0;   // as waitpid gave it
   bool started = true;            // false: exec failed (status 127)
@@ -264,24 +267,29 @@ struct ExitRecord {
 };
 
 struct Teardown {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::int32_t signal = 0;        // 0: exit cleanly
   std::string reason;
 };
 
 struct SignalRanks {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::int32_t signal = 0;
 };
 
 struct StdinData {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   bool eof = false;
   std::vector<std::uint8_t> bytes;
 };
 
 struct StdinCredit {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::uint32_t bytes = 0;
 };
 
 struct OutputCredit {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::uint32_t bytes = 0;       // of OutputChunk::bytes, as the daemon counted them
 };
 
@@ -298,6 +306,7 @@ struct KeyValue {
 };
 
 struct FenceData {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::string component;          // the pmi component whose collective it is
   std::uint64_t epoch = 0;
   std::uint32_t from = 0;         // the sending daemon's vpid
@@ -306,12 +315,14 @@ struct FenceData {
 };
 
 struct FenceRelease {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::string component;
   std::uint64_t epoch = 0;
   std::vector<KeyValue> entries;
 };
 
 struct RankAbort {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::uint32_t rank = 0;
   std::int32_t status = 1;        // what orcarun exits with
   bool broke = false;             // it broke the protocol (message says how), not an abort it asked for
@@ -319,6 +330,7 @@ struct RankAbort {
 };
 
 struct PmiDirect {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::string component;
   std::uint32_t from = 0;         // vpids
   std::uint32_t to = 0;
@@ -326,6 +338,7 @@ struct PmiDirect {
 };
 
 struct JobFailure {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::uint32_t vpid = 0;         // the daemon that found it
   std::string area;               // the Message: help-<area>.txt ...
   std::string topic;              // ... its [topic] ...
@@ -333,6 +346,7 @@ struct JobFailure {
 };
 
 struct DaemonDone {
+  std::uint32_t job = 0;  // a DVM job's number; 0: the one job of a standalone run
   std::uint32_t vpid = 0;
 };
 
@@ -359,10 +373,37 @@ struct DvmState {
   bool stopping = false;        // the answer to a stop: the controller ends once its daemons are gone
 };
 
+/* orcarun --dvm -> a DVM's controller: a job to run on its daemons. The
+ * client made the programs and their variables as for a standalone run;
+ * the controller maps the ranks on its hosts. */
+struct DvmSubmit {
+  std::string client_uri;                // the client's oob contact, for its job's messages
+  std::vector<AppSpec> apps;             // by first_rank (the first at 0); first_rank fixed by the map
+  std::vector<std::uint32_t> app_processes;  // [app]: its -n (0: one per slot, the first program only)
+  std::vector<std::string> environment;  // NAME=VALUE for every rank (-x, -genv)
+  std::string map_by;                    // "slot" or "node"
+  std::uint32_t per_node = 0;            // -N: ranks on each host (0: not given)
+  bool oversubscribe = false;
+  bool wait = true;                      // false: refused at once when its slots are busy
+  std::int32_t stdin_target = kStdinNone;
+  bool merge_stderr = false;
+  std::uint64_t timeout_ms = 0;          // --timeout (0: none)
+};
+
+/* The controller -> a client: its job's number once admitted (started
+ * false: it waits for slots), and its end (ended: exit_status is what
+ * orcarun exits with). Messages for the user come as JobFailure. */
+struct DvmJobState {
+  std::uint32_t job = 0;
+  bool started = false;
+  bool ended = false;
+  std::int32_t exit_status = 0;
+};
+
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
                                  SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
                                  RankAbort, PmiDirect, JobFailure, OutputCredit, HostDirectory, DataPlaneAnswer, MeshCheck,
-                                 MeshResult, DaemonDone, DvmRequest, DvmState>;
+                                 MeshResult, DaemonDone, DvmRequest, DvmState, DvmSubmit, DvmJobState>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob/oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
@@ -375,7 +416,10 @@ inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // Launc
 inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort, JobFailure,
                                                                         // DataPlaneAnswer, MeshResult, DaemonDone -> orcarun
 inline constexpr std::uint32_t kTagDirectory = oob::tags::kPlmFirst + 6;  // HostDirectory, MeshCheck -> a host's first daemon
-inline constexpr std::uint32_t kTagDvm = oob::tags::kPlmFirst + 7;     // DvmRequest -> a DVM's controller; DvmState back
+inline constexpr std::uint32_t kTagDvm = oob::tags::kPlmFirst + 7;     // DvmRequest, DvmSubmit, SignalRanks,
+                                                                        // OutputCredit, StdinData -> a DVM's controller;
+                                                                        // DvmState, DvmJobState, OutputChunk,
+                                                                        // JobFailure, StdinCredit -> its client
 inline constexpr std::uint32_t kTagOutput = oob::tags::kIofFirst + 1;   // OutputChunk -> orcarun
 inline constexpr std::uint32_t kTagStdin = oob::tags::kIofFirst + 2;    // StdinData -> a daemon
 inline constexpr std::uint32_t kTagCredit = oob::tags::kIofFirst + 3;   // StdinCredit -> orcarun

@@ -76,19 +76,19 @@ report = (bytes([2]) + u32(1) + text("node1") + text("b-1-2") + text("12345.1;ho
           text("tcp: 10.0.0.2:40112 -> 10.0.0.1:5000") + texts(["eth0 10.0.0.2/24"]) + texts(["10.0.0.2/24 veth"]) +
           u32(2) + u32(10) + u32(20) + text("0.0.0.0 1.0.0.0 2.1.0.0 3.1.0.0") + text(""))
 # Two programs (MPMD), rank 1 of the second bound to CPUs 2-3.
-command = (bytes([3]) + u32(2) + u32(0) + texts(["hostname", "-s"]) + texts([]) + text("/tmp") + bytes([0]) +
+command = (bytes([3]) + u32(0) + u32(2) + u32(0) + texts(["hostname", "-s"]) + texts([]) + text("/tmp") + bytes([0]) +
            u32(1) + texts(["./b"]) + texts(["ROLE=b"]) + text("/scratch") + bytes([1]) +
            texts(["A=1"]) + u32(1) + text("b-1-2") + text("eth1") + text("10.0.1.2") + u32(24) + bytes([0]) +
            texts(["ompi"]) + text("10.0.1.2") + u32(29500) +
            u32(2) + u32(0) + u32(1) + u32(0) + u32(1) + u32(2) + u32(0) + texts(["0-1", "2-3"]) +
            u32(2) + i32(-1) + bytes([0]))
-output = bytes([4]) + u32(3) + bytes([1, 0, 1]) + text(b"prompt> ")
-exit_record = bytes([5]) + u32(3) + i32(0x100) + bytes([1]) + text("") + bytes([1])  # pmi: initialized
-teardown = bytes([6]) + i32(15) + text("interrupted")
-signal = bytes([7]) + i32(2)
-stdin_data = bytes([8]) + bytes([1]) + text(b"")
-credit = bytes([9]) + u32(4096)
-output_credit = bytes([16]) + u32(262144)
+output = bytes([4]) + u32(7) + u32(3) + bytes([1, 0, 1]) + text(b"prompt> ")
+exit_record = bytes([5]) + u32(0) + u32(3) + i32(0x100) + bytes([1]) + text("") + bytes([1])  # pmi: initialized
+teardown = bytes([6]) + u32(0) + i32(15) + text("interrupted")
+signal = bytes([7]) + u32(7) + i32(2)
+stdin_data = bytes([8]) + u32(0) + bytes([1]) + text(b"")
+credit = bytes([9]) + u32(0) + u32(4096)
+output_credit = bytes([16]) + u32(7) + u32(262144)
 failure = bytes([10]) + u32(2) + text("node2") + text("ssh: connect to host node2 port 22: No route to host")
 for name, m in [("bootstrap", bootstrap), ("daemon-report", report), ("launch-command", command), ("output", output),
                 ("exit-record", exit_record), ("teardown", teardown), ("signal", signal), ("stdin-eof", stdin_data),
@@ -100,6 +100,15 @@ dvm_state = (bytes([23]) + u32(4242) + u64(1500) + u32(2) + text("h1") + u32(2) 
              bytes([0]) + u32(0) + u32(0) + u32(1) + bytes([0]))
 write("launch_wire", "dvm-request", dvm_request)
 write("launch_wire", "dvm-state", dvm_state)
+# orcarun --dvm: a job of two programs (-n 2 a : -n 1 b), and its state.
+dvm_submit = (bytes([24]) + text("1438355893.1073741826;host=b-1-2;usock=@orca/y") +
+              u32(2) + u32(0) + texts(["./a"]) + texts([]) + text("/tmp") + bytes([0]) +
+              u32(2) + texts(["./b"]) + texts(["ROLE=b"]) + text("/tmp") + bytes([1]) +
+              u32(2) + u32(2) + u32(1) + texts(["A=1"]) + text("slot") + u32(0) + bytes([0, 1]) + i32(-1) + bytes([0]) +
+              u64(30000))
+dvm_job_state = bytes([25]) + u32(7) + bytes([1, 1]) + i32(130)
+write("launch_wire", "dvm-submit", dvm_submit)
+write("launch_wire", "dvm-job-state", dvm_job_state)
 write("bootstrap_stream", "bootstrap", u32(len(bootstrap)) + bootstrap)
 write("bootstrap_stream", "not-a-bootstrap", u32(len(credit)) + credit)
 write("bootstrap_stream", "truncated", u32(len(bootstrap)) + bootstrap[:20])

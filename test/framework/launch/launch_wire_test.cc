@@ -277,6 +277,62 @@ TEST(LaunchWire, DvmMessagesRoundTrip) {
   EXPECT_FALSE(encode(request).ok());
 }
 
+// orcarun --dvm: a submission, its job's state, and the job number every
+// message of a job's life carries (0 in a standalone run).
+TEST(LaunchWire, DvmJobMessagesRoundTrip) {
+  DvmSubmit submit{.client_uri = "1.2;host=h;usock=@orca/c",
+                   .apps = {{.first_rank = 0, .argv = {"./a", "x y"}, .environment = {}, .directory = "/tmp"},
+                            {.first_rank = 0, .argv = {"./b"}, .environment = {"ROLE=b"}, .directory = "/w",
+                             .directory_given = true}},
+                   .app_processes = {2, 1},
+                   .environment = {"A=1"},
+                   .map_by = "node",
+                   .per_node = 3,
+                   .oversubscribe = true,
+                   .wait = false,
+                   .stdin_target = kStdinAll,
+                   .merge_stderr = true,
+                   .timeout_ms = 0x1'0000'0002ULL};
+  const WireMessage sm = round_trip(submit);
+  const auto& s = std::get<DvmSubmit>(sm);
+  EXPECT_EQ(s.client_uri, submit.client_uri);
+  ASSERT_EQ(s.apps.size(), 2u);
+  EXPECT_EQ(s.apps[0].argv, (std::vector<std::string>{"./a", "x y"}));
+  EXPECT_EQ(s.apps[1].environment, (std::vector<std::string>{"ROLE=b"}));
+  EXPECT_TRUE(s.apps[1].directory_given);
+  EXPECT_EQ(s.app_processes, (std::vector<std::uint32_t>{2, 1}));
+  EXPECT_EQ(s.environment, (std::vector<std::string>{"A=1"}));
+  EXPECT_EQ(s.map_by, "node");
+  EXPECT_EQ(s.per_node, 3u);
+  EXPECT_TRUE(s.oversubscribe);
+  EXPECT_FALSE(s.wait);
+  EXPECT_EQ(s.stdin_target, kStdinAll);
+  EXPECT_TRUE(s.merge_stderr);
+  EXPECT_EQ(s.timeout_ms, 0x1'0000'0002ULL);
+  EXPECT_STREQ(kind_name(sm), "dvm submit");
+  const WireMessage js = round_trip(DvmJobState{.job = 9, .started = true, .ended = true, .exit_status = 130});
+  EXPECT_EQ(std::get<DvmJobState>(js).job, 9u);
+  EXPECT_TRUE(std::get<DvmJobState>(js).started);
+  EXPECT_TRUE(std::get<DvmJobState>(js).ended);
+  EXPECT_EQ(std::get<DvmJobState>(js).exit_status, 130);
+  EXPECT_STREQ(kind_name(js), "dvm job state");
+  // Every message of a job's life carries its number.
+  EXPECT_EQ(std::get<OutputChunk>(round_trip(OutputChunk{.job = 7, .rank = 1})).job, 7u);
+  EXPECT_EQ(std::get<ExitRecord>(round_trip(ExitRecord{.job = 8, .rank = 1})).job, 8u);
+  EXPECT_EQ(std::get<LaunchCommand>(round_trip(LaunchCommand{.job = 3})).job, 3u);
+  EXPECT_EQ(std::get<Teardown>(round_trip(Teardown{.job = 4})).job, 4u);
+  EXPECT_EQ(std::get<SignalRanks>(round_trip(SignalRanks{.job = 5, .signal = 2})).job, 5u);
+  EXPECT_EQ(std::get<FenceData>(round_trip(FenceData{.job = 6})).job, 6u);
+  EXPECT_EQ(std::get<FenceRelease>(round_trip(FenceRelease{.job = 6})).job, 6u);
+  EXPECT_EQ(std::get<PmiDirect>(round_trip(PmiDirect{.job = 6})).job, 6u);
+  EXPECT_EQ(std::get<RankAbort>(round_trip(RankAbort{.job = 2})).job, 2u);
+  EXPECT_EQ(std::get<JobFailure>(round_trip(JobFailure{.job = 2})).job, 2u);
+  EXPECT_EQ(std::get<StdinData>(round_trip(StdinData{.job = 2})).job, 2u);
+  EXPECT_EQ(std::get<StdinCredit>(round_trip(StdinCredit{.job = 2})).job, 2u);
+  EXPECT_EQ(std::get<OutputCredit>(round_trip(OutputCredit{.job = 2})).job, 2u);
+  EXPECT_EQ(std::get<DaemonDone>(round_trip(DaemonDone{.job = 2, .vpid = 1})).job, 2u);
+}
+
 // Well-formed but unusable: orcad would size its tree and index its hosts
 // by these, so read_bootstrap refuses them, saying which.
 TEST(LaunchWire, AnInconsistentBootstrapIsRefusedWhenRead) {
@@ -531,7 +587,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 24, 200, 255}) {
+  for (std::uint8_t kind : {0, 26, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);
@@ -543,11 +599,11 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
 TEST(LaunchWire, ALyingLengthIsRefusedBeforeAnythingIsAllocated) {
   // An output chunk claiming 4 GiB of bytes, and a command claiming a
   // billion programs, in a few bytes each.
-  const std::vector<std::uint8_t> chunk = {4, 0, 0, 0, 1, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 'x'};
+  const std::vector<std::uint8_t> chunk = {4, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 'x'};
   auto r = decode(chunk);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "bytes");
-  const std::vector<std::uint8_t> apps = {3, 0x3b, 0x9a, 0xca, 0x00};
+  const std::vector<std::uint8_t> apps = {3, 0, 0, 0, 0, 0x3b, 0x9a, 0xca, 0x00};
   auto a = decode(apps);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.error().arg("field"), "apps");
@@ -709,7 +765,7 @@ TEST(LaunchWire, EveryTruncationOfFenceDataIsAnError) {
 
 /* The header of a FenceData of component "" and then its entry count. */
 std::vector<std::uint8_t> fence_data_head(std::uint32_t count) {
-  std::vector<std::uint8_t> b = {11, 0, 0, 0, 0};        // kind, component ""
+  std::vector<std::uint8_t> b = {11, 0, 0, 0, 0, 0, 0, 0, 0};  // kind, job 0, component ""
   b.insert(b.end(), {0, 0, 0, 0, 0, 0, 0, 1});           // epoch 1
   b.insert(b.end(), {0, 0, 0, 2, 0, 0, 0, 3});           // from 2, ranks 3
   for (int s = 24; s >= 0; s -= 8) b.push_back(static_cast<std::uint8_t>(count >> s));
