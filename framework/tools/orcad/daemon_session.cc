@@ -169,11 +169,15 @@ void DaemonSession::on_control(std::span<const std::uint8_t> bytes) {
   if (auto* command = std::get_if<launch::LaunchCommand>(&m.value())) {
     launch_ranks(*command);
   } else if (auto* sig = std::get_if<launch::SignalRanks>(&m.value())) {
-    for (auto& [rank, r] : ranks_) r->signal(sig->signal);
+    if (auto it = jobs_.find(sig->job); it != jobs_.end()) it->second->signal(sig->signal);
   } else if (auto* end = std::get_if<launch::Teardown>(&m.value())) {
-    machine_->teardown(end->signal);
+    if (end->job != 0) {
+      end_dvm_job(end->job);
+    } else {
+      machine_->teardown(end->signal);
+    }
   } else if (auto* release = std::get_if<launch::FenceRelease>(&m.value())) {
-    if (pmi_) pmi_->on_release(*release);
+    if (pmi_ && release->job == 0) pmi_->on_release(*release);
   }
 }
 

@@ -6,9 +6,10 @@
 //             handshake's last write, so the parent wakes once for them;
 //             with tree spawn, start our children in the routing tree
 //             meanwhile;
-//   run       on the launch command, start this node's ranks; hand their
-//             output and exits up to orcarun in order; relay control
-//             messages to our children;
+//   run       on the launch command, start this node's ranks (a NodeJob);
+//             hand their output and exits up to orcarun in order; relay
+//             control messages to our children; a DVM's daemon runs one
+//             NodeJob per job, each ended by the job's own teardown;
 //   end       on teardown, or when the parent is gone (our standard input
 //             closes, or the oob loses it): kill the ranks, wait for our
 //             children's agents, exit.
@@ -16,8 +17,8 @@
 #define ORCA_TOOLS_ORCAD_DAEMON_SESSION_H
 
 #include "mesh_probe.h"
+#include "node_job.h"
 #include "rank_keeper.h"
-#include "rank_process.h"
 
 #include "iof/iof_flow.h"
 #include "launch/daemon_machine.h"
@@ -95,15 +96,10 @@ class DaemonSession {
   void resume_output();
   void make_pmi();
   void launch_ranks(const launch::LaunchCommand& command);
-  struct NodeLaunch;
-  NodeLaunch node_launch(const launch::LaunchCommand& command, std::vector<const launch::RankPlacement*> mine) const;
-  /* How rank `p` starts: its argv, environment (rank_environment),
-   * descriptors, directory and stdin. */
-  plm::SpawnSpec rank_spec(const launch::LaunchCommand& command, const NodeLaunch& node,
-                           const launch::RankPlacement& p, std::uint32_t app_index, pmi::PmiService::RankSetup pmi) const;
-  static std::string bad_programs(const launch::LaunchCommand& command);
-  void start_rank(std::uint32_t rank_id, const plm::SpawnSpec& spec);
-  RankProcess::Hooks rank_hooks();
+  void launch_dvm_job(const launch::LaunchCommand& command);
+  NodeJob& add_job(std::uint32_t job, pmi::PmiService* pmi);
+  NodeJob::Hooks job_hooks(std::uint32_t job);
+  void end_dvm_job(std::uint32_t job);
   void spawn_children();
   void report_failure(std::uint32_t vpid, const std::string& message);
   void up(std::uint32_t tag, const launch::WireMessage& message);
@@ -138,7 +134,9 @@ class DaemonSession {
   std::unique_ptr<IoWatch> parent_watch_;  // our stdin: its end is the parent's
   std::unique_ptr<SignalWatch> sigterm_;
   std::unique_ptr<SignalWatch> sighup_;
-  std::map<std::uint32_t, std::unique_ptr<RankProcess>> ranks_;
+  // The jobs whose ranks run here: job 0 alone in a standalone run; a
+  // DVM's, by their numbers, from each one's command to its end.
+  std::map<std::uint32_t, std::unique_ptr<NodeJob>> jobs_;
   std::string hostname_;
   std::chrono::milliseconds partial_delay_{200};
 };

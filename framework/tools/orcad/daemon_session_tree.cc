@@ -177,7 +177,7 @@ launch::DaemonMachine::Hooks DaemonSession::machine_hooks() {
       .say_done = [this] { up(launch::kTagStatus, launch::DaemonDone{.vpid = bootstrap_.vpid}); },
       .signal_ranks =
           [this](int signo) {
-            for (auto& [rank, r] : ranks_) r->signal(signo);
+            for (auto& [id, job] : jobs_) job->signal(signo);
           },
       .end_lost_agent = [this](std::uint32_t vpid) { if (launcher_) launcher_->end_lost(vpid); },
       .signal_agent = [this](std::uint32_t vpid, int signo) { if (launcher_) launcher_->signal(vpid, signo); },
@@ -192,15 +192,8 @@ launch::DaemonMachine::Hooks DaemonSession::machine_hooks() {
       .log = [this](const std::string& text) { process_.runtime().log("plm", text); },
       .stop = [this] { process_.loop().stop(); },
       .ranks_running =
-          [this] {
-            return std::any_of(ranks_.begin(), ranks_.end(), [](const auto& r) { return r.second->running(); });
-          },
-      .ranks_idle =
-          [this] {
-            return std::none_of(ranks_.begin(), ranks_.end(), [](const auto& r) {
-              return r.second->running() || r.second->reads_stdin() || !r.second->group_gone();
-            });
-          },
+          [this] { return std::any_of(jobs_.begin(), jobs_.end(), [](const auto& j) { return j.second->running(); }); },
+      .ranks_idle = [this] { return std::all_of(jobs_.begin(), jobs_.end(), [](const auto& j) { return j.second->idle(); }); },
       .pmi_serves_ranks = [this] { return pmi_ && pmi_->serves_ranks(); },
       .agents_running = [this] { return launcher_ ? launcher_->running() : std::size_t{0}; },
   };
