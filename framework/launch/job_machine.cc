@@ -1,6 +1,8 @@
 // JobMachine: the job's lifecycle decisions (job_machine.h).
 #include "job_machine.h"
 
+#include "rank_failure.h"
+
 #include <orca/child_process.h>
 
 #include <signal.h>
@@ -13,11 +15,6 @@
 namespace orca::launch {
 namespace {
 
-int exit_code_of(int wait_status) {
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return WEXITSTATUS(wait_status);
-}
-
 // A daemon (or its agent, reporting it as a shell does) that died of a
 // fault rather than the signals orcarun sends: a bug worth saying, even
 // when the job itself is over.
@@ -25,12 +22,6 @@ bool crashed(int wait_status) {
   auto fault = [](int sig) { return sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGFPE || sig == SIGILL; };
   if (WIFSIGNALED(wait_status)) return fault(WTERMSIG(wait_status));
   return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) > 128 && fault(WEXITSTATUS(wait_status) - 128);
-}
-
-// A help file or topic a daemon names, made safe: [a-z0-9-] only (no path).
-std::string help_name(std::string text) {
-  std::erase_if(text, [](char c) { return !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'); });
-  return text;
 }
 
 }  // namespace
@@ -180,40 +171,14 @@ void JobMachine::signal_ranks(int signo) {
 }
 
 const std::string& JobMachine::command_of(std::uint32_t rank) const {
-  const auto& first = facts_.app_first_rank;
-  const auto after = std::upper_bound(first.begin(), first.end(), rank);
-  const auto app = static_cast<std::size_t>(after - first.begin());
-  return app == 0 || app > facts_.app_commands.size() ? facts_.command : facts_.app_commands[app - 1];
+  return rank_command(facts_.command, facts_.app_commands, facts_.app_first_rank, rank);
 }
 
 void JobMachine::rank_failed(const ExitRecord& record) {
-  const bool ok = record.started && WIFEXITED(record.wait_status) && WEXITSTATUS(record.wait_status) == 0;
-  // An MPI rank that exits, even with 0, between init and finalize leaves
-  // its peers waiting for it in their next collective.
-  const bool unfinished = ok && record.pmi == PmiProgress::Initialized;
-  if ((ok && !unfinished) || failed_) return;
-  const Message::Args where{{"rank", std::to_string(record.rank)},
-                            {"host", printable(host(facts_.rank_daemon[record.rank]))},
-                            {"command", printable(command_of(record.rank))}};
-  auto with = [&where](Message::Args more) {
-    Message::Args args = where;
-    args.insert(args.end(), more.begin(), more.end());
-    return args;
-  };
-  if (unfinished) {
-    fail(Message("orcarun", "rank-exited-unfinalized", where), 1);
-  } else if (!record.started) {
-    // The step that failed, in spawn_child's words (orca/child_process.h):
-    // the hint differs for a directory or a binding than for a program.
-    const std::string& m = record.message;
-    const char* topic = m.starts_with("cannot enter the working directory") ? "rank-directory-missing"
-                        : m.starts_with("cannot bind to CPUs")              ? "rank-not-bound"
-                                                                            : "rank-not-started";
-    fail(Message("orcarun", topic, with({{"why", printable(m)}})), 127);
-  } else {
-    fail(Message("orcarun", "rank-failed", with({{"how", plm::describe_wait_status(record.wait_status)}})),
-         exit_code_of(record.wait_status));
-  }
+  if (failed_) return;
+  const auto failure = rank_failure(record, host(facts_.rank_daemon[record.rank]), command_of(record.rank));
+  if (!failure) return;
+  fail(failure->message, failure->exit_status);
   if (ranks_left_ > 0) signal_ranks(SIGTERM);
 }
 
@@ -227,24 +192,13 @@ void JobMachine::rank_ended(const ExitRecord& record) {
 
 void JobMachine::rank_aborted(const RankAbort& abort) {
   if (abort.rank >= facts_.rank_daemon.size() || failed_) return;
-  const std::string rank = std::to_string(abort.rank), where = printable(host(facts_.rank_daemon[abort.rank]));
-  if (abort.broke) {
-    fail_and_stop_ranks(Message("orcarun", "rank-broke-pmi", {{"rank", rank}, {"host", where}, {"why", printable(abort.message)}}), 1);
-    return;
-  }
-  fail_and_stop_ranks(Message("orcarun", "rank-aborted",
-                              {{"rank", rank},
-                               {"host", where},
-                               {"status", std::to_string(abort.status)},
-                               {"message", abort.message.empty() ? std::string() : ": " + printable(abort.message)}}),
-                      abort.status);
+  const RankFailure failure = rank_abort_failure(abort, host(facts_.rank_daemon[abort.rank]));
+  fail_and_stop_ranks(failure.message, failure.exit_status);
 }
 
 void JobMachine::job_failed(const JobFailure& failure) {
   if (failed_ || failure.vpid < 1 || failure.vpid > daemons()) return;
-  Message::Args args;
-  for (const auto& kv : failure.args) args.emplace_back(printable(kv.key), printable(kv.value));
-  fail_and_stop_ranks(Message(help_name(failure.area), help_name(failure.topic), std::move(args)), 1);
+  fail_and_stop_ranks(job_failure_message(failure), 1);
 }
 
 // A daemon whose part of the job is over ends now, if what orcarun knows

@@ -568,6 +568,18 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }
 
+std::uint32_t job_of(const WireMessage& message) {
+  return std::visit(
+      [](const auto& m) -> std::uint32_t {
+        if constexpr (kCarriesJob<std::decay_t<decltype(m)>>) {
+          return m.job;
+        } else {
+          return 0;
+        }
+      },
+      message);
+}
+
 std::string daemon_host(const std::vector<std::string>& hosts, std::uint32_t vpid) {
   if (vpid >= 1 && vpid <= hosts.size()) return hosts[vpid - 1];
   return "vpid " + std::to_string(vpid);

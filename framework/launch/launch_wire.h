@@ -468,6 +468,10 @@ ORCA_EXPORT Result<WireMessage> decode(std::span<const std::uint8_t> bytes);
 /* "bootstrap", "daemon report", ... for messages. */
 ORCA_EXPORT const char* kind_name(const WireMessage& message);
 
+/* The job a message is about: its `job` (a DVM job's number), 0 for a
+ * standalone run's messages and for those of no job. */
+ORCA_EXPORT std::uint32_t job_of(const WireMessage& message);
+
 /* Daemon `vpid`'s host in a job's `hosts` (hosts[vpid - 1], as in
  * Bootstrap), or "vpid N" for a vpid outside them (orcarun's 0, a forged
  * sender), for messages; as written, not made printable. */

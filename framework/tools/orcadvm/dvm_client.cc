@@ -1,18 +1,9 @@
 // orcadvm status and stop, as a client of the controller.
 #include "dvm_client.h"
 
-#include "launch/dvm_contact.h"
-#include "oob/oob_host.h"
+#include "tools/orcarun/dvm_connection.h"
 
-#include <orca/oob.h>
-#include <orca/oob_random.h>
-
-#include <signal.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -24,26 +15,6 @@ using Clock = std::chrono::steady_clock;
 // How long the controller may take to answer, and a stop to end.
 constexpr std::chrono::seconds kAnswerLimit{10};
 constexpr std::chrono::seconds kStopLimit{60};
-// Clients take vpids from here up; daemons have 1..hosts.
-constexpr std::uint32_t kFirstClientVpid = 0x40000000u;
-
-bool process_runs(pid_t pid) {
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
-  // A zombie (ended, not yet reaped by whoever started it) runs no more.
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const auto close = line.rfind(')');
-  return close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'Z';
-}
-
-std::uint32_t client_vpid() {
-  std::uint32_t r = 0;
-  std::span<std::uint8_t> bytes(reinterpret_cast<std::uint8_t*>(&r), sizeof r);
-  if (!oob::random_bytes(bytes)) r = static_cast<std::uint32_t>(::getpid());
-  return kFirstClientVpid | (r & 0x3fffffffu);
-}
-
 std::string seconds(std::uint64_t ms) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000.0);
@@ -69,19 +40,15 @@ std::string state_text(const launch::DvmState& s, const std::string& contact_fil
 // One request, its answer, and for a stop the controller's end.
 class DvmAsking {
  public:
-  DvmAsking(Process& process, launch::DvmAsk ask, std::string file, launch::DvmContact contact)
-      : process_(process), ask_(ask), file_(std::move(file)), contact_(std::move(contact)),
-        limit_(process.loop(), [this] { timed_out(); }) {}
+  DvmAsking(Process& process, launch::DvmAsk ask, std::string file)
+      : process_(process), ask_(ask), file_(std::move(file)), limit_(process.loop(), [this] { timed_out(); }) {}
 
   int run() {
-    auto secret = oob::parse_job_secret(contact_.secret_hex, file_);
-    if (!secret) return process_.fail(secret.error());
-    auto uri = oob::ContactUri::parse(contact_.uri);
-    if (!uri) return process_.fail(unreachable(uri.error().summary()));
-    controller_ = uri->name;
-    auto oob = process_.open_oob(ProcessName{controller_.job, client_vpid()}, std::move(secret.value()));
-    if (!oob) return process_.fail(oob.error());
-    oob_ = oob.value();
+    auto connected = orcarun::connect_dvm(process_, file_);
+    if (!connected) return process_.fail(connected.error());
+    contact_ = connected->contact;
+    controller_ = connected->controller;
+    oob_ = connected->oob;
     oob_->on_receive(launch::kTagDvm, [this](ProcessName from, std::span<const std::uint8_t> bytes) { answered(from, bytes); });
     oob_->on_peer_lost([this](ProcessName peer, const std::string& why) { lost(peer, why); });
     if (Status st = oob_->add_peer(controller_, contact_.uri); !st) return process_.fail(unreachable(st.error().summary()));
@@ -96,9 +63,7 @@ class DvmAsking {
   }
 
  private:
-  Message unreachable(const std::string& why) const {
-    return Message("orcadvm", "unreachable", {{"file", file_}, {"pid", std::to_string(contact_.pid)}, {"why", why}});
-  }
+  Message unreachable(const std::string& why) const { return orcarun::dvm_unreachable(file_, contact_.pid, why); }
 
   void finish(int status) {
     status_ = status;
@@ -134,7 +99,7 @@ class DvmAsking {
 
   // The controller closed its oob: it exits once its daemons are gone.
   void wait_for_exit() {
-    if (!process_runs(contact_.pid)) {
+    if (!orcarun::process_runs(contact_.pid)) {
       std::cout << "orcadvm: DVM " << contact_.pid << " stopped\n" << std::flush;
       finish(0);
       return;
@@ -166,21 +131,8 @@ class DvmAsking {
 
 }  // namespace
 
-Result<std::string> locate_contact(const std::optional<std::string>& named) {
-  if (named) return *named;
-  if (const char* env = std::getenv("ORCA_DVM"); env != nullptr && *env != '\0') return std::string(env);
-  const std::string directory = launch::dvm_contact_directory([](const char* name) { return std::getenv(name); });
-  if (directory.empty()) {
-    return Message("launch", "dvm-contact-unwritable",
-                   {{"file", "(none)"}, {"why", "neither XDG_RUNTIME_DIR nor HOME is an absolute path"}});
-  }
-  return launch::find_running_dvm(directory, process_runs);
-}
-
 int ask_dvm(Process& process, launch::DvmAsk ask, const std::string& contact_file) {
-  auto contact = launch::read_dvm_contact(contact_file);
-  if (!contact) return process.fail(contact.error());
-  DvmAsking asking(process, ask, contact_file, std::move(contact.value()));
+  DvmAsking asking(process, ask, contact_file);
   return asking.run();
 }
 

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <iostream>
-#include <stdexcept>
 
 namespace orca::orcadvm {
 namespace {
@@ -28,23 +27,24 @@ DvmController::DvmController(Process& process, const orcarun::Options& options, 
   machine_ = std::make_unique<launch::DvmMachine>(
       launch::DvmFacts{.hosts = hosts_, .slots = slots_, .detached = settings_.detached, .idle_limit = settings_.idle_limit},
       machine_hooks());
+  std::vector<launch::HostSlots> nodes = plan.nodes;
+  const auto kill_grace = plan.kill_grace;
   launch_ = std::make_unique<orcarun::JobLaunch>(process, options, std::move(plan), started, orcarun::process_parts(process));
+  jobs_ = std::make_unique<DvmJobs>(
+      DvmJobs::Context{.process = process, .launch = *launch_, .nodes = std::move(nodes), .kill_grace = kill_grace});
+  jobs_->set_machine(*machine_);
   launch_->hold({.ready = [this] { ready(); },
                  .signalled = [this](int signo) { stop(std::string(::strsignal(signo))); },
-                 .dropped = [this](std::uint32_t vpid, const std::string& what) { daemon_lost(vpid, what); }});
+                 .dropped = [this](std::uint32_t vpid, const std::string& what) { daemon_lost(vpid, what); },
+                 .job_message = [this](ProcessName from, launch::WireMessage m) { jobs_->from_daemon(from, std::move(m)); }});
 }
 
 DvmController::~DvmController() { remove_contact(); }
 
 launch::DvmMachine::Hooks DvmController::machine_hooks() {
-  // No job reaches this DVM before the submission protocol does: a
-  // job hook called now is a broken invariant, not a job to drop.
-  auto no_jobs = [](launch::DvmJobId, const Message&) {
-    throw std::logic_error("a DVM job event with no way yet to submit a job");
-  };
-  return {.start_job = [](launch::DvmJobId) { throw std::logic_error("a DVM job started with no way yet to submit one"); },
-          .refuse_job = no_jobs,
-          .end_job = no_jobs,
+  return {.start_job = [this](launch::DvmJobId id) { jobs_->start(id); },
+          .refuse_job = [this](launch::DvmJobId id, const Message& why) { jobs_->refuse(id, why); },
+          .end_job = [this](launch::DvmJobId id, const Message& why) { jobs_->end(id, why); },
           .arm_idle = [this](std::chrono::milliseconds after) { idle_timer_->start(after); },
           .cancel_idle = [this] { idle_timer_->cancel(); },
           .show = [this](const Message& m) { process_.runtime().help().show(m, std::cerr, true); },
@@ -96,13 +96,18 @@ void DvmController::on_request(ProcessName from, std::span<const std::uint8_t> b
   // is not one is dropped, never answered at length.
   if (from.job != launch_->job_id() || from.vpid <= hosts_.size()) return;
   auto decoded = launch::decode(bytes);
-  if (!decoded || !std::holds_alternative<launch::DvmRequest>(decoded.value())) return;
-  const auto& request = std::get<launch::DvmRequest>(decoded.value());
-  if (!clients_.count(from)) {
-    if (Status st = launch_->messenger().add_peer(from, request.client_uri); !st) return;
-    clients_.insert(from);
-    machine_->client_joined();
+  if (!decoded) return;
+  if (auto* submit = std::get_if<launch::DvmSubmit>(&decoded.value())) {
+    if (!add_client(from, submit->client_uri)) return;
+    jobs_->submit(from, *submit);
+    return;
   }
+  if (!std::holds_alternative<launch::DvmRequest>(decoded.value())) {
+    if (clients_.count(from)) jobs_->from_client(from, decoded.value());
+    return;
+  }
+  const auto& request = std::get<launch::DvmRequest>(decoded.value());
+  if (!add_client(from, request.client_uri)) return;
   switch (static_cast<launch::DvmAsk>(request.ask)) {
     case launch::DvmAsk::Status:
       answer(from, stopping_);
@@ -114,6 +119,15 @@ void DvmController::on_request(ProcessName from, std::span<const std::uint8_t> b
     default:
       break;
   }
+}
+
+// A client is answered at the contact it gave in its first request.
+bool DvmController::add_client(ProcessName from, const std::string& uri) {
+  if (clients_.count(from)) return true;
+  if (Status st = launch_->messenger().add_peer(from, uri); !st) return false;
+  clients_.insert(from);
+  machine_->client_joined();
+  return true;
 }
 
 void DvmController::answer(ProcessName to, bool stopping) {
@@ -133,11 +147,13 @@ void DvmController::answer(ProcessName to, bool stopping) {
 
 void DvmController::client_lost(ProcessName peer) {
   if (clients_.erase(peer) == 0) return;
+  jobs_->client_lost(peer);
   launch_->messenger().forget_peer(peer);
   machine_->client_left();
 }
 
 void DvmController::daemon_lost(std::uint32_t vpid, const std::string& what) {
+  jobs_->daemon_lost(vpid, what);  // each job with ranks there ends, naming it
   machine_->daemon_lost(vpid, what);
   // The DVM stopped for it (no host left): an end the user did not ask for.
   if (!stopping_ && machine_->phase() != launch::DvmPhase::Ready) {

@@ -2,8 +2,9 @@
 // (launch/dvm_machine.h). The daemons start and wire up as a job's do
 // (orcarun's JobLaunch, held once they are all up: routes, data plane and
 // reports as with orcarun); then the contact file is written and the
-// controller answers its clients (orcadvm status, stop) over the oob, each
-// having proven the DVM's secret in the oob handshake. It stops on orcadvm
+// controller answers its clients (orcadvm status, stop, orcarun --dvm: the
+// jobs are DvmJobs') over the oob, each having proven the DVM's secret in
+// the oob handshake. It stops on orcadvm
 // stop, SIGINT, SIGTERM or SIGHUP, or, detached, after its idle limit
 // (orcadvm_idle_timeout) with no client; the contact file goes first (no
 // new client finds a stopping DVM), then the daemons. A daemon lost once
@@ -12,6 +13,8 @@
 // rest; with none left it stops, exiting 1.
 #ifndef ORCA_TOOLS_ORCADVM_DVM_CONTROLLER_H
 #define ORCA_TOOLS_ORCADVM_DVM_CONTROLLER_H
+
+#include "dvm_jobs.h"
 
 #include "tools/orcarun/job_launch.h"
 
@@ -48,6 +51,7 @@ class DvmController {
  private:
   void ready();
   void on_request(ProcessName from, std::span<const std::uint8_t> bytes);
+  bool add_client(ProcessName from, const std::string& uri);
   void answer(ProcessName to, bool stopping);
   void client_lost(ProcessName peer);
   /* A daemon failed or was lost after the DVM was up: the DvmMachine
@@ -63,6 +67,7 @@ class DvmController {
   std::vector<unsigned> slots_;
   std::unique_ptr<orcarun::JobLaunch> launch_;
   std::unique_ptr<launch::DvmMachine> machine_;
+  std::unique_ptr<DvmJobs> jobs_;  // after launch_, whose oob it uses
   std::string contact_path_;  // written while the DVM is ready
   std::set<ProcessName> clients_;
   std::unique_ptr<Timer> idle_timer_;

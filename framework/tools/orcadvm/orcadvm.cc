@@ -8,6 +8,7 @@
 #include "launch/dvm_contact.h"
 #include "launch/launcher_vars.h"
 #include "tools/builtin_components.h"
+#include "tools/orcarun/dvm_connection.h"
 #include "tools/orcarun/job_planning.h"
 #include "tools/tool_main.h"
 
@@ -137,7 +138,7 @@ int ask(int argc, char** argv, orca::launch::DvmAsk what) {
       return p.fail(Message("orcadvm", "bad-option", {{"option", orca::printable(a)}, {"why", why}}));
     }
   }
-  auto file = orca::orcadvm::locate_contact(named);
+  auto file = orca::orcarun::locate_dvm_contact(named);
   if (!file) return p.fail(file.error());
   return orca::orcadvm::ask_dvm(p, what, file.value());
 }

@@ -322,6 +322,15 @@ void JobLaunch::on_agent_exit(std::uint32_t vpid, int wait_status, const std::st
   }
 }
 
+Status JobLaunch::to_daemons(launch::WireMessage message) {
+  if (auto* command = std::get_if<launch::LaunchCommand>(&message); command && gather_) {
+    gather_->fill(*command);
+    command->master_address.clear();
+    command->master_port = 0;
+  }
+  return broadcast(message);
+}
+
 Status JobLaunch::broadcast(const launch::WireMessage& message) {
   auto bytes = launch::encode(message);
   if (!bytes) return bytes.error();
@@ -337,6 +346,10 @@ Status JobLaunch::broadcast(const launch::WireMessage& message) {
 void JobLaunch::on_status(ProcessName from, std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
   if (!m) return;
+  if (launch::job_of(m.value()) != 0) {
+    if (held_ && hold_->job_message) hold_->job_message(from, std::move(m.value()));
+    return;
+  }
   if (auto* record = std::get_if<launch::ExitRecord>(&m.value())) {
     machine_->rank_ended(*record);
     if (machine_->ranks_left() == 0 && !t_ended_) t_ended_ = Clock::now();

@@ -91,6 +91,9 @@ class JobLaunch {
     /* From then on, daemon `vpid` failed or was lost (what: how); the
      * others are held still (JobMachine::hold). */
     std::function<void(std::uint32_t vpid, const std::string& what)> dropped;
+    /* A message of a DVM job (its number not 0) from daemon `from`: an
+     * ExitRecord, RankAbort, JobFailure, OutputChunk or StdinCredit. */
+    std::function<void(ProcessName from, launch::WireMessage message)> job_message;
   };
   /* Before run(): once every daemon is up and wired (data-plane round,
    * mesh check and reports done), `ready` is called instead of sending a
@@ -105,6 +108,12 @@ class JobLaunch {
   std::uint32_t job_id() const noexcept { return job_; }
   const std::vector<std::uint8_t>& secret() const noexcept { return secret_; }
   bool daemon_up(std::uint32_t vpid) const { return machine_->is_up(vpid) && !machine_->is_gone(vpid); }
+  /* While held: a DVM job's LaunchCommand, SignalRanks or Teardown to
+   * every daemon not gone, down the tree; a command gets the data-plane
+   * links first (but no torch master: rank 0's host differs per job). */
+  Status to_daemons(launch::WireMessage message);
+  /* While held: `bytes` of daemon `vpid`'s output were taken by a client. */
+  void credit_output(std::uint32_t vpid, std::uint64_t bytes) { output_written(vpid, bytes); }
 
  private:
   struct Daemon {

@@ -12,6 +12,10 @@ namespace orca::orcarun {
 void JobLaunch::on_output(ProcessName from, std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
   if (!m) return;
+  if (launch::job_of(m.value()) != 0) {
+    if (held_ && hold_->job_message) hold_->job_message(from, std::move(m.value()));
+    return;
+  }
   auto* chunk = std::get_if<launch::OutputChunk>(&m.value());
   if (!chunk || from.vpid == 0 || from.vpid > daemons()) return;
   const std::string_view text(reinterpret_cast<const char*>(chunk->bytes.data()), chunk->bytes.size());

@@ -329,6 +329,20 @@ Status make_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   return choose_daemon_services(rt, options, launcher, program, plan);
 }
 
+Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan) {
+  if (Status st = forward_environment(rt, options, plan); !st) return st;
+  if (Status st = choose_working_directory(options, plan); !st) return st;
+  if (Status st = choose_apps(options, plan); !st) return st;
+  for (const auto& app : plan.apps) {
+    const auto program = launch::inspect_program(app.argv.front(), link_environment(plan.environment));
+    const std::string& library = program.pmix_library.empty() ? program.pmi_library : program.pmix_library;
+    if (!library.empty()) {
+      return Message("orcarun", "dvm-no-pmi-yet", {{"command", printable(app.argv.front())}, {"library", printable(library)}});
+    }
+  }
+  return {};
+}
+
 Status make_daemon_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   if (Status st = launch::declare_launcher_variables(rt.registry()); !st) return st;
   auto fws = open_frameworks(rt, plan);

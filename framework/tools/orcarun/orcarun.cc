@@ -5,6 +5,7 @@
 #include "tools/tool_main.h"
 #include "job_launch.h"
 #include "job_apps.h"
+#include "dvm_job_client.h"
 #include "job_planning.h"
 #include "orcarun_options.h"
 
@@ -37,6 +38,11 @@ static int orcarun_main(int argc, char** argv) {
     return 0;
   }
   orca::orcarun::JobPlan plan;
+  if (orca::orcarun::runs_on_dvm(options.value())) {
+    if (orca::Status st = orca::orcarun::check_dvm_job_options(options.value()); !st) return p.fail(st.error());
+    if (orca::Status st = orca::orcarun::make_dvm_job_plan(p.runtime(), options.value(), plan); !st) return p.fail(st.error());
+    return orca::orcarun::run_on_dvm(p, options.value(), plan);
+  }
   if (orca::Status st = orca::orcarun::make_plan(p.runtime(), options.value(), plan); !st) return p.fail(st.error());
 
   orca::orcarun::JobLaunch job(p, options.value(), std::move(plan), started, orca::orcarun::process_parts(p));

@@ -75,6 +75,9 @@ constexpr Spelling kSpellings[] = {
     {"--tune", nullptr, add_tune_file},
     {"--output", nullptr, set_output},
     {"--app", nullptr, set_path<&Options::app_file>},
+    {"--dvm", &Options::dvm, nullptr},
+    {"--dvm-no-wait", &Options::dvm_no_wait, nullptr},
+    {"--dvm-uri", nullptr, set_path<&Options::dvm_uri>},
     {"-configfile", nullptr, set_path<&Options::app_file>},
 };
 
@@ -176,6 +179,32 @@ Result<Options> parse_daemon_options(const std::vector<std::string>& args) {
   return o;
 }
 
+const std::vector<std::string> kDvmJobOptions = {
+    "-n", "--np", "-np", "--map-by", "-map-by", "-N", "--npernode", "-npernode", "-ppn", "--oversubscribe",
+    "-x", "-genv", "--genv", "-genvlist", "--genvlist", "-env", "--env", "--wdir", "-wdir", "--tag-output", "-l",
+    "-prepend-rank", "--prepend-rank", "--timestamp-output", "--merge-stderr-to-stdout", "--timeout", "--stdin",
+    "--output", "--app", "-configfile", "--allow-run-as-root", "--dvm", "--dvm-uri", "--dvm-no-wait", "--help", "-h",
+    "--version", "-V"};
+
+Status check_dvm_job_options(const Options& o) {
+  for (const auto& name : o.given) {
+    if (std::find(kDvmJobOptions.begin(), kDvmJobOptions.end(), name) == kDvmJobOptions.end()) {
+      return bad_option(name, "a job on a running DVM cannot use it: it shapes the daemons, which run already (give "
+                              "it to orcadvm start, or run without --dvm)");
+    }
+  }
+  // Accepted options whose values only a standalone run has yet.
+  if (o.cpu.needs_topology() || o.cpu.per_object != 0) {
+    return bad_option("--map-by", "a job on a DVM is mapped by slot or node only (no resource, ppr or pe= yet)");
+  }
+  if (o.tag_host) return bad_option("--output tag-detailed", "a job on a DVM tags its lines by rank only (--tag-output)");
+  if (o.output_filename) return bad_option("--output-filename", "a job on a DVM writes its output to orcarun's own");
+  if (std::find(o.given.begin(), o.given.end(), "--stdin") != o.given.end() && o.stdin_target != StdinTarget::None) {
+    return bad_option("--stdin", "a job on a DVM reads no standard input yet; give --stdin none, or run without --dvm");
+  }
+  return {};
+}
+
 const std::vector<std::string>& option_spellings() {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> v;
@@ -243,6 +272,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       break;
     }
     if (a.empty() || a[0] != '-') break;  // the command starts here
+    o.given.push_back(split_option(a).name);
     if (Status st = parse_option(args, i, o); !st) return st.error();
   }
   // A lone ':' starts another program (MPMD), as with mpirun and mpiexec.

@@ -60,6 +60,10 @@ struct Options {
    * hold for every program; apps[0]'s own are empty then. */
   std::vector<AppContext> apps;
   std::optional<std::string> app_file;  // --app, -configfile: the programs, read by orcarun
+  bool dvm = false;                     // --dvm: run on the running DVM (also --dvm-uri, ORCA_DVM)
+  std::optional<std::string> dvm_uri;   // --dvm-uri FILE: that DVM's contact file
+  bool dvm_no_wait = false;             // --dvm-no-wait: refused at once when its slots are busy
+  std::vector<std::string> given;       // the job's options as written (before the command), for a DVM's check
 };
 
 /* Parses argv[1..]. Errors: an unknown option, a missing or malformed
@@ -86,6 +90,13 @@ inline bool places_cpus(const Options& o) { return o.cpu.needs_topology() || o.r
 Result<Options> parse_daemon_options(const std::vector<std::string>& args);
 /* The option words parse_daemon_options takes. */
 extern const std::vector<std::string> kDaemonOptions;
+/* The options a job on a running DVM takes (check_dvm_job_options). */
+extern const std::vector<std::string> kDvmJobOptions;
+/* Whether `o` can run on a DVM, whose daemons already run: options that
+ * only a starting daemon uses (hosts, --mca, reports, binding) cannot
+ * reach them. Errors (orcarun/bad-option): the first such option, named,
+ * and why. */
+Status check_dvm_job_options(const Options& o);
 /* The --help text. */
 extern const char* const kUsage;
 

@@ -1,0 +1,269 @@
+// DvmJobs: a DVM's jobs, from submission to their client's exit status.
+#include "dvm_jobs.h"
+
+#include <signal.h>
+
+#include <algorithm>
+
+namespace orca::orcadvm {
+
+struct DvmJobs::Job {
+  std::uint32_t id = 0;
+  ProcessName client{};
+  launch::LaunchCommand command;
+  std::optional<double> timeout_seconds;
+  std::unique_ptr<launch::DvmJobMachine> machine;  // from its start
+  std::map<launch::DvmJobTimer, std::unique_ptr<Timer>> timers;
+  // Output sent on to the client and not yet credited by it, in order:
+  // its daemon and bytes (the client credits in the order it printed).
+  std::deque<std::pair<std::uint32_t, std::uint64_t>> uncredited;
+  bool client_gone = false;
+};
+
+DvmJobs::DvmJobs(Context context)
+    : context_(std::move(context)), reaper_(context_.process.loop(), [this] { ended_.clear(); }),
+      lost_(context_.nodes.size() + 1, false) {}
+
+DvmJobs::~DvmJobs() = default;
+
+DvmJobs::Job* DvmJobs::find(std::uint32_t id) {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : it->second.get();
+}
+
+std::vector<launch::HostSlots> DvmJobs::live_nodes() const {
+  std::vector<launch::HostSlots> nodes = context_.nodes;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (lost_[i + 1]) nodes[i].slots = 0;
+  }
+  return nodes;
+}
+
+void DvmJobs::tell_client(const Job& job, const launch::WireMessage& message) {
+  if (job.client_gone) return;
+  auto bytes = launch::encode(message);
+  if (bytes) (void)context_.launch.messenger().send(job.client, launch::kTagDvm, bytes.value());
+}
+
+// The client renders it from orcarun's help texts, as a standalone run would.
+void DvmJobs::show(const Job& job, const Message& message) {
+  launch::JobFailure m{.job = job.id, .vpid = 0, .area = message.area(), .topic = message.topic(), .args = {}};
+  for (const auto& [key, value] : message.args()) m.args.push_back({key, value});
+  tell_client(job, m);
+}
+
+void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
+  auto job = std::make_unique<Job>();
+  job->id = next_id_++;
+  job->client = client;
+  if (submit.timeout_ms > 0) job->timeout_seconds = static_cast<double>(submit.timeout_ms) / 1000.0;
+  auto refuse_now = [&](const Message& why) {
+    show(*job, why);
+    tell_client(*job, launch::DvmJobState{.job = job->id, .started = false, .ended = true, .exit_status = 1});
+  };
+  if (submit.apps.empty() || submit.app_processes.size() != submit.apps.size()) {
+    refuse_now(Message("orcarun", "dvm-submit-malformed", {{"why", "its programs and their counts differ"}}));
+    return;
+  }
+  // -n of each program; without one (a single program), a rank per slot.
+  std::optional<unsigned> n;
+  std::uint64_t total = 0;
+  for (std::uint32_t p : submit.app_processes) total += p;
+  if (total > launch::kMaxRanks) total = launch::kMaxRanks + 1ULL;  // map_ranks refuses it, saying why
+  if (total > 0) n = static_cast<unsigned>(total);
+  auto by = launch::parse_map_by(submit.map_by.empty() ? "slot" : submit.map_by);
+  if (!by) {
+    refuse_now(by.error());
+    return;
+  }
+  const auto nodes = live_nodes();
+  auto map = submit.per_node > 0 ? launch::map_ranks_per_node(nodes, submit.per_node, n, submit.oversubscribe)
+                                 : launch::map_ranks(nodes, n, by.value(), submit.oversubscribe);
+  if (!map) {
+    refuse_now(map.error());
+    return;
+  }
+  launch::LaunchCommand& command = job->command;
+  command.job = job->id;
+  command.apps = submit.apps;
+  std::uint32_t first = 0;
+  for (std::size_t a = 0; a < command.apps.size(); ++a) {
+    command.apps[a].first_rank = first;
+    first += submit.app_processes[a];
+  }
+  command.environment = submit.environment;
+  command.size = static_cast<std::uint32_t>(map->placements.size());
+  for (const auto& p : map->placements) {
+    command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
+  }
+  command.stdin_target = submit.stdin_target;
+  command.merge_stderr = submit.merge_stderr;
+  const launch::DvmJobRequest request{.id = job->id,
+                                      .slots = std::vector<unsigned>(map->local_sizes.begin(), map->local_sizes.end()),
+                                      .wait = submit.wait,
+                                      .oversubscribe = submit.oversubscribe};
+  jobs_.emplace(job->id, std::move(job));
+  machine_->submit(request);
+}
+
+launch::DvmJobMachine::Hooks DvmJobs::machine_hooks(std::uint32_t id) {
+  return {.signal_ranks =
+              [this, id](int signo) { (void)context_.launch.to_daemons(launch::SignalRanks{.job = id, .signal = signo}); },
+          .show =
+              [this, id](const Message& m) {
+                if (Job* job = find(id)) show(*job, m);
+              },
+          .arm = [this, id](launch::DvmJobTimer timer, std::chrono::milliseconds after) { arm(id, timer, after); },
+          .cancel =
+              [this, id](launch::DvmJobTimer timer) {
+                Job* job = find(id);
+                if (!job) return;
+                if (auto it = job->timers.find(timer); it != job->timers.end()) it->second->cancel();
+              },
+          .done = [this, id](int exit_status) { finished(id, exit_status); }};
+}
+
+void DvmJobs::arm(std::uint32_t id, launch::DvmJobTimer timer, std::chrono::milliseconds after) {
+  Job* job = find(id);
+  if (!job) return;
+  auto& t = job->timers[timer];
+  if (!t) {
+    t = std::make_unique<Timer>(context_.process.loop(), [this, id, timer] {
+      if (Job* j = find(id); j && j->machine) j->machine->on_timer(timer);
+    });
+  }
+  t->start(after);
+}
+
+void DvmJobs::start(launch::DvmJobId id) {
+  Job* job = find(static_cast<std::uint32_t>(id));
+  if (!job) return;
+  launch::DvmJobFacts facts{.kill_grace = context_.kill_grace, .timeout_seconds = job->timeout_seconds};
+  for (const auto& node : context_.nodes) facts.hosts.push_back(node.name);
+  for (const auto& p : job->command.placements) facts.rank_daemon.push_back(p.daemon);
+  facts.command = job->command.apps.front().argv.front();
+  if (job->command.apps.size() > 1) {
+    for (const auto& app : job->command.apps) {
+      facts.app_commands.push_back(app.argv.front());
+      facts.app_first_rank.push_back(app.first_rank);
+    }
+  }
+  job->machine = std::make_unique<launch::DvmJobMachine>(std::move(facts), machine_hooks(job->id));
+  tell_client(*job, launch::DvmJobState{.job = job->id, .started = true});
+  if (Status st = context_.launch.to_daemons(job->command); !st) {
+    context_.process.runtime().log("plm", "job " + std::to_string(job->id) + ": " + st.error().summary());
+  }
+  job->machine->start();
+}
+
+void DvmJobs::refuse(launch::DvmJobId id, const Message& why) {
+  auto it = jobs_.find(static_cast<std::uint32_t>(id));
+  if (it == jobs_.end()) return;
+  show(*it->second, why);
+  tell_client(*it->second, launch::DvmJobState{.job = it->second->id, .ended = true, .exit_status = 1});
+  ended_.push_back(std::move(it->second));
+  jobs_.erase(it);
+  reaper_.start(std::chrono::milliseconds(0));
+}
+
+// The DVM ends a running job (it stops, or a host the job uses is lost).
+void DvmJobs::end(launch::DvmJobId id, const Message& why) {
+  Job* job = find(static_cast<std::uint32_t>(id));
+  if (!job || !job->machine) return;
+  job->machine->end(why);
+}
+
+void DvmJobs::from_daemon(ProcessName from, launch::WireMessage message) {
+  Job* job = find(launch::job_of(message));
+  if (auto* chunk = std::get_if<launch::OutputChunk>(&message)) {
+    if (!job || job->client_gone) {
+      context_.launch.credit_output(from.vpid, chunk->bytes.size());  // nobody to read it: the daemon goes on
+      return;
+    }
+    job->uncredited.emplace_back(from.vpid, chunk->bytes.size());
+    tell_client(*job, message);
+    return;
+  }
+  if (!job || !job->machine) return;
+  if (auto* record = std::get_if<launch::ExitRecord>(&message)) {
+    job->machine->rank_ended(*record);
+  } else if (auto* abort = std::get_if<launch::RankAbort>(&message)) {
+    job->machine->rank_aborted(*abort);
+  } else if (auto* failure = std::get_if<launch::JobFailure>(&message)) {
+    if (failure->vpid == from.vpid) job->machine->job_failed(*failure);  // only of itself: the oob names the sender
+  }
+}
+
+void DvmJobs::from_client(ProcessName client, const launch::WireMessage& message) {
+  Job* job = find(launch::job_of(message));
+  if (!job || job->client != client) return;  // a client acts on its own jobs only
+  if (auto* sig = std::get_if<launch::SignalRanks>(&message)) {
+    if (job->machine && (sig->signal == SIGINT || sig->signal == SIGTERM)) job->machine->on_signal(sig->signal);
+  } else if (auto* credit = std::get_if<launch::OutputCredit>(&message)) {
+    std::uint64_t left = credit->bytes;
+    while (left > 0 && !job->uncredited.empty()) {
+      auto& [vpid, bytes] = job->uncredited.front();
+      const std::uint64_t take = std::min(left, bytes);
+      context_.launch.credit_output(vpid, take);
+      bytes -= take;
+      left -= take;
+      if (bytes == 0) job->uncredited.pop_front();
+    }
+  }
+}
+
+void DvmJobs::credit_all(Job& job) {
+  for (const auto& [vpid, bytes] : job.uncredited) context_.launch.credit_output(vpid, bytes);
+  job.uncredited.clear();
+}
+
+void DvmJobs::client_lost(ProcessName client) {
+  std::vector<std::uint32_t> mine;
+  for (const auto& [id, job] : jobs_) {
+    if (job->client == client) mine.push_back(id);
+  }
+  for (std::uint32_t id : mine) {
+    Job* job = find(id);
+    if (!job) continue;
+    job->client_gone = true;
+    credit_all(*job);
+    if (job->machine) {
+      job->machine->client_lost();
+    } else {
+      // Still waiting for slots: it leaves the queue.
+      ended_.push_back(std::move(jobs_[id]));
+      jobs_.erase(id);
+      reaper_.start(std::chrono::milliseconds(0));
+      machine_->job_ended(id);
+    }
+  }
+}
+
+void DvmJobs::daemon_lost(std::uint32_t vpid, const std::string& what) {
+  if (vpid < lost_.size()) lost_[vpid] = true;
+  std::vector<std::uint32_t> running;
+  for (const auto& [id, job] : jobs_) {
+    if (job->machine) running.push_back(id);
+  }
+  for (std::uint32_t id : running) {
+    if (Job* job = find(id)) job->machine->daemon_lost(vpid, what);
+  }
+}
+
+// Called from the job's machine: the job is destroyed from the loop.
+void DvmJobs::finished(std::uint32_t id, int exit_status) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return;
+  Job& job = *it->second;
+  for (auto& [timer, t] : job.timers) t->cancel();
+  // What still runs of it on a daemon (a rank that never reported) is killed there.
+  (void)context_.launch.to_daemons(launch::Teardown{.job = id, .signal = SIGKILL, .reason = "the job is over"});
+  credit_all(job);
+  tell_client(job, launch::DvmJobState{.job = id, .started = true, .ended = true, .exit_status = exit_status});
+  ended_.push_back(std::move(it->second));
+  jobs_.erase(it);
+  reaper_.start(std::chrono::milliseconds(0));
+  machine_->job_ended(id);
+}
+
+}  // namespace orca::orcadvm
