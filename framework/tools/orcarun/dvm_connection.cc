@@ -3,6 +3,8 @@
 
 #include "oob/oob_host.h"
 
+#include <orca/interfaces.h>
+#include <orca/mca_var.h>
 #include <orca/oob.h>
 #include <orca/oob_random.h>
 
@@ -61,6 +63,14 @@ Result<DvmConnection> connect_dvm(Process& process, const std::string& contact_f
   auto uri = oob::ContactUri::parse(c.contact.uri);
   if (!uri) return dvm_unreachable(c.file, c.contact.pid, uri.error().summary());
   c.controller = uri->name;
+  // A controller on this very host (and network namespace) is reached by
+  // its local socket: this client then opens no TCP listener, which would
+  // read every interface of the host first. A user's own oob selection
+  // still wins (a default-level setting loses to any other).
+  auto here = net::HostIdentity::current();
+  if (here && here->to_string() == uri->host_identity && uri->parts.count("usock") > 0) {
+    (void)process.runtime().registry().add_setting(mca::Setting{"oob", "usock", mca::Source{}});
+  }
   auto oob = process.open_oob(ProcessName{c.controller.job, client_vpid()}, std::move(secret.value()));
   if (!oob) return oob.error();
   c.oob = oob.value();
