@@ -71,6 +71,13 @@ const char* const kUsage =
     "                         another program in the same job (MPMD): ranks are numbered across the\n"
     "                         programs in order, MPI_APPNUM is each one's index; each needs its -n,\n"
     "                         and its -x, -env and --wdir add to or replace the job's\n"
+    "  --dvm                  run the job on this user's running DVM (orcadvm start) instead of\n"
+    "                         starting daemons; so does ORCA_DVM=FILE in the environment. Options of\n"
+    "                         the daemons are refused by name (the man page lists what a DVM job\n"
+    "                         takes); its ranks get no PMI and no stdin yet\n"
+    "  --dvm-uri FILE         run on the DVM of this contact file (as --dvm)\n"
+    "  --dvm-no-wait          on a DVM whose slots are busy, refuse the job at once instead of\n"
+    "                         waiting for them in submission order\n"
     "  --allow-run-as-root    accepted for Open MPI's command lines: orcarun runs as any user\n"
     "  --version, --help\n";
 

@@ -163,6 +163,18 @@ case_orcadvm_commands_and_options() {
     expect_offered dvm.contact
 }
 
+# orcarun's options for a job on a DVM, and --dvm-uri's contact file.
+case_orcarun_dvm_options() {
+    setup
+    complete_line "orcarun --dv"
+    expect_offered --dvm --dvm-uri --dvm-no-wait
+    expect_all_start --dvm
+    touch "$T/dvm.contact"
+    cd "$T" || fail "cd $T"
+    complete_line "orcarun --dvm-uri dvm.c"
+    expect_offered dvm.contact
+}
+
 # --- MCA variable names, from orca_info --param all all --parsable ---------------
 
 case_mca_names_with_prefix() {
@@ -254,6 +266,7 @@ run_case Completion.OrcarunOptions case_orcarun_options
 run_case Completion.OrcarunPlacementValues case_orcarun_placement_values
 run_case Completion.OrcaInfoOptions case_orca_info_options
 run_case Completion.OrcadvmCommandsAndOptions case_orcadvm_commands_and_options
+run_case Completion.OrcarunDvmOptions case_orcarun_dvm_options
 run_case Completion.McaNamesWithPrefix case_mca_names_with_prefix
 run_case Completion.McaUniqueName case_mca_unique_name
 run_case Completion.OrcaInfoParamFrameworks case_orca_info_param_frameworks

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace orca::orcarun {
 namespace {
 
@@ -359,6 +361,44 @@ TEST(OrcarunOptions, OpenMpi5sOutputListSetsTheOutputOptions) {
 
 // The table suggestions come from and the parser agree: every spelling is
 // an option (none falls through to "not an orcarun option").
+// A job on a running DVM: the options that shape a job pass; those only a
+// starting daemon uses are refused, each by the name the user wrote.
+TEST(OrcarunOptions, ADvmJobTakesTheJobsOptionsAndRefusesTheDaemonsByName) {
+  auto ok = parse({"--dvm", "-n", "4", "--map-by", "node", "--oversubscribe", "-x", "A=1", "--tag-output",
+                   "--timeout", "5", "--stdin", "none", "--wdir", "/tmp", "--dvm-no-wait", "--dvm-uri", "/x/dvm.1",
+                   "./a", ":", "-n", "2", "./b"});
+  ASSERT_TRUE(ok.ok()) << ok.error().summary();
+  EXPECT_TRUE(ok->dvm);
+  EXPECT_TRUE(ok->dvm_no_wait);
+  EXPECT_EQ(ok->dvm_uri, "/x/dvm.1");
+  EXPECT_TRUE(check_dvm_job_options(ok.value()).ok()) << check_dvm_job_options(ok.value()).error().summary();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"--dvm", "--host", "h1", "true"}, "--host"},
+      {{"--dvm", "-H", "h1", "true"}, "-H"},
+      {{"--dvm", "--mca", "oob_tcp_if_include", "eth0", "true"}, "--mca"},
+      {{"--dvm", "--report-routes", "true"}, "--report-routes"},
+      {{"--dvm", "--bind-to", "core", "true"}, "--bind-to"},
+      {{"--dvm", "--display-map", "true"}, "--display-map"},
+      {{"--dvm", "--map-by", "core", "true"}, "--map-by"},
+      {{"--dvm", "--stdin", "0", "true"}, "--stdin"},
+      {{"--dvm", "--output", "tag-detailed", "true"}, "--output tag-detailed"},
+      {{"--dvm", "--output-filename", "/tmp/o", "true"}, "--output-filename"},
+  };
+  for (const auto& [args, option] : refused) {
+    auto o = parse(args);
+    ASSERT_TRUE(o.ok()) << option << ": " << o.error().summary();
+    Status st = check_dvm_job_options(o.value());
+    ASSERT_FALSE(st.ok()) << option;
+    EXPECT_EQ(st.error().topic(), "bad-option") << option;
+    EXPECT_EQ(st.error().arg("option"), option);
+  }
+  // Every option a DVM job takes is an option orcarun has.
+  const auto& all = option_spellings();
+  for (const auto& name : kDvmJobOptions) {
+    EXPECT_NE(std::find(all.begin(), all.end(), name), all.end()) << name;
+  }
+}
+
 TEST(OrcarunOptions, EverySpellingIsAnOption) {
   ASSERT_GT(option_spellings().size(), 30u);
   for (const auto& name : option_spellings()) {
