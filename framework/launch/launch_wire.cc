@@ -447,6 +447,7 @@ void dvm_job_fields(IO& io, M& m) {
     io.u64("timeout_ms", m.timeout_ms);
   } else if constexpr (std::is_same_v<T, DvmJobState>) {
     io.u32("job", m.job);
+    io.u32("ranks", m.ranks);
     io.boolean("started", m.started);
     io.boolean("ended", m.ended);
     io.i32("exit_status", m.exit_status);

@@ -395,6 +395,7 @@ struct DvmSubmit {
  * orcarun exits with). Messages for the user come as JobFailure. */
 struct DvmJobState {
   std::uint32_t job = 0;
+  std::uint32_t ranks = 0;  // once started: how many it has
   bool started = false;
   bool ended = false;
   std::int32_t exit_status = 0;

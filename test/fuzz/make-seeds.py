@@ -106,7 +106,7 @@ dvm_submit = (bytes([24]) + text("1438355893.1073741826;host=b-1-2;usock=@orca/y
               u32(2) + texts(["./b"]) + texts(["ROLE=b"]) + text("/tmp") + bytes([1]) +
               u32(2) + u32(2) + u32(1) + texts(["A=1"]) + text("slot") + u32(0) + bytes([0, 1]) + i32(-1) + bytes([0]) +
               u64(30000))
-dvm_job_state = bytes([25]) + u32(7) + bytes([1, 1]) + i32(130)
+dvm_job_state = bytes([25]) + u32(7) + u32(4) + bytes([1, 1]) + i32(130)
 write("launch_wire", "dvm-submit", dvm_submit)
 write("launch_wire", "dvm-job-state", dvm_job_state)
 write("bootstrap_stream", "bootstrap", u32(len(bootstrap)) + bootstrap)

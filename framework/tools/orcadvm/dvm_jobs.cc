@@ -149,7 +149,7 @@ void DvmJobs::start(launch::DvmJobId id) {
     }
   }
   job->machine = std::make_unique<launch::DvmJobMachine>(std::move(facts), machine_hooks(job->id));
-  tell_client(*job, launch::DvmJobState{.job = job->id, .started = true});
+  tell_client(*job, launch::DvmJobState{.job = job->id, .ranks = job->command.size, .started = true});
   if (Status st = context_.launch.to_daemons(job->command); !st) {
     context_.process.runtime().log("plm", "job " + std::to_string(job->id) + ": " + st.error().summary());
   }
@@ -184,6 +184,10 @@ void DvmJobs::from_daemon(ProcessName from, launch::WireMessage message) {
     tell_client(*job, message);
     return;
   }
+  if (std::holds_alternative<launch::StdinCredit>(message)) {
+    if (job) tell_client(*job, message);
+    return;
+  }
   if (!job || !job->machine) return;
   if (auto* record = std::get_if<launch::ExitRecord>(&message)) {
     job->machine->rank_ended(*record);
@@ -199,6 +203,8 @@ void DvmJobs::from_client(ProcessName client, const launch::WireMessage& message
   if (!job || job->client != client) return;  // a client acts on its own jobs only
   if (auto* sig = std::get_if<launch::SignalRanks>(&message)) {
     if (job->machine && (sig->signal == SIGINT || sig->signal == SIGTERM)) job->machine->on_signal(sig->signal);
+  } else if (auto* data = std::get_if<launch::StdinData>(&message)) {
+    pass_stdin(*job, *data);
   } else if (auto* credit = std::get_if<launch::OutputCredit>(&message)) {
     std::uint64_t left = credit->bytes;
     while (left > 0 && !job->uncredited.empty()) {
@@ -209,6 +215,22 @@ void DvmJobs::from_client(ProcessName client, const launch::WireMessage& message
       left -= take;
       if (bytes == 0) job->uncredited.pop_front();
     }
+  }
+}
+
+// The client's stdin, to the daemons of the ranks that read it.
+void DvmJobs::pass_stdin(const Job& job, const launch::StdinData& data) {
+  if (!job.machine || job.command.stdin_target == launch::kStdinNone) return;
+  auto bytes = launch::encode(data);
+  if (!bytes) return;
+  auto shared = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes.value()));
+  std::vector<std::uint32_t> sent;
+  for (const auto& p : job.command.placements) {
+    const bool reads = job.command.stdin_target == launch::kStdinAll ||
+                       static_cast<std::int64_t>(p.rank) == job.command.stdin_target;
+    if (!reads || std::find(sent.begin(), sent.end(), p.daemon) != sent.end()) continue;
+    sent.push_back(p.daemon);
+    (void)context_.launch.messenger().send(ProcessName{context_.launch.job_id(), p.daemon}, launch::kTagStdin, shared);
   }
 }
 

@@ -66,6 +66,7 @@ class DvmJobs {
   void show(const Job& job, const Message& message);
   void finished(std::uint32_t id, int exit_status);
   void credit_all(Job& job);
+  void pass_stdin(const Job& job, const launch::StdinData& data);
   launch::DvmJobMachine::Hooks machine_hooks(std::uint32_t id);
   void arm(std::uint32_t id, launch::DvmJobTimer timer, std::chrono::milliseconds after);
 

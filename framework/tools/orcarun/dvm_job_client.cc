@@ -2,6 +2,7 @@
 #include "dvm_job_client.h"
 
 #include "dvm_connection.h"
+#include "stdin_forwarder.h"
 
 #include "io/stream_writer.h"
 #include "iof/iof_lines.h"
@@ -29,6 +30,7 @@ class DvmJobClient {
     sigint_ = std::make_unique<SignalWatch>(process_.loop(), SIGINT, [this] { on_signal(SIGINT); });
     sigterm_ = std::make_unique<SignalWatch>(process_.loop(), SIGTERM, [this] { on_signal(SIGTERM); });
     submit.client_uri = c_.oob->contact_uri();
+    submit_stdin_ = submit.stdin_target;
     auto bytes = launch::encode(submit);
     if (!bytes) return process_.fail(bytes.error());
     if (Status st = c_.oob->send(c_.controller, launch::kTagDvm, bytes.value()); !st) {
@@ -77,7 +79,13 @@ class DvmJobClient {
     if (auto* state = std::get_if<launch::DvmJobState>(&m.value())) {
       if (job_ == 0) job_ = state->job;
       if (state->job != job_) return;
-      if (state->ended) finish(state->exit_status);
+      if (state->ended) {
+        finish(state->exit_status);
+      } else if (state->started) {
+        forward_stdin(state->ranks);
+      }
+    } else if (auto* taken = std::get_if<launch::StdinCredit>(&m.value())) {
+      if (stdin_ && taken->job == job_) stdin_->credit(taken->bytes);
     } else if (auto* chunk = std::get_if<launch::OutputChunk>(&m.value())) {
       if (chunk->job != job_) return;
       const std::string_view text(reinterpret_cast<const char*>(chunk->bytes.data()), chunk->bytes.size());
@@ -88,6 +96,16 @@ class DvmJobClient {
     } else if (auto* said = std::get_if<launch::JobFailure>(&m.value())) {
       if (said->job == job_ || job_ == 0) show(launch::job_failure_message(*said));
     }
+  }
+
+  // orcarun's stdin goes to the controller, which passes it on to the
+  // daemons of the ranks that read it; their credit comes back the same way.
+  void forward_stdin(std::uint32_t ranks) {
+    const std::int32_t target = submit_stdin_;
+    if (target == launch::kStdinNone || stdin_ || (target >= 0 && static_cast<std::uint32_t>(target) >= ranks)) return;
+    outbox_ = std::make_unique<oob::Outbox>(*c_.oob);
+    stdin_ = std::make_unique<StdinForwarder>(process_.loop(), *outbox_, std::vector<ProcessName>{c_.controller},
+                                              target == launch::kStdinAll ? ranks : 1, job_, launch::kTagDvm);
   }
 
   void show(const Message& message) {
@@ -131,10 +149,22 @@ class DvmJobClient {
   std::uint64_t printing_credit_ = 0;
   std::unique_ptr<SignalWatch> sigint_;
   std::unique_ptr<SignalWatch> sigterm_;
+  std::unique_ptr<oob::Outbox> outbox_;  // before stdin_, which posts to it
+  std::unique_ptr<StdinForwarder> stdin_;
+  std::int32_t submit_stdin_ = launch::kStdinNone;
   std::uint32_t job_ = 0;
   bool done_ = false;
   int status_ = 1;
 };
+
+std::int32_t stdin_target(const Options& o) {
+  switch (o.stdin_target) {
+    case StdinTarget::None: return launch::kStdinNone;
+    case StdinTarget::All: return launch::kStdinAll;
+    case StdinTarget::Rank: break;
+  }
+  return static_cast<std::int32_t>(o.stdin_rank);
+}
 
 launch::DvmSubmit submission(const Options& options, const JobPlan& plan) {
   launch::DvmSubmit s{.apps = plan.apps,
@@ -143,7 +173,7 @@ launch::DvmSubmit submission(const Options& options, const JobPlan& plan) {
                       .per_node = options.per_node.value_or(0),
                       .oversubscribe = options.oversubscribe,
                       .wait = !options.dvm_no_wait,
-                      .stdin_target = launch::kStdinNone,
+                      .stdin_target = stdin_target(options),
                       .merge_stderr = options.merge_stderr};
   for (const auto& app : options.apps) s.app_processes.push_back(app.processes.value_or(0));
   if (options.timeout_seconds) s.timeout_ms = static_cast<std::uint64_t>(*options.timeout_seconds * 1000.0);

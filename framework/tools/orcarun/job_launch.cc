@@ -130,8 +130,12 @@ Status JobLaunch::open() {
   oob_->on_receive(launch::kTagStatus, [this](ProcessName from, std::span<const std::uint8_t> b) { on_status(from, b); });
   oob_->on_receive(launch::kTagOutput, [this](ProcessName from, std::span<const std::uint8_t> b) { on_output(from, b); });
   oob_->on_receive(launch::kTagFence, [this](ProcessName from, std::span<const std::uint8_t> b) { on_fence(from, b); });
-  oob_->on_receive(launch::kTagCredit, [this](ProcessName, std::span<const std::uint8_t> b) {
+  oob_->on_receive(launch::kTagCredit, [this](ProcessName from, std::span<const std::uint8_t> b) {
     auto m = launch::decode(b);
+    if (m && launch::job_of(m.value()) != 0) {
+      if (held_ && hold_->job_message) hold_->job_message(from, std::move(m.value()));
+      return;
+    }
     if (m && stdin_) {
       if (auto* c = std::get_if<launch::StdinCredit>(&m.value())) stdin_->credit(c->bytes);
     }

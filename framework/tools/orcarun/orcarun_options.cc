@@ -199,9 +199,6 @@ Status check_dvm_job_options(const Options& o) {
   }
   if (o.tag_host) return bad_option("--output tag-detailed", "a job on a DVM tags its lines by rank only (--tag-output)");
   if (o.output_filename) return bad_option("--output-filename", "a job on a DVM writes its output to orcarun's own");
-  if (std::find(o.given.begin(), o.given.end(), "--stdin") != o.given.end() && o.stdin_target != StdinTarget::None) {
-    return bad_option("--stdin", "a job on a DVM reads no standard input yet; give --stdin none, or run without --dvm");
-  }
   return {};
 }
 

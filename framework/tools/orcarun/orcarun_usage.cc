@@ -74,7 +74,7 @@ const char* const kUsage =
     "  --dvm                  run the job on this user's running DVM (orcadvm start) instead of\n"
     "                         starting daemons; so does ORCA_DVM=FILE in the environment. Options of\n"
     "                         the daemons are refused by name (the man page lists what a DVM job\n"
-    "                         takes); its ranks get no PMI and no stdin yet\n"
+    "                         takes); its ranks get no PMI yet\n"
     "  --dvm-uri FILE         run on the DVM of this contact file (as --dvm)\n"
     "  --dvm-no-wait          on a DVM whose slots are busy, refuse the job at once instead of\n"
     "                         waiting for them in submission order\n"

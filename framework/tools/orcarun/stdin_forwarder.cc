@@ -12,8 +12,9 @@
 namespace orca::orcarun {
 
 StdinForwarder::StdinForwarder(EventLoop& loop, oob::Outbox& outbox, std::vector<ProcessName> targets,
-                               std::uint64_t readers)
-    : loop_(loop), outbox_(outbox), targets_(std::move(targets)), readers_(std::max<std::uint64_t>(readers, 1)) {
+                               std::uint64_t readers, std::uint32_t job, std::uint32_t tag)
+    : loop_(loop), outbox_(outbox), targets_(std::move(targets)), readers_(std::max<std::uint64_t>(readers, 1)),
+      job_(job), tag_(tag) {
   struct stat st {};
   const bool watchable = ::fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || ::isatty(0));
   if (watchable) {
@@ -37,7 +38,7 @@ void StdinForwarder::read_some() {
     if (poll_) poll_->start(std::chrono::milliseconds(1));
     return;
   }
-  launch::StdinData data;
+  launch::StdinData data{.job = job_};
   if (n <= 0) {
     data.eof = true;
     eof_ = true;
@@ -48,7 +49,7 @@ void StdinForwarder::read_some() {
   }
   auto bytes = launch::encode(data);
   if (!bytes) return;
-  for (const ProcessName& t : targets_) outbox_.post(t, launch::kTagStdin, bytes.value());
+  for (const ProcessName& t : targets_) outbox_.post(t, tag_, bytes.value());
   in_flight_ += data.bytes.size() * readers_;
   if (!eof_ && poll_) poll_->start(std::chrono::milliseconds(0));
 }

@@ -310,8 +310,9 @@ TEST(LaunchWire, DvmJobMessagesRoundTrip) {
   EXPECT_TRUE(s.merge_stderr);
   EXPECT_EQ(s.timeout_ms, 0x1'0000'0002ULL);
   EXPECT_STREQ(kind_name(sm), "dvm submit");
-  const WireMessage js = round_trip(DvmJobState{.job = 9, .started = true, .ended = true, .exit_status = 130});
+  const WireMessage js = round_trip(DvmJobState{.job = 9, .ranks = 4, .started = true, .ended = true, .exit_status = 130});
   EXPECT_EQ(std::get<DvmJobState>(js).job, 9u);
+  EXPECT_EQ(std::get<DvmJobState>(js).ranks, 4u);
   EXPECT_TRUE(std::get<DvmJobState>(js).started);
   EXPECT_TRUE(std::get<DvmJobState>(js).ended);
   EXPECT_EQ(std::get<DvmJobState>(js).exit_status, 130);

@@ -380,7 +380,6 @@ TEST(OrcarunOptions, ADvmJobTakesTheJobsOptionsAndRefusesTheDaemonsByName) {
       {{"--dvm", "--bind-to", "core", "true"}, "--bind-to"},
       {{"--dvm", "--display-map", "true"}, "--display-map"},
       {{"--dvm", "--map-by", "core", "true"}, "--map-by"},
-      {{"--dvm", "--stdin", "0", "true"}, "--stdin"},
       {{"--dvm", "--output", "tag-detailed", "true"}, "--output tag-detailed"},
       {{"--dvm", "--output-filename", "/tmp/o", "true"}, "--output-filename"},
   };
