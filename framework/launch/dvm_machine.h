@@ -84,6 +84,8 @@ class ORCA_EXPORT DvmMachine {
   std::size_t running() const noexcept { return admission_.running(); }
   std::size_t waiting() const noexcept { return admission_.waiting() + early_.size(); }
   std::size_t hosts_left() const noexcept;
+  /* Free slots on host `h` (0 for a lost one), for mapping a new job. */
+  unsigned free(std::size_t h) const noexcept { return admission_.free(h); }
 
  private:
   void admit(const DvmJobRequest& request);

@@ -76,9 +76,18 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
     refuse_now(by.error());
     return;
   }
-  const auto nodes = live_nodes();
-  auto map = submit.per_node > 0 ? launch::map_ranks_per_node(nodes, submit.per_node, n, submit.oversubscribe)
-                                 : launch::map_ranks(nodes, n, by.value(), submit.oversubscribe);
+  // On the slots free now, when it fits there and no job waits before it;
+  // else on every slot, and it waits for those of its map in its turn.
+  auto map_on = [&](const std::vector<launch::HostSlots>& nodes) {
+    return submit.per_node > 0 ? launch::map_ranks_per_node(nodes, submit.per_node, n, submit.oversubscribe)
+                               : launch::map_ranks(nodes, n, by.value(), submit.oversubscribe);
+  };
+  auto map = map_on(live_nodes());
+  if (map && machine_->waiting() == 0) {
+    std::vector<launch::HostSlots> free = live_nodes();
+    for (std::size_t h = 0; h < free.size(); ++h) free[h].slots = machine_->free(h);
+    if (auto now = map_on(free)) map = std::move(now);
+  }
   if (!map) {
     refuse_now(map.error());
     return;

@@ -1,6 +1,7 @@
 // DvmJobs: the jobs of a DVM's controller (orcarun --dvm). Each submission
-// is mapped on the DVM's hosts as a standalone run's would be (a lost host
-// has no slot), admitted in order by the DvmMachine, and started through
+// is mapped as a standalone run's would be, on the slots free now when it
+// fits there and no job waits, else on every slot (a lost host has none),
+// admitted in order by the DvmMachine, and started through
 // the held daemons with its own job number; a DvmJobMachine per job decides
 // its end from the daemons' reports and its client's signals. Its output
 // goes to its client alone, and the client's credit goes back to the

@@ -129,7 +129,10 @@ class DvmJobClient {
 
   void lost(ProcessName peer, const std::string& why) {
     if (peer != c_.controller || done_) return;
-    show(Message("orcarun", "dvm-lost", {{"file", c_.file}, {"pid", std::to_string(c_.contact.pid)}, {"why", why}}));
+    // Before its job was taken, the DVM refused or never answered this
+    // client (a handshake that failed: another DVM's secret, say).
+    show(job_ == 0 ? dvm_unreachable(c_.file, c_.contact.pid, why)
+                   : Message("orcarun", "dvm-lost", {{"file", c_.file}, {"pid", std::to_string(c_.contact.pid)}, {"why", why}}));
     finish(1);
   }
 

@@ -6,78 +6,9 @@
 # uid, options of a job). Every case checks exact outputs and statuses,
 # and that nothing of the DVM is left once it is over: no process, no
 # listener, no contact file.
-. "$(dirname "$0")/../../lib/orcarun_local.sh"
+. "$(dirname "$0")/../../lib/orcadvm.sh"
 
-ORCADVM="$ORCA_TEST_BUILDDIR/framework/tools/orcadvm/orcadvm"
-[ -x "$ORCADVM" ] || { echo "$ORCADVM is not built" >&2; exit 1; }
 ATTACK="$ORCA_TEST_SRCDIR/test/integration/oob_attack.py"
-
-# dvm_setup: the case's directory and marker (setup), and the contact
-# directory $T/run/orca (XDG_RUNTIME_DIR=$T/run, as a login would make it).
-dvm_setup() {
-    setup
-    mkdir -m 700 "$T/run" || fail "mkdir $T/run failed"
-    export XDG_RUNTIME_DIR="$T/run"
-    CONTACTS="$T/run/orca"
-}
-
-# dvm ARGS...: orcadvm ARGS in the foreground (bounded), stdout in
-# $T/out, stderr in $T/err, its status in $status.
-dvm() {
-    status=0
-    orcarun_env ORCA_TEST_MARKER="$M" timeout -k 5 120 "$ORCADVM" "$@" >"$T/out" 2>"$T/err" </dev/null || status=$?
-}
-
-# dvm_start ARGS...: `orcadvm start ARGS` in the foreground of a
-# background job (its stdout in $T/dvm.out, stderr in $T/dvm.err; DVM_PID
-# is orcadvm itself), returning once its ready line came; sets CONTACT.
-dvm_start() {
-    ( exec env --default-signal=INT ORCA_MCA_mca_base_component_path="$ORCA_ALL_COMPONENTS" \
-        ORCA_MCA_mca_base_help_path="$ORCA_TEST_SRCDIR/framework/help" \
-        ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none \
-        ORCA_TEST_MARKER="$M" "$ORCADVM" start "$@" >"$T/dvm.out" 2>"$T/dvm.err" </dev/null ) &
-    DVM_PID=$!
-    await_ready "$T/dvm.out"
-}
-
-# await_ready FILE: waits (30 s at most) for the ready line in FILE; sets
-# CONTACT to the contact file it names and checks the PID it names.
-await_ready() {
-    local i line
-    for ((i = 0; i < 300; i++)); do
-        line=$(grep -m1 '^orcadvm: DVM [0-9]* is up on' "$1" 2>/dev/null || true)
-        [ -n "$line" ] && break
-        [ -z "${DVM_PID:-}" ] || process_alive "$DVM_PID" || fail "orcadvm start ended before it was up: $(cat "$T/dvm.err")"
-        sleep 0.1
-    done
-    [ -n "$line" ] || fail "no ready line within 30 s: $(cat "$1" "$T/dvm.err" 2>/dev/null)"
-    CONTACT=${line##* contact file }
-    [ -f "$CONTACT" ] || fail "the ready line names $CONTACT, which does not exist"
-}
-
-# dvm_end [SECONDS]: waits for the foreground orcadvm; its status in $status.
-dvm_end() {
-    local limit=${1:-30} i
-    for ((i = 0; i < limit * 10; i++)); do
-        process_alive "$DVM_PID" || break
-        sleep 0.1
-    done
-    process_alive "$DVM_PID" && fail "orcadvm $DVM_PID still runs after $limit s"
-    status=0
-    wait "$DVM_PID" || status=$?
-}
-
-# nothing_of_the_dvm_left: no process of the case (the controller, every
-# orcad and keeper), no contact file.
-nothing_of_the_dvm_left() {
-    done_case
-    local left
-    left=$(ls -A "$CONTACTS" 2>/dev/null || true)
-    [ -z "$left" ] || fail "contact files left in $CONTACTS: $left"
-}
-
-# contact_value KEY: KEY's value in $CONTACT.
-contact_value() { awk -v k="$1" '$1 == k { print $2 }' "$CONTACT"; }
 
 # ---------------------------------------------------------------------------------
 
@@ -203,16 +134,6 @@ lost_daemons_are_dropped() {
             fail "daemon $v is not named: $(cat "$T/dvm.err")"
     done
     nothing_of_the_dvm_left
-}
-
-# await_line FILE REGEX: waits (30 s at most) for a line of FILE to match.
-await_line() {
-    local i
-    for ((i = 0; i < 300; i++)); do
-        grep -qE -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    fail "no line matches /$2/ in $1 after 30 s: $(cat "$1")"
 }
 
 # A client with a wrong secret, a replayed handshake and a client with a
@@ -367,10 +288,4 @@ mistakes_are_refused() {
 CASES=(start_status_stop signals_end_a_foreground_dvm detached_dvm_stops_when_idle foreground_dvm_has_no_idle_limit
        lost_daemons_are_dropped forged_clients_are_refused another_user_is_refused finding_the_dvm
        mistakes_are_refused)
-run_dvm_suite() {
-    local c
-    [ $# -gt 0 ] || set -- "${CASES[@]}"
-    for c in "$@"; do run_case "Orcadvm.$c" "$c"; done
-    finish_cases
-}
-run_dvm_suite "$@"
+run_dvm_suite Orcadvm "$@"

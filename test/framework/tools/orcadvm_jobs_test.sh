@@ -1,0 +1,538 @@
+#!/bin/bash
+# Jobs on a running DVM (orcarun --dvm, --dvm-uri FILE, ORCA_DVM=FILE)
+# with plm/local (simulated nodes of this host): hundreds in a row and
+# fifty at once, each with its own output and exit status; a job that may
+# not wait; jobs side by side on the free slots; SIGINT, a lost daemon and
+# a killed client each end their own job only, and the DVM goes on; the
+# options a job on a DVM cannot use; daemons back to their descriptors
+# and memory after hundreds of jobs; a client of another user or with a
+# wrong secret. Every case checks exact outputs and statuses, and that
+# nothing of the DVM is left once it is over. One case by hand:
+# bash orcadvm_jobs_test.sh CASE.
+. "$(dirname "$0")/../../lib/orcadvm.sh"
+
+# job ARGS...: orcarun --dvm ARGS in the foreground (bounded), stdout in
+# $T/out, stderr in $T/err, its status in $status.
+job() { orc --dvm "$@"; }
+
+# job_start NAME ARGS...: orcarun --dvm ARGS in the background, its stdout
+# in $T/NAME.out and stderr in $T/NAME.err, with SIGINT at its default (a
+# script's background jobs start with it ignored); JOB_PID[NAME] is
+# orcarun itself. The case's cleanup kills it by pid (jobs -p) however
+# the case ends.
+declare -A JOB_PID=()
+job_start() {
+    local name=$1; shift
+    ( exec env --default-signal=INT ORCA_MCA_mca_base_component_path="$ORCA_ALL_COMPONENTS" \
+        ORCA_MCA_mca_base_help_path="$ORCA_TEST_SRCDIR/framework/help" \
+        ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none \
+        ORCA_TEST_MARKER="$M" "$ORCARUN" --dvm "$@" >"$T/$name.out" 2>"$T/$name.err" </dev/null ) &
+    JOB_PID[$name]=$!
+}
+
+# job_wait NAME [SECONDS]: waits for job NAME (at most SECONDS, default
+# 60: a hang guard) and sets $status; one that still runs then fails the
+# case (the cleanup kills it).
+job_wait() {
+    local name=$1 limit=${2:-60} pid=${JOB_PID[$1]} i
+    # (Braced: no "Killed" notice from bash when a case killed it.)
+    {
+        for ((i = 0; i < limit * 20; i++)); do
+            process_alive "$pid" || break
+            sleep 0.05
+        done
+    } 2>/dev/null
+    process_alive "$pid" && fail "job $name (orcarun $pid) still runs after $limit s: $(cat "$T/$name.err")"
+    status=0
+    { wait "$pid" || status=$?; } 2>/dev/null
+}
+
+# await_pid_files PATTERN COUNT: waits (20 s at most) for COUNT files
+# $T/PATTERN.0 .. COUNT-1, each holding the pid a rank wrote (the ranks
+# below write their own pid, then exec or loop); prints the pids.
+await_pid_files() {
+    local r i pid
+    for ((r = 0; r < $2; r++)); do await_file "$T/$1.$r"; done
+    for ((r = 0; r < $2; r++)); do
+        pid=
+        for ((i = 0; i < 100; i++)); do
+            read -r pid 2>/dev/null <"$T/$1.$r" && [ -n "$pid" ] && break
+            sleep 0.05
+        done
+        [ -n "$pid" ] || fail "$T/$1.$r holds no pid"
+        echo "$pid"
+    done
+}
+
+# await_gone SECONDS PID...: every PID has ended within SECONDS.
+await_gone() {
+    local limit=$1 i pid left; shift
+    for ((i = 0; i < limit * 20; i++)); do
+        left=
+        for pid in "$@"; do process_alive "$pid" && left+=" $pid"; done
+        [ -z "$left" ] && return 0
+        sleep 0.05
+    done
+    fail "still running after $limit s:$left ($(for pid in $left; do process_line "$pid"; done))"
+}
+
+# A rank that writes its pid to $0/NAME.RANK, then becomes a sleep of
+# SECONDS: `sh -c "$(rank_sleeps NAME SECONDS)" "$T"`.
+rank_sleeps() { echo "echo \$\$ >\"\$0/$1.\$ORCA_RANK.tmp\" && mv \"\$0/$1.\$ORCA_RANK.tmp\" \"\$0/$1.\$ORCA_RANK\" && exec sleep $2"; }
+
+# dvm_jobs EXPECTED: `orcadvm status` names EXPECTED ("R running, W
+# waiting") within 10 s.
+dvm_jobs() {
+    local i
+    for ((i = 0; i < 100; i++)); do
+        dvm status
+        grep -qxF "jobs      $1" "$T/out" && return 0
+        sleep 0.1
+    done
+    show_output
+    fail "orcadvm status does not say jobs $1 within 10 s"
+}
+
+# help_text FILE TOPIC: the text of [TOPIC] in framework/help/FILE, as
+# a message shows it after "orcarun: " (its {keys} unfilled).
+help_text() {
+    awk -v topic="[$2]" '$0 == topic { on = 1; next } on && /^\[[A-Za-z0-9_-]+\]$/ { exit } on' \
+        "$ORCA_TEST_SRCDIR/framework/help/$1"
+}
+
+# stop_the_dvm: orcadvm stop, the DVM's end, and nothing of it left.
+stop_the_dvm() {
+    dvm stop
+    expect_status 0
+    dvm_end
+    expect_status 0
+    nothing_of_the_dvm_left
+}
+
+# ---------------------------------------------------------------------------------
+
+# On 4 simulated nodes: a job on all of them (each rank its own line),
+# 200 jobs one after another, a rank that fails and a program that is not
+# there (each with the status of a standalone orcarun), the DVM named by
+# --dvm-uri FILE and by ORCA_DVM=FILE; and no job left running or waiting.
+jobs_in_a_row() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 4
+    job -n 4 --tag-output sh -c 'echo "$ORCA_RANK/$ORCA_SIZE node $ORCA_NODE on $(hostname)"'
+    expect_status 0
+    expect_sorted_stdout "[0] 0/4 node 0 on $HOST
+[1] 1/4 node 1 on $HOST
+[2] 2/4 node 2 on $HOST
+[3] 3/4 node 3 on $HOST"
+    expect_no_stderr
+    local i start
+    start=$(date +%s%3N)
+    for ((i = 1; i <= 200; i++)); do
+        job -n 1 true
+        [ "$status" = 0 ] || { show_output; fail "job $i of 200 (-n 1 true) exited with $status"; }
+        if [ -s "$T/out" ] || [ -s "$T/err" ]; then show_output; fail "job $i of 200 (-n 1 true) printed something"; fi
+    done
+    echo "200 jobs in a row: $(($(date +%s%3N) - start)) ms"
+    job -n 1 sh -c 'exit 3'
+    expect_status 3
+    expect_no_stdout
+    expect_match err "^orcarun: rank 0 on $HOST_RE#[1-4] exited with status 3; the job is ended and orcarun exits with its status\.$"
+    expect_line err "The command was: sh"
+    job -n 1 "no-such-program-$M"
+    expect_status 127
+    expect_match err "^orcarun: rank 0 on $HOST_RE#[1-4] could not be started: no-such-program-$M: No such file or directory\.$"
+    # The DVM named by its file alone: no contact directory to find it in.
+    mkdir -m 700 "$T/elsewhere"
+    XDG_RUNTIME_DIR="$T/elsewhere" job -n 1 echo found
+    expect_status 1
+    expect_line err "orcarun: no DVM of yours is running: $T/elsewhere/orca holds no contact file of a"
+    XDG_RUNTIME_DIR="$T/elsewhere" orc --dvm-uri "$CONTACT" -n 2 echo by-uri
+    expect_status 0
+    expect_stdout "by-uri
+by-uri"
+    expect_no_stderr
+    XDG_RUNTIME_DIR="$T/elsewhere" ORCA_DVM="$CONTACT" orc -n 2 echo by-env
+    expect_status 0
+    expect_stdout "by-env
+by-env"
+    expect_no_stderr
+    dvm status
+    expect_status 0
+    expect_line out "jobs      0 running, 0 waiting"
+    expect_line out "hosts     4 (4 daemon(s) up)"
+    stop_the_dvm
+}
+
+# 50 jobs submitted at once on 4 slots: they wait their turn, each
+# orcarun prints its own job's 20 lines, in order, and nothing of another
+# job; each exits 0. A job that may not wait while every slot is held is
+# refused at once, naming what runs and waits.
+jobs_at_once() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 4
+    local k i
+    for ((k = 1; k <= 50; k++)); do
+        job_start "j$k" -n 1 sh -c 'i=1; while [ $i -le 20 ]; do echo "$0-line$i"; i=$((i + 1)); done' "job$k"
+    done
+    for ((k = 1; k <= 50; k++)); do
+        job_wait "j$k" 90
+        [ "$status" = 0 ] || fail "job $k exited with $status: $(cat "$T/j$k.err")"
+        [ ! -s "$T/j$k.err" ] || fail "job $k wrote on stderr: $(cat "$T/j$k.err")"
+        for i in $(seq 20); do echo "job$k-line$i"; done | cmp -s - "$T/j$k.out" ||
+            fail "job $k's output is not its own 20 lines in order: $(head -c 2000 "$T/j$k.out")"
+    done
+    # Every slot held by one job, one more waiting for its turn.
+    job_start long -n 4 sh -c "$(rank_sleeps long 60)" "$T"
+    await_pid_files long 4 >/dev/null
+    job_start waiter -n 1 echo waited
+    dvm_jobs "1 running, 1 waiting"
+    local begin took
+    begin=$(date +%s%3N)
+    job --dvm-no-wait -n 1 true
+    took=$(($(date +%s%3N) - begin))
+    expect_status 1
+    expect_no_stdout
+    local busy
+    busy=$(help_text help-launch.txt dvm-busy)
+    busy=${busy//\{running\}/1}
+    [ "$(cat "$T/err")" = "orcarun: ${busy//\{waiting\}/1}" ] ||
+        { show_output; fail "the job that may not wait was not refused with [dvm-busy] of help-launch.txt"; }
+    [ "$took" -lt 5000 ] || fail "the job that may not wait took $took ms to be refused"
+    echo "a job that may not wait, refused in $took ms"
+    kill -INT "${JOB_PID[long]}"
+    job_wait long 10
+    expect_status 130
+    job_wait waiter 20
+    expect_status 0
+    [ "$(cat "$T/waiter.out")" = waited ] || fail "the waiting job printed: $(cat "$T/waiter.out" "$T/waiter.err")"
+    dvm_jobs "0 running, 0 waiting"
+    stop_the_dvm
+}
+
+# Two jobs of 2 ranks each; SIGINT to one orcarun reaches its ranks
+# alone: it exits 130 within seconds with its ranks gone, while the other
+# job's ranks still run, and that job ends by itself with 0. The second
+# job runs on the two slots the first left free.
+sigint_ends_that_job_only() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 4
+    local a_ranks b_ranks begin took
+    job_start a -n 2 sh -c "$(rank_sleeps a 60)" "$T"
+    # (Up before b is submitted: b, first, would hold a's slots.)
+    a_ranks=$(await_pid_files a 2)
+    # Job b's ranks say they are up, wait for $T/go (60 s at most), and end.
+    job_start b -n 2 sh -c 'echo $$ >"$0/b.$ORCA_RANK.tmp" && mv "$0/b.$ORCA_RANK.tmp" "$0/b.$ORCA_RANK"
+        i=0; while [ ! -e "$0/go" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; echo "b $ORCA_RANK done"' "$T"
+    b_ranks=$(await_pid_files b 2)
+    dvm_jobs "2 running, 0 waiting"
+    begin=$(date +%s%3N)
+    kill -INT "${JOB_PID[a]}"
+    job_wait a 10
+    took=$(($(date +%s%3N) - begin))
+    expect_status 130
+    echo "the job given SIGINT ended in $took ms"
+    # shellcheck disable=SC2086
+    await_gone 5 $a_ranks
+    grep -qE "^orcarun: rank [01] on $HOST_RE#[1-4] was killed by signal 2 \(Interrupt\); the job is ended" "$T/a.err" ||
+        fail "job a: $(cat "$T/a.err")"
+    local pid
+    for pid in $b_ranks; do process_alive "$pid" || fail "a rank of the other job (pid $pid) ended with the job given SIGINT"; done
+    process_alive "${JOB_PID[b]}" || fail "the other job ended with the job given SIGINT: $(cat "$T/b.err")"
+    touch "$T/go"
+    job_wait b 30
+    expect_status 0
+    [ "$(sort "$T/b.out")" = "b 0 done
+b 1 done" ] || fail "the other job printed: $(cat "$T/b.out" "$T/b.err")"
+    [ ! -s "$T/b.err" ] || fail "the other job wrote on stderr: $(cat "$T/b.err")"
+    dvm_jobs "0 running, 0 waiting"
+    stop_the_dvm
+}
+
+# A daemon SIGKILLed under a job on all 4 nodes: that job's orcarun names
+# the host and daemon lost and exits 1, its ranks elsewhere are stopped;
+# status shows the host lost, and a job of 3 runs on the 3 left.
+lost_daemon_ends_its_jobs() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 4
+    job_start all -n 4 sh -c "$(rank_sleeps r 60)" "$T"
+    local ranks orcad
+    ranks=$(await_pid_files r 4)
+    orcad=$(orcad_pid "$M" 2)
+    [ -n "$orcad" ] || fail "no orcad of daemon 2: $(processes_with_marker "$M")"
+    kill -KILL "$orcad"
+    job_wait all 20
+    expect_status 1
+    grep -qE "^orcarun: the DVM lost its daemon on $HOST_RE#2 \(daemon 2\): .*killed by signal 9" "$T/all.err" ||
+        fail "the job's orcarun did not name the lost daemon: $(cat "$T/all.err")"
+    grep -qxF "The job's 1 rank(s) there are gone with it, so the job is ended and" "$T/all.err" ||
+        fail "the job's orcarun: $(cat "$T/all.err")"
+    # shellcheck disable=SC2086
+    await_gone 10 $ranks
+    await_line "$T/dvm.err" "^orcadvm: the DVM lost its daemon 2 on $HOST_RE#2 "
+    dvm status
+    expect_status 0
+    expect_line out "hosts     4 (3 daemon(s) up)"
+    expect_line out "jobs      0 running, 0 waiting"
+    expect_match out "^  $HOST_RE#2  1 slot\(s\)  lost$"
+    expect_match out "^  $HOST_RE#1  1 slot\(s\)  up$"
+    job -n 3 --tag-output sh -c 'echo "$ORCA_RANK/$ORCA_SIZE node $ORCA_NODE"'
+    expect_status 0
+    expect_sorted_stdout "[0] 0/3 node 0
+[1] 1/3 node 2
+[2] 2/3 node 3"
+    expect_no_stderr
+    stop_the_dvm
+}
+
+# A job is mapped on the slots free when it fits there: with one slot of 4
+# held, a job of 3 that may not wait runs at once on the other three hosts.
+jobs_share_the_free_slots() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 4
+    job_start hold -n 1 sh -c "$(rank_sleeps hold 60)" "$T"
+    await_pid_files hold 1 >/dev/null
+    dvm_jobs "1 running, 0 waiting"
+    job --dvm-no-wait -n 3 --tag-output sh -c 'echo "node $ORCA_NODE"'
+    local got_status=$status
+    cp "$T/out" "$T/free.out"
+    cp "$T/err" "$T/free.err"
+    kill -INT "${JOB_PID[hold]}"
+    job_wait hold 10
+    expect_status 130
+    stop_the_dvm
+    status=$got_status
+    cp "$T/free.out" "$T/out"
+    cp "$T/free.err" "$T/err"
+    if [ "$status" != 0 ]; then
+        show_output
+        fail "a job of 3 ranks on a DVM with 3 of its 4 slots free was not run on them"
+    fi
+    expect_sorted_stdout "[0] node 1
+[1] node 2
+[2] node 3"
+    expect_no_stderr
+}
+
+# An orcarun --dvm SIGKILLed: the controller kills its job's ranks, and
+# the DVM goes on serving others.
+killed_client_ends_its_ranks() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 4
+    job_start victim -n 2 sh -c "$(rank_sleeps c 300)" "$T"
+    local ranks
+    ranks=$(await_pid_files c 2)
+    kill -KILL "${JOB_PID[victim]}"
+    job_wait victim 5
+    expect_status 137
+    # shellcheck disable=SC2086
+    await_gone 5 $ranks
+    dvm_jobs "0 running, 0 waiting"
+    expect_line out "hosts     4 (4 daemon(s) up)"
+    job -n 4 echo still
+    expect_status 0
+    expect_stdout "still
+still
+still
+still"
+    stop_the_dvm
+}
+
+# The options of a standalone run that a job on a DVM cannot use are
+# refused, each named as given, with status 1 and nothing run; --stdin
+# none and --stdin 0 are taken (rank 0 reads orcarun's stdin). A program
+# that links a PMI client (an MPI program, where an mpicc is installed)
+# is refused: the DVM serves no PMI yet.
+refused_options() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2
+    local why="a job on a running DVM cannot use it: it shapes the daemons, which run already (give it to orcadvm start, or run without --dvm)."
+    local given
+    for given in "--host x" "--mca foo bar" "--report-routes" "--bind-to core"; do
+        # shellcheck disable=SC2086
+        job $given -n 1 touch "$T/ran"
+        expect_status 1
+        expect_no_stdout
+        expect_line err "orcarun: the option ${given%% *} cannot be used as given: $why"
+        [ ! -e "$T/ran" ] || fail "orcarun --dvm $given ran the job"
+    done
+    job --stdin none -n 2 echo none
+    expect_status 0
+    expect_stdout "none
+none"
+    expect_no_stderr
+    printf 'in-1\nin-2\n' >"$T/in"
+    orc_stdin "$T/in" --dvm --stdin 0 -n 2 --tag-output sh -c 'cat; echo end'
+    expect_status 0
+    expect_sorted_stdout "[0] in-1
+[0] in-2
+[0] end
+[1] end"
+    expect_no_stderr
+    local cc built=0 program
+    for cc in mpicc.mpich mpicc.openmpi; do
+        command -v "$cc" >/dev/null || continue
+        program="$T/mpi_exchange.${cc#mpicc.}"
+        "$cc" -o "$program" "$ORCA_TEST_SRCDIR/test/mpi/mpi_exchange.c" >"$T/cc.out" 2>&1 || fail "$cc failed: $(cat "$T/cc.out")"
+        built=$((built + 1))
+        job -n 2 "$program"
+        expect_status 1
+        expect_no_stdout
+        expect_match err "^orcarun: cannot run $program on a DVM: it links lib[^ ]+, a PMI client, and a$"
+        expect_line err "standalone orcarun serves it."
+    done
+    [ "$built" -gt 0 ] || echo "neither mpicc.mpich nor mpicc.openmpi is installed: the refusal of an MPI program is not checked"
+    dvm status
+    expect_line out "jobs      0 running, 0 waiting"
+    stop_the_dvm
+}
+
+# orcad_fds PID: how many descriptors PID has open.
+orcad_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+
+# orcad_figures PIDS...: "fds rss" of each daemon once they hold still: two
+# reads 0.3 s apart that agree on every descriptor count (a daemon may
+# still be closing the last job's pipes when its orcarun returns), 5 s
+# at most.
+orcad_figures() {
+    local i pid now before=
+    for ((i = 0; i < 17; i++)); do
+        now=
+        for pid in "$@"; do now+="$(orcad_fds "$pid") $(awk '$1 == "VmRSS:" { print $2 }' "/proc/$pid/status")"$'\n'; done
+        [ -n "$before" ] && [ "$(cut -d' ' -f1 <<<"$now")" = "$(cut -d' ' -f1 <<<"$before")" ] && break
+        before=$now
+        sleep 0.3
+    done
+    printf '%s' "$now"
+}
+
+# After a warm-up, 300 jobs of a rank on each of 4 daemons leave every
+# daemon with the descriptors it had and its memory grown by 2 MB at most:
+# each drops a job's state at the job's end.
+daemons_back_to_baseline() {
+    sanitized_run_is_selective &&
+        skip "under the sanitizers: ASan's quarantine keeps freed memory resident, so a bound on VmRSS says nothing there (the normal build runs it)"
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 4
+    local i
+    for ((i = 1; i <= 20; i++)); do
+        job -n 4 true
+        [ "$status" = 0 ] || { show_output; fail "warm-up job $i exited with $status"; }
+    done
+    local pids
+    mapfile -t pids < <(pids_named "$M" '^orcad$')
+    [ "${#pids[@]}" = 4 ] || fail "not 4 daemons: $(processes_with_marker "$M")"
+    local before after start
+    before=$(orcad_figures "${pids[@]}")
+    start=$(date +%s%3N)
+    for ((i = 1; i <= 300; i++)); do
+        job -n 4 true
+        [ "$status" = 0 ] || { show_output; fail "job $i of 300 exited with $status"; }
+    done
+    echo "300 jobs of 4 ranks: $(($(date +%s%3N) - start)) ms"
+    after=$(orcad_figures "${pids[@]}")
+    local n=0 fds0 rss0 fds1 rss1 bad=
+    while read -r fds0 rss0 && read -r fds1 rss1 <&3; do
+        echo "daemon pid ${pids[n]}: fds $fds0 -> $fds1, VmRSS $rss0 kB -> $rss1 kB ($((rss1 - rss0)) kB)"
+        [ "$fds1" = "$fds0" ] || bad+=" daemon ${pids[n]}: $fds0 descriptors, then $fds1 ($(ls -l "/proc/${pids[n]}/fd" | tail -n +2 | cut -c40-));"
+        [ $((rss1 - rss0)) -le 2048 ] || bad+=" daemon ${pids[n]}: VmRSS grew by $((rss1 - rss0)) kB;"
+        n=$((n + 1))
+    done <<<"$before" 3<<<"$after"
+    [ "$n" = 4 ] || fail "figures of $n daemons, not 4: $before / $after"
+    [ -z "$bad" ] || fail "the daemons did not come back to their baseline:$bad"
+    stop_the_dvm
+}
+
+# A copy of the contact file with a secret of one's own: what any client
+# without the DVM's secret has.
+forged_contact() {
+    sed "s/^secret .*/secret $(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')/" "$CONTACT" >"$1"
+    chmod 600 "$1"
+}
+
+# A client refused in the oob handshake says it cannot reach the DVM (as
+# orcadvm does), not that the DVM was lost while a job ran: no job ran,
+# and the DVM goes on.
+# expect_refused_not_lost FILE: the refusal names FILE and the DVM's
+# process, and claims no job ran and no DVM ended.
+expect_refused_not_lost() {
+    expect_match err "^orcarun: .*the DVM of $1 \(process $DVM_PID\)"
+    if grep -qE "while the job ran|Its daemons end with it" "$T/err"; then
+        show_output
+        fail "orcarun refused in the handshake says the DVM was lost while the job ran; it should say it cannot reach the DVM"
+    fi
+}
+
+# A client with a wrong secret (the contact file, its secret changed) is
+# refused in the handshake with status 1; the DVM goes on serving.
+wrong_secret_cannot_submit() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2
+    forged_contact "$T/forged"
+    job --dvm-uri "$T/forged" -n 2 touch "$T/ran"
+    local refused_status=$status
+    cp "$T/err" "$T/refused.err"
+    [ ! -e "$T/ran" ] || fail "a client with a wrong secret ran a job"
+    expect_status 1
+    expect_no_stdout
+    job -n 2 echo owner
+    expect_status 0
+    expect_stdout "owner
+owner"
+    dvm status
+    expect_line out "clients   1"
+    expect_line out "jobs      0 running, 0 waiting"
+    stop_the_dvm
+    status=$refused_status
+    cp "$T/refused.err" "$T/err"
+    : >"$T/out"
+    expect_refused_not_lost "$T/forged"
+}
+
+# Another user can neither read the contact file nor, with a copy of its
+# address and a secret of its own, submit a job; the DVM goes on serving
+# its owner.
+another_user_cannot_submit() {
+    [ "$(id -u)" = 0 ] || skip "needs root to run a client as another user"
+    command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+    id nobody >/dev/null 2>&1 || skip "no user nobody"
+    local as_nobody=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+    orcarun_env HOME=/ "${as_nobody[@]}" "$ORCARUN" --version >/dev/null 2>&1 ||
+        skip "user nobody cannot run $ORCARUN (a directory above it is closed to other users)"
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2
+    chmod 755 "$T"  # so that nobody reaches the files below, not the contact file
+    mkdir -m 700 "$T/nobody" && chown nobody "$T/nobody"
+    status=0
+    orcarun_env ORCA_TEST_MARKER="$M" HOME="$T/nobody" XDG_RUNTIME_DIR= \
+        timeout -k 5 60 "${as_nobody[@]}" "$ORCARUN" --dvm-uri "$CONTACT" -n 1 true >"$T/out" 2>"$T/err" </dev/null || status=$?
+    expect_status 1
+    expect_no_stdout
+    expect_line err "orcarun: cannot use the DVM contact file $CONTACT: Permission denied."
+    forged_contact "$T/nobody/guess"
+    chown nobody "$T/nobody/guess"
+    status=0
+    orcarun_env ORCA_TEST_MARKER="$M" HOME="$T/nobody" XDG_RUNTIME_DIR= \
+        timeout -k 5 60 "${as_nobody[@]}" "$ORCARUN" --dvm-uri "$T/nobody/guess" -n 2 touch "$T/nobody/ran" \
+        >"$T/out" 2>"$T/err" </dev/null || status=$?
+    local refused_status=$status
+    cp "$T/err" "$T/refused.err"
+    [ ! -e "$T/nobody/ran" ] || fail "another user's client ran a job"
+    expect_status 1
+    expect_no_stdout
+    job -n 2 echo owner
+    expect_status 0
+    expect_stdout "owner
+owner"
+    dvm status
+    expect_line out "clients   1"
+    stop_the_dvm
+    status=$refused_status
+    cp "$T/refused.err" "$T/err"
+    : >"$T/out"
+    expect_refused_not_lost "$T/nobody/guess"
+}
+
+CASES=(jobs_in_a_row jobs_at_once sigint_ends_that_job_only jobs_share_the_free_slots lost_daemon_ends_its_jobs
+       killed_client_ends_its_ranks refused_options daemons_back_to_baseline wrong_secret_cannot_submit
+       another_user_cannot_submit)
+run_dvm_suite OrcadvmJobs "$@"
