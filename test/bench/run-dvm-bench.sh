@@ -51,7 +51,7 @@ mkdir -m 700 "$XDG_RUNTIME_DIR"
 dvm_pid=
 bench_on_exit() {
     [ -n "$dvm_pid" ] || return 0
-    "${orca_env[@]}" "$orcadvm" stop >/dev/null 2>&1 || kill "$dvm_pid" 2>/dev/null || true
+    "$orcadvm" stop >/dev/null 2>&1 || kill "$dvm_pid" 2>/dev/null || true
 }
 
 now_ms() { awk -v t="$EPOCHREALTIME" 'BEGIN { printf "%.3f", t * 1000 }'; }
@@ -79,7 +79,10 @@ best_of() {
     echo "$best"
 }
 
-orca=("${orca_env[@]}" "$orcarun")
+# Orca's settings in this shell's environment, so that each call is one
+# exec of orcarun as each of mpiexec.hydra is (not env, then orcarun).
+for setting in "${orca_env[@]:1}"; do export "${setting?}"; done
+orca=("$orcarun")
 echo "orcarun:  $orcarun ($programs)"
 echo "Hydra:    $(hydra_version)"
 echo "nodes:    $nodes simulated (plm/local) on $(nproc) cores"
@@ -91,7 +94,7 @@ figure dvm_client_ms "$client_ms" ms
 
 banner "start: orcadvm start on $nodes simulated nodes"
 t0=$(now_ms)
-"${orca_env[@]}" "$orcadvm" start --mca plm_local_num_nodes "$nodes" >"$work/dvm.out" 2>"$work/dvm.err" </dev/null &
+"$orcadvm" start --mca plm_local_num_nodes "$nodes" >"$work/dvm.out" 2>"$work/dvm.err" </dev/null &
 dvm_pid=$!
 for ((i = 0; i < 300; i++)); do
     grep -q '^orcadvm: DVM .* is up' "$work/dvm.out" 2>/dev/null && break
