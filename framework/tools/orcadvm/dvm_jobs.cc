@@ -1,7 +1,10 @@
 // DvmJobs: a DVM's jobs, from submission to their client's exit status.
 #include "dvm_jobs.h"
 
+#include "tools/orcarun/job_footprint.h"
+
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -29,6 +32,19 @@ DvmJobs::~DvmJobs() = default;
 DvmJobs::Job* DvmJobs::find(std::uint32_t id) {
   auto it = jobs_.find(id);
   return it == jobs_.end() ? nullptr : it->second.get();
+}
+
+launch::JobFootprint DvmJobs::footprint_here(const launch::RankMap& map) const {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  launch::JobFootprint f;
+  std::vector<std::uint64_t> ranks_of(context_.nodes.size());
+  for (const auto& p : map.placements) {
+    if (p.node >= ranks_of.size() || !orcarun::is_this_host(context_.nodes[p.node].name, name)) continue;
+    ++f.local_ranks;
+    f.most_local_ranks = std::max(f.most_local_ranks, ++ranks_of[p.node]);
+  }
+  return f;
 }
 
 std::vector<launch::HostSlots> DvmJobs::live_nodes() const {
@@ -65,6 +81,12 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
     refuse_now(Message("orcarun", "dvm-submit-malformed", {{"why", "its programs and their counts differ"}}));
     return;
   }
+  for (const auto& app : submit.apps) {
+    if (app.argv.empty()) {
+      refuse_now(Message("orcarun", "dvm-submit-malformed", {{"why", "a program has no command"}}));
+      return;
+    }
+  }
   // -n of each program; without one (a single program), a rank per slot.
   std::optional<unsigned> n;
   std::uint64_t total = 0;
@@ -90,6 +112,13 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
   }
   if (!map) {
     refuse_now(map.error());
+    return;
+  }
+  // The daemons run already: what the job adds here is its ranks (their
+  // processes, and each one's pipes in its daemon), against this host's
+  // limits now, which the running jobs' processes count in.
+  if (Status st = launch::check_job_fits(footprint_here(map.value()), launch::read_host_limits()); !st) {
+    refuse_now(st.error());
     return;
   }
   launch::LaunchCommand& command = job->command;

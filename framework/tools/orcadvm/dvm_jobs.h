@@ -15,6 +15,7 @@
 
 #include "launch/dvm_job_machine.h"
 #include "launch/dvm_machine.h"
+#include "launch/job_limits.h"
 #include "launch/launch_wire.h"
 #include "launch/rank_map.h"
 #include "runtime/process.h"
@@ -63,6 +64,8 @@ class DvmJobs {
   Job* find(std::uint32_t id);
   /* The DVM's hosts as a map sees them: a lost one has no slot. */
   std::vector<launch::HostSlots> live_nodes() const;
+  /* What a job of `map` adds on this host (its ranks on the daemons here). */
+  launch::JobFootprint footprint_here(const launch::RankMap& map) const;
   void tell_client(const Job& job, const launch::WireMessage& message);
   void show(const Job& job, const Message& message);
   void finished(std::uint32_t id, int exit_status);

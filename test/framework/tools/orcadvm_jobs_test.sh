@@ -341,7 +341,8 @@ still"
 # refused, each named as given, with status 1 and nothing run; --stdin
 # none and --stdin 0 are taken (rank 0 reads orcarun's stdin). A program
 # that links a PMI client (an MPI program, where an mpicc is installed)
-# is refused: the DVM serves no PMI yet.
+# is refused: the DVM serves no PMI yet; so is a job far too big for the
+# host, before any of its ranks starts.
 refused_options() {
     dvm_setup
     dvm_start --mca plm_local_num_nodes 2
@@ -381,6 +382,19 @@ none"
         expect_line err "standalone orcarun serves it."
     done
     [ "$built" -gt 0 ] || echo "neither mpicc.mpich nor mpicc.openmpi is installed: the refusal of an MPI program is not checked"
+    # A job far too big for this host is refused before any rank starts,
+    # naming the limit (more processes than the machine has task ids).
+    local pid_max
+    pid_max=$(cat /proc/sys/kernel/pid_max)
+    if [ $((pid_max + 1)) -le 4194304 ]; then  # a job's most ranks (launch::kMaxRanks)
+        job --oversubscribe -n $((pid_max + 1)) touch "$T/ran"
+        expect_status 1
+        expect_no_stdout
+        expect_match err "^orcarun: the job cannot fit this host: .* need $((pid_max + 1)) where kernel.pid_max"
+        [ ! -e "$T/ran" ] || fail "a job far too big for the host ran"
+    else
+        echo "kernel.pid_max is $pid_max, above a job's most ranks: the refusal of a job past it is not checked"
+    fi
     dvm status
     expect_line out "jobs      0 running, 0 waiting"
     stop_the_dvm
