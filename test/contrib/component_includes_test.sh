@@ -6,15 +6,19 @@
 
 CHECK=$ORCA_TEST_SRCDIR/contrib/lint/component-includes
 
+# The suite's directory, made here and removed at its end: a case runs in
+# a subshell, so a directory it made itself would outlive it.
+T=$(mktemp -d "${TMPDIR:-/tmp}/component-includes.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+
 # A tree with one component (components/oob/demo) and the framework's
-# installed and internal headers.
+# installed and internal headers, made afresh for each case.
 make_tree() {
-    T=$(mktemp -d "${TMPDIR:-/tmp}/component-includes.XXXXXX")
+    rm -rf "${T:?}/components" "$T/framework"
     mkdir -p "$T/components/oob/demo" "$T/components/oob/other" "$T/framework/include/orca" "$T/framework/launch"
     touch "$T/framework/include/orca/oob.h" "$T/framework/launch/job_machine.h" \
         "$T/components/oob/demo/demo.h" "$T/components/oob/other/other.h"
 }
-teardown_case() { [ -z "${T:-}" ] || rm -rf "$T"; }
 
 # check SOURCE: writes SOURCE as the component's demo.cc and runs the
 # checker; its output in $OUT, its status in $STATUS.
