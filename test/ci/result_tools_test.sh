@@ -7,8 +7,11 @@
 
 TOOLS=$ORCA_TEST_SRCDIR/test
 
-setup_case() { T=$(mktemp -d "${TMPDIR:-/tmp}/result-tools.XXXXXX"); }
-teardown_case() { [ -z "${T:-}" ] || rm -rf "$T"; }
+# The suite's directory, made here and removed at its end: a case runs in
+# a subshell, so a directory it made itself would outlive it.
+SUITE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/result-tools.XXXXXX") || exit 1
+trap 'rm -rf "$SUITE_DIR"' EXIT
+setup_case() { T=$(mktemp -d "$SUITE_DIR/case.XXXXXX"); }
 
 # run_tool TOOL ARGS...: its output (stdout and stderr) in $OUT, status in $STATUS.
 run_tool() {

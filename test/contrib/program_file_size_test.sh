@@ -6,11 +6,15 @@
 
 CHECK=$ORCA_TEST_SRCDIR/contrib/lint/program-file-size
 
+# The suite's directory, made here and removed at its end: a case runs in
+# a subshell, so a directory it made itself would outlive it.
+T=$(mktemp -d "${TMPDIR:-/tmp}/program-file-size.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+
 make_tree() {
-    T=$(mktemp -d "${TMPDIR:-/tmp}/program-file-size.XXXXXX")
+    rm -rf "${T:?}/framework"
     mkdir -p "$T/framework/tools/orcarun" "$T/framework/launch"
 }
-teardown_case() { [ -z "${T:-}" ] || rm -rf "$T"; }
 
 # lines N FILE: FILE of N lines.
 lines() { seq 1 "$1" | sed 's|^|// |' >"$2"; }
