@@ -116,6 +116,10 @@ stop_the_dvm() {
 # there (each with the status of a standalone orcarun), the DVM named by
 # --dvm-uri FILE and by ORCA_DVM=FILE; and no job left running or waiting.
 jobs_in_a_row() {
+    # Hundreds of processes and jobs in a few seconds, around code that the
+    # other cases drive too: under the sanitizers they would only crowd the
+    # timing-bound suites beside them (the normal build runs it in full).
+    sanitized_run_is_selective && skip "under the sanitizers: hundreds of jobs (the normal build runs it)"
     dvm_setup
     dvm_start --mca plm_local_num_nodes 4
     job -n 4 --tag-output sh -c 'echo "$ORCA_RANK/$ORCA_SIZE node $ORCA_NODE on $(hostname)"'
@@ -168,6 +172,10 @@ by-env"
 # job; each exits 0. A job that may not wait while every slot is held is
 # refused at once, naming what runs and waits.
 jobs_at_once() {
+    # Hundreds of processes and jobs in a few seconds, around code that the
+    # other cases drive too: under the sanitizers they would only crowd the
+    # timing-bound suites beside them (the normal build runs it in full).
+    sanitized_run_is_selective && skip "under the sanitizers: hundreds of jobs (the normal build runs it)"
     dvm_setup
     dvm_start --mca plm_local_num_nodes 4
     local k i
