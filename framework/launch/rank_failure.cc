@@ -69,6 +69,12 @@ Message job_failure_message(const JobFailure& failure) {
   return Message(help_name(failure.area), help_name(failure.topic), std::move(args));
 }
 
+JobFailure job_failure_of(const Message& message, std::uint32_t job, std::uint32_t vpid) {
+  JobFailure failure{.job = job, .vpid = vpid, .area = message.area(), .topic = message.topic(), .args = {}};
+  for (const auto& [key, value] : message.args()) failure.args.push_back({key, value});
+  return failure;
+}
+
 const std::string& rank_command(const std::string& command, const std::vector<std::string>& app_commands,
                                 const std::vector<std::uint32_t>& app_first_rank, std::uint32_t rank) {
   const auto after = std::upper_bound(app_first_rank.begin(), app_first_rank.end(), rank);

@@ -46,6 +46,10 @@ ORCA_EXPORT RankFailure rank_abort_failure(const RankAbort& abort, const std::st
  * [a-z0-9-] (they name a help file: no path) and its values printable. */
 ORCA_EXPORT Message job_failure_message(const JobFailure& failure);
 
+/* Its inverse: `message` as daemon (or controller) `vpid` reports it for
+ * job `job`, as given (job_failure_message makes it safe to show). */
+ORCA_EXPORT JobFailure job_failure_of(const Message& message, std::uint32_t job, std::uint32_t vpid);
+
 /* Rank `rank`'s program (argv[0]), for messages: with MPMD, that of the
  * last app whose first rank (`app_first_rank`, ascending, one per entry
  * of `app_commands`) is not above it; otherwise, or when the lists do not

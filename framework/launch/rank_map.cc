@@ -255,4 +255,13 @@ std::string map_text(const std::vector<HostSlots>& nodes, const RankMap& map, st
   return text;
 }
 
+std::vector<RankPlacement> rank_placements(const RankMap& map) {
+  std::vector<RankPlacement> placements;
+  placements.reserve(map.placements.size());
+  for (const auto& p : map.placements) {
+    placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
+  }
+  return placements;
+}
+
 }  // namespace orca::launch

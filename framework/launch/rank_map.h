@@ -21,6 +21,8 @@
 #ifndef ORCA_LAUNCH_RANK_MAP_H
 #define ORCA_LAUNCH_RANK_MAP_H
 
+#include "launch_wire.h"
+
 #include <orca/export.h>
 #include <orca/host_list.h>
 #include <orca/result.h>
@@ -56,6 +58,10 @@ struct ORCA_EXPORT RankMap {
   std::vector<unsigned> local_sizes;  // per node: how many processes it runs
   bool oversubscribed = false;        // some node runs more than its slots
 };
+
+/* The map as a LaunchCommand carries it: node i's daemon is vpid i + 1
+ * (vpid 0 is the launcher, which runs no rank). */
+ORCA_EXPORT std::vector<RankPlacement> rank_placements(const RankMap& map);
 
 /* Maps the ranks of a job. `n`: the value of -n, or nullopt when not
  * given (then one per slot). Errors (launch/...): no nodes (map-no-nodes);

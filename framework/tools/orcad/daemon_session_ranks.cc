@@ -3,6 +3,7 @@
 // down to them.
 #include "daemon_session.h"
 
+#include "launch/rank_failure.h"
 
 namespace orca::orcad {
 
@@ -31,9 +32,7 @@ void DaemonSession::make_pmi() {
   pmi_hooks.direct = [this](const launch::PmiDirect& direct) { post(direct.to, launch::kTagPmiDirect, direct); };
   pmi_hooks.failed = [this](const Message& why) {
     // The job's failure, not this daemon's: orcarun shows the message.
-    launch::JobFailure failure{.vpid = bootstrap_.vpid, .area = why.area(), .topic = why.topic(), .args = {}};
-    for (const auto& [key, value] : why.args()) failure.args.push_back({key, value});
-    up(launch::kTagStatus, failure);
+    up(launch::kTagStatus, launch::job_failure_of(why, 0, bootstrap_.vpid));
   };
   pmi_hooks.made_directory = [this](const std::string& path) { keeper_.directory(path); };
   pmi_ = std::make_unique<pmi::PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));

@@ -1,6 +1,7 @@
 // DvmJobs: a DVM's jobs, from submission to their client's exit status.
 #include "dvm_jobs.h"
 
+#include "launch/rank_failure.h"
 #include "tools/orcarun/job_footprint.h"
 
 #include <signal.h>
@@ -63,9 +64,7 @@ void DvmJobs::tell_client(const Job& job, const launch::WireMessage& message) {
 
 // The client renders it from orcarun's help texts, as a standalone run would.
 void DvmJobs::show(const Job& job, const Message& message) {
-  launch::JobFailure m{.job = job.id, .vpid = 0, .area = message.area(), .topic = message.topic(), .args = {}};
-  for (const auto& [key, value] : message.args()) m.args.push_back({key, value});
-  tell_client(job, m);
+  tell_client(job, launch::job_failure_of(message, job.id, 0));
 }
 
 void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
@@ -104,9 +103,10 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
     return submit.per_node > 0 ? launch::map_ranks_per_node(nodes, submit.per_node, n, submit.oversubscribe)
                                : launch::map_ranks(nodes, n, by.value(), submit.oversubscribe);
   };
-  auto map = map_on(live_nodes());
+  std::vector<launch::HostSlots> nodes = live_nodes();
+  auto map = map_on(nodes);
   if (map && machine_->waiting() == 0) {
-    std::vector<launch::HostSlots> free = live_nodes();
+    std::vector<launch::HostSlots> free = std::move(nodes);
     for (std::size_t h = 0; h < free.size(); ++h) free[h].slots = machine_->free(h);
     if (auto now = map_on(free)) map = std::move(now);
   }
@@ -131,9 +131,7 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
   }
   command.environment = submit.environment;
   command.size = static_cast<std::uint32_t>(map->placements.size());
-  for (const auto& p : map->placements) {
-    command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
-  }
+  command.placements = launch::rank_placements(map.value());
   command.stdin_target = submit.stdin_target;
   command.merge_stderr = submit.merge_stderr;
   const launch::DvmJobRequest request{.id = job->id,

@@ -271,9 +271,7 @@ Status JobLaunch::prepare_command() {
   command.environment = forwarded_environment();
   if (gather_) gather_->fill(command);
   command.size = static_cast<std::uint32_t>(plan_.ranks.placements.size());
-  for (const auto& p : plan_.ranks.placements) {
-    command.placements.push_back({.rank = p.rank, .daemon = static_cast<std::uint32_t>(p.node + 1), .local_rank = p.local_rank});
-  }
+  command.placements = launch::rank_placements(plan_.ranks);
   for (const auto& r : rank_cpus_) command.cpus.push_back(launch::cpu_list_text(r.cpus));
   add_thread_hint(command.environment);
   command.merge_stderr = options_.merge_stderr;

@@ -501,5 +501,19 @@ TEST(RankFailure, ARanksProgramIsItsAppsOrTheCommand) {
   EXPECT_EQ(rank_command(command, apps, {2, 4}, 1), "./app");  // before the first app
 }
 
+TEST(RankFailure, AReportedMessageRoundTripsAndIsMadeSafeOnTheWayBack) {
+  const Message why("pmi", "pmi-server-failed", {{"host", "h1"}, {"reason", "bad\x1b[2J"}});
+  const JobFailure f = job_failure_of(why, 7, 3);
+  EXPECT_EQ(f.job, 7u);
+  EXPECT_EQ(f.vpid, 3u);
+  ASSERT_EQ(f.args.size(), 2u);
+  EXPECT_EQ(f.args[1].value, "bad\x1b[2J");  // as given: the reader makes it printable
+  const Message back = job_failure_message(f);
+  EXPECT_EQ(back.area(), "pmi");
+  EXPECT_EQ(back.topic(), "pmi-server-failed");
+  EXPECT_EQ(back.arg("host"), "h1");
+  EXPECT_EQ(back.arg("reason").find('\x1b'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace orca::launch

@@ -344,5 +344,17 @@ TEST(MapText, OneLinePerHostThatRunsRanksWithRanges) {
             "  n1 (2 slots): ranks 2-3\n");
 }
 
+TEST(RankPlacements, NodeIsDaemonVpidPlusOneAndRanksKeepTheirOrder) {
+  const RankMap map = mapped(nodes({2, 2}), 3, MapBy::Node);
+  const auto p = rank_placements(map);
+  ASSERT_EQ(p.size(), 3u);
+  for (std::size_t r = 0; r < p.size(); ++r) {
+    EXPECT_EQ(p[r].rank, r);
+    EXPECT_EQ(p[r].daemon, map.placements[r].node + 1);
+    EXPECT_EQ(p[r].local_rank, map.placements[r].local_rank);
+  }
+  EXPECT_EQ(p[1].daemon, 2u);  // by node: rank 1 on b
+}
+
 }  // namespace
 }  // namespace orca::launch
