@@ -18,12 +18,14 @@ struct PmiService::Served {
   std::string component;
   const orca_pmi_module* module = nullptr;
   orca_pmi_host host{};
-  bool warmed = false;  // warm_up succeeded: job_end is owed even without a job
+  void* served_job = nullptr;  // the module's handle of this job, from job_start on
+  bool warmed = false;  // warm_up succeeded: warm_end is owed
   bool started = false;
 };
 
-PmiService::PmiService(Process& process, const launch::Bootstrap& bootstrap, const routed::RoutingTree& tree, Hooks hooks)
-    : process_(process), bootstrap_(bootstrap), tree_(tree), hooks_(std::move(hooks)) {}
+PmiService::PmiService(Process& process, const launch::Bootstrap& bootstrap, const routed::RoutingTree& tree,
+                       PmiModules& modules, std::uint32_t job, Hooks hooks)
+    : process_(process), bootstrap_(bootstrap), tree_(tree), modules_(modules), job_(job), hooks_(std::move(hooks)) {}
 
 PmiService::~PmiService() {
   end();
@@ -58,7 +60,8 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   subtree_ranks_ = ranks_below(self);
   contributors_ = static_cast<std::uint32_t>(children_with_ranks_.size()) + (ranks_at[self] > 0 ? 1 : 0);
 
-  if (Status st = declare(); !st) return st;
+  if (Status st = modules_.declare(); !st) return st;
+  bound_ = modules_.bound();
   started_ = true;
   if (ranks_at[self] == 0) return {};
   if (Status st = open_modules(); !st) return st;
@@ -68,16 +71,14 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   view.job.rank_app = rank_app.data();
   view.job.app_count = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(command.apps.size()));
   // orcarun decided it for every daemon of the job (collectives agree).
-  Runtime& rt = process_.runtime();
-  if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
-    for (const mca::LeftOutComponent* l : rt.components().left_out_of("pmi")) {
-      const std::string variable = l->name == "pmix" ? "orcarun_pmix_server" : "orcarun_pmi_" + l->name + "_server";
-      rt.log("pmi", "pmi/" + l->name + " does not serve this job (" + variable + "): it is not loaded");
-    }
+  for (const mca::LeftOutComponent* l : process_.runtime().components().left_out_of("pmi")) {
+    const std::string variable = l->name == "pmix" ? "orcarun_pmix_server" : "orcarun_pmi_" + l->name + "_server";
+    log("pmi/" + l->name + " does not serve this job (" + variable + "): it is not loaded");
   }
   for (const auto& served : served_) {
     orca_mca_reason why{};
-    if (served->module->job_start(served->module->self, &served->host, &view.job, &why) != ORCA_MCA_OK) {
+    if (served->module->job_start(served->module->self, &served->host, &view.job, &served->served_job, &why) !=
+        ORCA_MCA_OK) {
       if (directory_error_) return *directory_error_;
       return Message("pmi", "job-start-failed", {{"component", served->component}, {"why", printable(why.text)}});
     }
@@ -88,10 +89,11 @@ Status PmiService::start(const launch::LaunchCommand& command) {
 
 void PmiService::describe_job(JobView& view, std::uint32_t size, const std::uint32_t* rank_node,
                               const std::uint32_t* local_rank) const {
-  view.name = "orca-" + std::to_string(bootstrap_.job);
+  // Each job its own name: MPICH names its shared memory after the KVS.
+  view.name = "orca-" + std::to_string(bootstrap_.job) + (job_ != 0 ? "-" + std::to_string(job_) : std::string());
   view.hosts.clear();
   for (const auto& h : bootstrap_.hosts) view.hosts.push_back(h.c_str());
-  view.job = orca_pmi_job{.job = bootstrap_.job,
+  view.job = orca_pmi_job{.job = job_ != 0 ? job_ : bootstrap_.job,
                           .name = view.name.c_str(),
                           .size = size,
                           .node = bootstrap_.vpid - 1,
@@ -105,29 +107,23 @@ void PmiService::describe_job(JobView& view, std::uint32_t size, const std::uint
                           .app_count = 1};
 }
 
-Status PmiService::declare() {
-  if (declared_) return {};
-  // Declared on every daemon: the job's bound holds for what a daemon
-  // without ranks relays too. Opened only where ranks run, or warmed up.
-  auto fw = process_.runtime().add_framework(kFramework);
-  if (!fw) return fw.error();
-  auto bound = job_data_bound(process_.runtime().registry());
-  if (!bound) return bound.error();
-  framework_ = fw.value();
-  bound_ = bound.value();
-  declared_ = true;
-  return {};
-}
-
 Status PmiService::open_modules() {
   if (opened_) return {};
-  if (Status st = framework_->open(); !st) return st;
+  if (Status st = modules_.open(); !st) return st;
+  bound_ = modules_.bound();
   opened_ = true;
-  for (const mca::Framework::Entry* e : framework_->selected()) {
+  for (const PmiModules::Module& m : modules_.modules()) {
+    // A DVM's daemon runs several jobs at once: a module that serves one
+    // at a time serves none of them (the DVM's client refuses a program
+    // that needs it).
+    if (job_ != 0 && m.module->many_jobs == 0) {
+      log("pmi/" + m.component + " does not serve DVM job " + std::to_string(job_) + ": it serves one job at a time");
+      continue;
+    }
     auto served = std::make_unique<Served>();
     served->service = this;
-    served->component = e->component->name();
-    served->module = mca::Framework::module_as<orca_pmi_module>(*e);
+    served->component = m.component;
+    served->module = m.module;
     served->host = orca_pmi_host{.host = served.get(),
                                  .base = process_.loop().base(),
                                  .contribute = &host_contribute,
@@ -141,10 +137,14 @@ Status PmiService::open_modules() {
   return {};
 }
 
+void PmiService::log(const std::string& text) const {
+  const mca::Variable* v = process_.runtime().registry().find("pmi_base_verbose");
+  if (v != nullptr && v->as_int() >= 1) process_.runtime().log("pmi", text);
+}
+
 void PmiService::warm_up() {
   if (started_ || opened_) return;
-  Status st = declare();
-  if (st) st = open_modules();
+  Status st = open_modules();
   if (!st) {
     process_.runtime().log("pmi", "not warmed up before the job (the job's start will try again): " + st.error().summary());
     return;
@@ -183,7 +183,7 @@ Result<PmiService::RankSetup> PmiService::prepare(std::uint32_t rank) {
   for (const auto& s : served_) {
     int inherit = -1;
     orca_mca_reason why{};
-    if (s->module->rank_prepare(s->module->self, rank, &env, &inherit, &why) != ORCA_MCA_OK) {
+    if (s->module->rank_prepare(s->served_job, rank, &env, &inherit, &why) != ORCA_MCA_OK) {
       return Message("pmi", "rank-prepare-failed",
                      {{"component", s->component}, {"rank", std::to_string(rank)}, {"why", printable(why.text)}});
     }
@@ -193,11 +193,11 @@ Result<PmiService::RankSetup> PmiService::prepare(std::uint32_t rank) {
 }
 
 void PmiService::started(std::uint32_t rank, bool ok) {
-  for (const auto& s : served_) s->module->rank_started(s->module->self, rank, ok ? 1 : 0);
+  for (const auto& s : served_) s->module->rank_started(s->served_job, rank, ok ? 1 : 0);
 }
 
 void PmiService::ended(std::uint32_t rank) {
-  for (const auto& s : served_) s->module->rank_ended(s->module->self, rank);
+  for (const auto& s : served_) s->module->rank_ended(s->served_job, rank);
 }
 
 launch::PmiProgress PmiService::progress(std::uint32_t rank) const {
@@ -234,7 +234,8 @@ void PmiService::contribute(const std::string& component, std::uint32_t contribu
     return;
   }
   if (!done.value()) return;
-  launch::FenceData part{.component = component, .epoch = epoch, .from = bootstrap_.vpid, .ranks = subtree_ranks_,
+  launch::FenceData part{.job = job_,
+                         .component = component, .epoch = epoch, .from = bootstrap_.vpid, .ranks = subtree_ranks_,
                          .entries = {}};
   part.entries.reserve(done.value()->merged.size());
   for (auto& [k, v] : done.value()->merged) part.entries.push_back({k, std::move(v)});
@@ -278,7 +279,7 @@ void PmiService::on_release(const launch::FenceRelease& release) {
     return;
   }
   for (const auto& s : served_) {
-    if (s->component == release.component) s->module->release(s->module->self, release.epoch, entries.data(), entries.size());
+    if (s->component == release.component) s->module->release(s->served_job, release.epoch, entries.data(), entries.size());
   }
 }
 
@@ -294,13 +295,15 @@ void PmiService::on_direct(const launch::PmiDirect& direct) {
       fail(st.error());
       return;
     }
-    s->module->deliver(s->module->self, direct.from - 1, direct.bytes.data(), direct.bytes.size());
+    s->module->deliver(s->served_job, direct.from - 1, direct.bytes.data(), direct.bytes.size());
   }
 }
 
 void PmiService::end() {
   for (const auto& s : served_) {
-    if (s->started || s->warmed) s->module->job_end(s->module->self);
+    if (s->started) s->module->job_end(s->served_job);
+    if (s->warmed && s->module->warm_end != nullptr) s->module->warm_end(s->module->self);
+    s->served_job = nullptr;
     s->started = false;
     s->warmed = false;
   }
@@ -316,7 +319,8 @@ void PmiService::rank_event(Served& served, std::uint32_t rank, orca_pmi_rank_ev
       break;
     case ORCA_PMI_RANK_ABORTED:
     case ORCA_PMI_RANK_BROKE:
-      hooks_.abort(launch::RankAbort{.rank = rank,
+      hooks_.abort(launch::RankAbort{.job = job_,
+                                     .rank = rank,
                                      .status = event == ORCA_PMI_RANK_BROKE ? 1 : status,
                                      .broke = event == ORCA_PMI_RANK_BROKE,
                                      .message = printable(std::string(text != nullptr ? text : "")) +
@@ -337,7 +341,8 @@ void PmiService::host_rank_event(void* host, uint32_t rank, orca_pmi_rank_event 
 
 void PmiService::host_send(void* host, uint32_t node, const uint8_t* bytes, size_t length) {
   auto* s = static_cast<Served*>(host);
-  s->service->hooks_.direct(launch::PmiDirect{.component = s->component,
+  s->service->hooks_.direct(launch::PmiDirect{.job = s->service->job_,
+                                              .component = s->component,
                                               .from = s->service->bootstrap_.vpid,
                                               .to = node + 1,
                                               .bytes = std::vector<std::uint8_t>(bytes, bytes + length)});
@@ -356,8 +361,9 @@ const char* PmiService::host_job_directory(void* host, orca_mca_reason* why) {
   PmiService& self = *static_cast<Served*>(host)->service;
   if (self.tmpdir_.empty()) {
     const char* base = ::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/orca-" +
-                          std::to_string(self.bootstrap_.job) + "-" + std::to_string(self.bootstrap_.vpid) + "-XXXXXX";
+    const std::string job = std::to_string(self.bootstrap_.job) + (self.job_ != 0 ? "." + std::to_string(self.job_) : "");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/orca-" + job + "-" +
+                          std::to_string(self.bootstrap_.vpid) + "-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) {
       const std::string cause = std::generic_category().message(errno);
       std::snprintf(why->text, sizeof why->text, "cannot make the job's directory %s: %s", pattern.c_str(), cause.c_str());

@@ -1,6 +1,10 @@
-// PmiService: the pmi framework in one orcad, for the job it runs.
+// PmiService: the pmi framework in one orcad, for one job it runs (a
+// standalone orcad runs job 0 only; a DVM's daemon one service per job,
+// each its own modules' handles, collectives and directory).
 //
-// Every selected pmi module serves every rank of this node (orca/pmi.h):
+// Every selected pmi module serves every rank of this node (orca/pmi.h),
+// except that a DVM job (job != 0) is served only by the modules that can
+// serve several jobs at once (many_jobs):
 // before a rank starts, each adds its environment (and a descriptor to
 // inherit) to the rank's spawn spec. The service runs this daemon's part
 // of every module's collectives: a FenceCollective per component expects
@@ -24,6 +28,7 @@
 
 #include "launch/launch_wire.h"
 #include "launch/rank_network_env.h"
+#include "pmi_modules.h"
 #include "runtime/process.h"
 
 #include <orca/child_process.h>
@@ -57,7 +62,11 @@ class ORCA_EXPORT PmiService {
     std::function<void(const std::string& path)> made_directory;
   };
 
-  PmiService(Process& process, const launch::Bootstrap& bootstrap, const routed::RoutingTree& tree, Hooks hooks);
+  /* `modules` outlives the service; `job`: 0 for a standalone run's job,
+   * a DVM job's number otherwise (it is on every message the service
+   * sends). */
+  PmiService(Process& process, const launch::Bootstrap& bootstrap, const routed::RoutingTree& tree, PmiModules& modules,
+             std::uint32_t job, Hooks hooks);
   ~PmiService();
   PmiService(const PmiService&) = delete;
   PmiService& operator=(const PmiService&) = delete;
@@ -115,8 +124,8 @@ class ORCA_EXPORT PmiService {
    * before the command (warm_up). */
   void describe_job(JobView& view, std::uint32_t size, const std::uint32_t* rank_node,
                     const std::uint32_t* local_rank) const;
-  Status declare();       // the framework and the job's bound, once
   Status open_modules();  // the framework opened and served_ made, once
+  void log(const std::string& text) const;  // at pmi_base_verbose >= 1
   std::string host_of(std::uint32_t vpid) const;
   void rank_event(Served& served, std::uint32_t rank, orca_pmi_rank_event event, int status, const char* text);
   static void host_contribute(void* host, uint64_t epoch, const orca_pmi_entry* entries, size_t count);
@@ -129,9 +138,9 @@ class ORCA_EXPORT PmiService {
   Process& process_;
   const launch::Bootstrap& bootstrap_;
   const routed::RoutingTree& tree_;
+  PmiModules& modules_;
+  std::uint32_t job_;
   Hooks hooks_;
-  mca::Framework* framework_ = nullptr;
-  bool declared_ = false;
   bool opened_ = false;
   std::vector<std::unique_ptr<Served>> served_;
   std::map<std::string, FenceCollective, std::less<>> collectives_;

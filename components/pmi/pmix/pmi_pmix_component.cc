@@ -48,7 +48,9 @@ struct State {
   bool share_topology = true;
   // Opened by the first server, and kept: the servers call into it.
   std::optional<orca::pmi::PmixLibrary> library;
-  std::unique_ptr<orca::pmi::PmixServer> server;
+  // One job at a time: libpmix allows one server a process, and
+  // PmixServer serves one namespace.
+  orca::pmi::PmiJobs<orca::pmi::PmixServer> jobs;
   // Started by warm_up, before the job: libpmix's server, waiting for the
   // job's namespace.
   std::unique_ptr<orca::pmi::PmixServer> warmed;

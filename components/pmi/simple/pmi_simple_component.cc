@@ -25,8 +25,10 @@ const orca_mca_var_decl kVars[] = {
 };
 
 struct State {
+  // Each job its own server: its ranks' socketpairs, its KVS.
+  static constexpr bool kManyJobs = true;
   int priority_value = 0;
-  std::unique_ptr<orca::pmi::SimpleServer> server;
+  orca::pmi::PmiJobs<orca::pmi::SimpleServer> jobs;
   orca_pmi_module module{};
   std::unique_ptr<orca::pmi::SimpleServer> make_server(const orca_pmi_host& host, const orca_pmi_job& job) {
     return std::make_unique<orca::pmi::SimpleServer>(host, job);

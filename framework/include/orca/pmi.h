@@ -57,8 +57,12 @@ extern "C" {
  * 3: orca_pmi_host's job_directory, made when a module asks, instead of
  *    orca_pmi_job's tmpdir, which every daemon made for every job; and
  *    orca_pmi_module's warm_up, before the job's command.
- * 4: orca_pmi_job's rank_app and app_count (MPMD: each rank's program). */
-#define ORCA_PMI_INTERFACE_VERSION 4u
+ * 4: orca_pmi_job's rank_app and app_count (MPMD: each rank's program).
+ * 5: job handles: job_start gives the job's handle, which every call for
+ *    that job takes, so that a module may serve several jobs of one
+ *    daemon at once (a DVM's) when it says so (many_jobs); warm_end ends
+ *    a warm-up no job took (job_end did). */
+#define ORCA_PMI_INTERFACE_VERSION 5u
 
 struct event_base;
 
@@ -133,35 +137,46 @@ typedef struct orca_pmi_environment {
 
 typedef struct orca_pmi_module {
     void *self;
-    /* Serves `job` on this daemon; before any rank starts, once. The host
-     * outlives the module. FAILED with a reason: the daemon reports it and
-     * the job does not start. */
-    orca_mca_rc (*job_start)(void *self, const orca_pmi_host *host, const orca_pmi_job *job, orca_mca_reason *why);
+    /* Nonzero: job_start may come again before an earlier job's job_end
+     * (a DVM's daemon runs several jobs at once), each job with its own
+     * handle, host and data. 0: one job at a time; a daemon that runs
+     * several leaves the module out of all but its own standalone job. */
+    int many_jobs;
+    /* Serves `job` on this daemon; before any of its ranks starts, once
+     * per job. On OK, *served is the job's handle, which the calls below
+     * take until job_end. The host outlives the job. FAILED with a
+     * reason: the daemon reports it and the job does not start. */
+    orca_mca_rc (*job_start)(void *self, const orca_pmi_host *host, const orca_pmi_job *job, void **served,
+                             orca_mca_reason *why);
     /* Before `rank` (one of this node's) starts: its environment, and in
      * *inherit a descriptor the rank must get at the same number (-1:
      * none). The module owns it; the daemon only keeps it open in the
      * child. */
-    orca_mca_rc (*rank_prepare)(void *self, uint32_t rank, const orca_pmi_environment *env, int *inherit,
+    orca_mca_rc (*rank_prepare)(void *served, uint32_t rank, const orca_pmi_environment *env, int *inherit,
                                 orca_mca_reason *why);
     /* The rank's process was started (started nonzero) or could not be. */
-    void (*rank_started)(void *self, uint32_t rank, int started);
+    void (*rank_started)(void *served, uint32_t rank, int started);
     /* The rank's process ended; nothing more comes from it. */
-    void (*rank_ended)(void *self, uint32_t rank);
+    void (*rank_ended)(void *served, uint32_t rank);
     /* Collective `epoch` is complete: every daemon's data, merged. */
-    void (*release)(void *self, uint64_t epoch, const orca_pmi_entry *entries, size_t count);
-    /* Bytes a module on `node` sent (host->send). */
-    void (*deliver)(void *self, uint32_t node, const uint8_t *bytes, size_t length);
-    /* The job ends here: drop every connection. Also after a warm_up that
-     * succeeded when job_start never came (a daemon without ranks). */
-    void (*job_end)(void *self);
-    /* May be NULL. Once, before job_start, as soon as the daemon is up
-     * and while it waits for the job's command: what the module can set
-     * up without the ranks' layout (libpmix's server) it sets up here, off
-     * the launch's critical path. The host is the one job_start gets;
-     * `job` holds the job, name, node, node_count, node_host and bounds
-     * only (size 0, rank_node and local_rank NULL). FAILED with a reason:
-     * the daemon logs it, and job_start does everything. */
+    void (*release)(void *served, uint64_t epoch, const orca_pmi_entry *entries, size_t count);
+    /* Bytes the module on `node` sent for this job (host->send). */
+    void (*deliver)(void *served, uint32_t node, const uint8_t *bytes, size_t length);
+    /* The job ends here: drop its connections and data; the handle is
+     * gone. */
+    void (*job_end)(void *served);
+    /* May be NULL. Once, before the first job_start, as soon as the daemon
+     * is up and while it waits for the job's command: what the module can
+     * set up without the ranks' layout (libpmix's server) it sets up here,
+     * off the launch's critical path. The host is the one the first
+     * job_start gets; `job` holds the job, name, node, node_count,
+     * node_host and bounds only (size 0, rank_node and local_rank NULL).
+     * FAILED with a reason: the daemon logs it, and job_start does
+     * everything. */
     orca_mca_rc (*warm_up)(void *self, const orca_pmi_host *host, const orca_pmi_job *job, orca_mca_reason *why);
+    /* NULL when warm_up is. Drops what warm_up made and no job_start took
+     * (a daemon without ranks); harmless after a job took it. */
+    void (*warm_end)(void *self);
 } orca_pmi_module;
 
 #ifdef __cplusplus

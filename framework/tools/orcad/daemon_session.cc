@@ -177,7 +177,7 @@ void DaemonSession::on_control(std::span<const std::uint8_t> bytes) {
       machine_->teardown(end->signal);
     }
   } else if (auto* release = std::get_if<launch::FenceRelease>(&m.value())) {
-    if (pmi_ && release->job == 0) pmi_->on_release(*release);
+    if (pmi::PmiService* pmi = pmi_of(release->job)) pmi->on_release(*release);
   }
 }
 

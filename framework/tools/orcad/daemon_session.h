@@ -95,9 +95,12 @@ class DaemonSession {
   bool output_may_flow() const;
   void resume_output();
   void make_pmi();
+  pmi::PmiService::Hooks pmi_hooks(std::uint32_t job);
+  /* Job `job`'s PMI service here, if it has one. */
+  pmi::PmiService* pmi_of(std::uint32_t job) const;
   void launch_ranks(const launch::LaunchCommand& command);
   void launch_dvm_job(const launch::LaunchCommand& command);
-  NodeJob& add_job(std::uint32_t job, pmi::PmiService* pmi);
+  NodeJob::Context job_context();
   NodeJob::Hooks job_hooks(std::uint32_t job);
   void end_dvm_job(std::uint32_t job);
   void spawn_children();
@@ -116,7 +119,8 @@ class DaemonSession {
   StartupClock::Clock::time_point frameworks_opened_, oob_opened_;
   oob::Oob* oob_ = nullptr;
   std::optional<routed::RoutingTree> tree_;
-  std::unique_ptr<pmi::PmiService> pmi_;  // from start() on: warm_up before the oob opens
+  std::unique_ptr<pmi::PmiModules> pmi_modules_;  // with pmi_
+  std::unique_ptr<pmi::PmiService> pmi_;  // job 0's, from start() on: warm_up before the oob opens
   std::unique_ptr<launch::DaemonMachine> machine_;  // from start() on
   std::map<launch::DaemonTimer, std::unique_ptr<Timer>> timers_;
   // This host's chosen data-plane address, then its interface's others

@@ -4,38 +4,50 @@
 #include "daemon_session.h"
 
 #include "launch/rank_failure.h"
+#include "pmi/pmi_modules.h"
 
 namespace orca::orcad {
 
 void DaemonSession::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
-  if (!m || !std::holds_alternative<launch::FenceData>(m.value()) || !pmi_) return;
+  if (!m || !std::holds_alternative<launch::FenceData>(m.value())) return;
   const auto& part = std::get<launch::FenceData>(m.value());
-  if (part.job != 0) return;  // a DVM job's ranks have no PMI service yet
   // Only a child's own part counts: the oob names the sender.
   if (part.from != from.vpid || tree_->parent(from.vpid) != bootstrap_.vpid) return;
-  pmi_->on_part(part);
+  if (pmi::PmiService* pmi = pmi_of(part.job)) pmi->on_part(part);
 }
 
 void DaemonSession::on_pmi_direct(std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
-  if (!m || !std::holds_alternative<launch::PmiDirect>(m.value()) || !pmi_) return;
+  if (!m || !std::holds_alternative<launch::PmiDirect>(m.value())) return;
   const auto& direct = std::get<launch::PmiDirect>(m.value());
-  if (direct.job == 0 && direct.to == bootstrap_.vpid) pmi_->on_direct(direct);
+  if (direct.to != bootstrap_.vpid) return;
+  if (pmi::PmiService* pmi = pmi_of(direct.job)) pmi->on_direct(direct);
+}
+
+pmi::PmiService* DaemonSession::pmi_of(std::uint32_t job) const {
+  if (job == 0) return pmi_.get();
+  auto it = jobs_.find(job);
+  return it != jobs_.end() ? it->second->pmi() : nullptr;
 }
 
 void DaemonSession::make_pmi() {
   if (pmi_) return;
-  pmi::PmiService::Hooks pmi_hooks;
-  pmi_hooks.up = [this](const launch::FenceData& part) { post(tree_->parent(bootstrap_.vpid), launch::kTagFence, part); };
-  pmi_hooks.abort = [this](const launch::RankAbort& abort) { up(launch::kTagStatus, abort); };
-  pmi_hooks.direct = [this](const launch::PmiDirect& direct) { post(direct.to, launch::kTagPmiDirect, direct); };
-  pmi_hooks.failed = [this](const Message& why) {
-    // The job's failure, not this daemon's: orcarun shows the message.
-    up(launch::kTagStatus, launch::job_failure_of(why, 0, bootstrap_.vpid));
+  pmi_modules_ = std::make_unique<pmi::PmiModules>(process_);
+  pmi_ = std::make_unique<pmi::PmiService>(process_, bootstrap_, *tree_, *pmi_modules_, 0, pmi_hooks(0));
+}
+
+pmi::PmiService::Hooks DaemonSession::pmi_hooks(std::uint32_t job) {
+  pmi::PmiService::Hooks hooks;
+  hooks.up = [this](const launch::FenceData& part) { post(tree_->parent(bootstrap_.vpid), launch::kTagFence, part); };
+  hooks.abort = [this](const launch::RankAbort& abort) { up(launch::kTagStatus, abort); };
+  hooks.direct = [this](const launch::PmiDirect& direct) { post(direct.to, launch::kTagPmiDirect, direct); };
+  hooks.failed = [this, job](const Message& why) {
+    // The job's failure, not this daemon's: orcarun (or the DVM) shows it.
+    up(launch::kTagStatus, launch::job_failure_of(why, job, bootstrap_.vpid));
   };
-  pmi_hooks.made_directory = [this](const std::string& path) { keeper_.directory(path); };
-  pmi_ = std::make_unique<pmi::PmiService>(process_, bootstrap_, *tree_, std::move(pmi_hooks));
+  hooks.made_directory = [this](const std::string& path) { keeper_.directory(path); };
+  return hooks;
 }
 
 void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
@@ -53,7 +65,8 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     report_failure(bootstrap_.vpid, "cannot serve the job's ranks PMI: " + st.error().summary());
     return;
   }
-  NodeJob& job = add_job(0, pmi_.get());
+  auto made = std::make_unique<NodeJob>(job_context(), 0, pmi_.get(), job_hooks(0));
+  NodeJob& job = *jobs_.insert_or_assign(0, std::move(made)).first->second;
   job.launch(command);
   machine_->ranks_started();  // a node with no rank of the job may be done
 }
@@ -62,18 +75,26 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
 // the job's alone (a failure to start them ends that job, not the daemon).
 void DaemonSession::launch_dvm_job(const launch::LaunchCommand& command) {
   if (machine_->ending() || machine_->command_came() || jobs_.contains(command.job)) return;
-  add_job(command.job, nullptr).launch(command);
+  make_pmi();
+  auto pmi = std::make_unique<pmi::PmiService>(process_, bootstrap_, *tree_, *pmi_modules_, command.job,
+                                               pmi_hooks(command.job));
+  NodeJob::Hooks hooks = job_hooks(command.job);
+  if (Status st = pmi->start(command); !st) {
+    // No rank starts: without its PMI server an MPI rank would wait forever.
+    hooks.failed("cannot serve the job's ranks PMI: " + st.error().summary());
+    return;
+  }
+  auto made = std::make_unique<NodeJob>(job_context(), command.job, std::move(pmi), std::move(hooks));
+  jobs_.emplace(command.job, std::move(made)).first->second->launch(command);
 }
 
-NodeJob& DaemonSession::add_job(std::uint32_t job, pmi::PmiService* pmi) {
-  NodeJob::Context context{.process = process_,
-                           .bootstrap = bootstrap_,
-                           .keeper = keeper_,
-                           .host_identity = who_we_are().host_identity,
-                           .started_by = started_by_,
-                           .partial_delay = partial_delay_};
-  auto made = std::make_unique<NodeJob>(std::move(context), job, pmi, job_hooks(job));
-  return *jobs_.insert_or_assign(job, std::move(made)).first->second;
+NodeJob::Context DaemonSession::job_context() {
+  return NodeJob::Context{.process = process_,
+                          .bootstrap = bootstrap_,
+                          .keeper = keeper_,
+                          .host_identity = who_we_are().host_identity,
+                          .started_by = started_by_,
+                          .partial_delay = partial_delay_};
 }
 
 NodeJob::Hooks DaemonSession::job_hooks(std::uint32_t job) {

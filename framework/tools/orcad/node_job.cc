@@ -16,6 +16,9 @@ namespace orca::orcad {
 NodeJob::NodeJob(Context context, std::uint32_t job, pmi::PmiService* pmi, Hooks hooks)
     : context_(std::move(context)), job_(job), pmi_(pmi), hooks_(std::move(hooks)) {}
 
+NodeJob::NodeJob(Context context, std::uint32_t job, std::unique_ptr<pmi::PmiService> pmi, Hooks hooks)
+    : context_(std::move(context)), job_(job), own_pmi_(std::move(pmi)), pmi_(own_pmi_.get()), hooks_(std::move(hooks)) {}
+
 NodeJob::~NodeJob() = default;
 
 // What every rank of this node shares at the launch command.

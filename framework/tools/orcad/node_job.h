@@ -6,8 +6,9 @@
 // outlives it here (its processes, pipes and memory).
 //
 // What the daemon keeps for every job stays with DaemonSession: the oob
-// and the output window to orcarun, the lifecycle (DaemonMachine), and the
-// PMI service, which serves job 0 only (a DVM job's ranks get none yet).
+// and the output window to orcarun, the lifecycle (DaemonMachine), the pmi
+// modules, and job 0's PMI service (made before its command, to warm up).
+// A DVM job's PMI service is its own, and goes with it.
 #ifndef ORCA_TOOLS_ORCAD_NODE_JOB_H
 #define ORCA_TOOLS_ORCAD_NODE_JOB_H
 
@@ -55,6 +56,8 @@ class NodeJob {
 
   /* `pmi` serves the job's ranks when set (job 0); it outlives the job. */
   NodeJob(Context context, std::uint32_t job, pmi::PmiService* pmi, Hooks hooks);
+  /* A DVM job's: `pmi`, started for it, is the job's own. */
+  NodeJob(Context context, std::uint32_t job, std::unique_ptr<pmi::PmiService> pmi, Hooks hooks);
   ~NodeJob();  // kills every rank still running, and reaps it
   NodeJob(const NodeJob&) = delete;
   NodeJob& operator=(const NodeJob&) = delete;
@@ -64,6 +67,8 @@ class NodeJob {
   void launch(const launch::LaunchCommand& command);
 
   std::uint32_t job() const noexcept { return job_; }
+  /* Its PMI service, if its ranks have one. */
+  pmi::PmiService* pmi() const noexcept { return pmi_; }
   void signal(int signo);
   void write_stdin(const launch::StdinData& data);
   void pause_output();
@@ -87,6 +92,7 @@ class NodeJob {
 
   Context context_;
   std::uint32_t job_;
+  std::unique_ptr<pmi::PmiService> own_pmi_;  // a DVM job's; before ranks_, which go first
   pmi::PmiService* pmi_;
   Hooks hooks_;
   std::map<std::uint32_t, std::unique_ptr<RankProcess>> ranks_;

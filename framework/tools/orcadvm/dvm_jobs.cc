@@ -17,6 +17,7 @@ struct DvmJobs::Job {
   launch::LaunchCommand command;
   std::optional<double> timeout_seconds;
   std::unique_ptr<launch::DvmJobMachine> machine;  // from its start
+  std::unique_ptr<pmi::FenceRoot> fences;          // its ranks' collectives, from its start
   std::map<launch::DvmJobTimer, std::unique_ptr<Timer>> timers;
   // Output sent on to the client and not yet credited by it, in order:
   // its daemon and bytes (the client credits in the order it printed).
@@ -185,6 +186,7 @@ void DvmJobs::start(launch::DvmJobId id) {
     }
   }
   job->machine = std::make_unique<launch::DvmJobMachine>(std::move(facts), machine_hooks(job->id));
+  job->fences = context_.launch.fence_root(job->command);
   tell_client(*job, launch::DvmJobState{.job = job->id, .ranks = job->command.size, .started = true});
   if (Status st = context_.launch.to_daemons(job->command); !st) {
     context_.process.runtime().log("plm", "job " + std::to_string(job->id) + ": " + st.error().summary());
@@ -231,6 +233,22 @@ void DvmJobs::from_daemon(ProcessName from, launch::WireMessage message) {
     job->machine->rank_aborted(*abort);
   } else if (auto* failure = std::get_if<launch::JobFailure>(&message)) {
     if (failure->vpid == from.vpid) job->machine->job_failed(*failure);  // only of itself: the oob names the sender
+  } else if (auto* part = std::get_if<launch::FenceData>(&message)) {
+    collect(*job, from.vpid, *part);
+  }
+}
+
+// The DVM is the root of its jobs' collectives, as orcarun is of its one.
+void DvmJobs::collect(Job& job, std::uint32_t from, const launch::FenceData& part) {
+  auto release = job.fences->add(from, part, pmi::FenceRoot::Clock::now());
+  if (!release) {
+    job.machine->job_failed(launch::job_failure_of(release.error(), job.id, 0));
+    return;
+  }
+  if (!release.value()) return;
+  release.value()->job = job.id;
+  if (Status st = context_.launch.to_daemons(std::move(*release.value())); !st) {
+    job.machine->job_failed(launch::job_failure_of(st.error(), job.id, 0));
   }
 }
 

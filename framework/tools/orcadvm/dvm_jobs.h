@@ -6,7 +6,9 @@
 // its end from the daemons' reports and its client's signals. Its output
 // goes to its client alone, and the client's credit goes back to the
 // daemons that sent it, so a client nobody reads (`| less`) holds up only
-// what the daemons' windows allow. At its end the daemons drop the job
+// what the daemons' windows allow. The DVM is the root of each job's PMI
+// collectives (a FenceRoot per job), as orcarun is of its one job's. At
+// its end the daemons drop the job
 // (Teardown with its number) and the client hears its exit status.
 #ifndef ORCA_TOOLS_ORCADVM_DVM_JOBS_H
 #define ORCA_TOOLS_ORCADVM_DVM_JOBS_H
@@ -18,6 +20,7 @@
 #include "launch/job_limits.h"
 #include "launch/launch_wire.h"
 #include "launch/rank_map.h"
+#include "pmi/fence_root.h"
 #include "runtime/process.h"
 
 #include <chrono>
@@ -71,6 +74,7 @@ class DvmJobs {
   void finished(std::uint32_t id, int exit_status);
   void credit_all(Job& job);
   void pass_stdin(const Job& job, const launch::StdinData& data);
+  void collect(Job& job, std::uint32_t from, const launch::FenceData& part);
   launch::DvmJobMachine::Hooks machine_hooks(std::uint32_t id);
   void arm(std::uint32_t id, launch::DvmJobTimer timer, std::chrono::milliseconds after);
 

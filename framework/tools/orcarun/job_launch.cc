@@ -283,10 +283,7 @@ Status JobLaunch::prepare_command() {
   auto bytes = launch::encode(launch::WireMessage(command));
   if (!bytes) return bytes.error();
   command_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes.value()));
-  std::vector<std::string> hosts(daemons() + 1);
-  for (std::uint32_t v = 1; v <= daemons(); ++v) hosts[v] = printable(daemon_[v].host);
-  fences_ = std::make_unique<pmi::FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()),
-                                        plan_.pmi_bound, std::move(hosts));
+  fences_ = fence_root(command);
   t_command_ = Clock::now();
   // Ranks print from here on: the progress line would cut into their lines.
   end_progress();
@@ -370,8 +367,19 @@ void JobLaunch::on_status(ProcessName from, std::span<const std::uint8_t> bytes)
   }
 }
 
+std::unique_ptr<pmi::FenceRoot> JobLaunch::fence_root(const launch::LaunchCommand& command) const {
+  std::vector<std::string> hosts(daemons() + 1);
+  for (std::uint32_t v = 1; v <= daemons(); ++v) hosts[v] = printable(daemon_[v].host);
+  return std::make_unique<pmi::FenceRoot>(*plan_.tree, launch::ranks_per_daemon(command.placements, daemons()),
+                                          plan_.pmi_bound, std::move(hosts));
+}
+
 void JobLaunch::on_fence(ProcessName from, std::span<const std::uint8_t> bytes) {
   auto m = launch::decode(bytes);
+  if (m && launch::job_of(m.value()) != 0) {
+    if (held_ && hold_->job_message) hold_->job_message(from, std::move(m.value()));
+    return;
+  }
   // From the command on: with an early start, still in WireUp.
   if (!m || !std::holds_alternative<launch::FenceData>(m.value()) || !fences_ ||
       (machine_->phase() != JobPhase::Running && machine_->phase() != JobPhase::WireUp)) {

@@ -92,7 +92,8 @@ class JobLaunch {
      * others are held still (JobMachine::hold). */
     std::function<void(std::uint32_t vpid, const std::string& what)> dropped;
     /* A message of a DVM job (its number not 0) from daemon `from`: an
-     * ExitRecord, RankAbort, JobFailure, OutputChunk or StdinCredit. */
+     * ExitRecord, RankAbort, JobFailure, OutputChunk, StdinCredit or
+     * FenceData. */
     std::function<void(ProcessName from, launch::WireMessage message)> job_message;
   };
   /* Before run(): once every daemon is up and wired (data-plane round,
@@ -112,6 +113,9 @@ class JobLaunch {
    * every daemon not gone, down the tree; a command gets the data-plane
    * links first (but no torch master: rank 0's host differs per job). */
   Status to_daemons(launch::WireMessage message);
+  /* The root of `command`'s pmi collectives: over this launch's routing
+   * tree and daemons, held to its bound (pmi_base_max_job_*). */
+  std::unique_ptr<pmi::FenceRoot> fence_root(const launch::LaunchCommand& command) const;
   /* While held: `bytes` of daemon `vpid`'s output were taken by a client. */
   void credit_output(std::uint32_t vpid, std::uint64_t bytes) { output_written(vpid, bytes); }
 
