@@ -302,7 +302,9 @@ void PmiService::on_direct(const launch::PmiDirect& direct) {
 void PmiService::end() {
   for (const auto& s : served_) {
     if (s->started) s->module->job_end(s->served_job);
-    if (s->warmed && s->module->warm_end != nullptr) s->module->warm_end(s->module->self);
+    // Job 0's service is the daemon's own, made first and ended last: its
+    // end is the module's on this daemon (a DVM job's is one of many).
+    if (job_ == 0 && (s->warmed || s->started) && s->module->warm_end != nullptr) s->module->warm_end(s->module->self);
     s->served_job = nullptr;
     s->started = false;
     s->warmed = false;

@@ -11,11 +11,15 @@
 #   count     COUNT jobs in a row: the rate of the last 1000 against the
 #             first 1000's (no slowdown as jobs accumulate)
 #   daemons   the daemons' open descriptors and RSS before and after
+#   mpi       MPI_JOBS jobs in a row of an MPI program (test/mpi/mpi_exchange.c,
+#             2 ranks) of each flavour whose compiler is installed (MPICH's
+#             mpicc.mpich, Open MPI's mpicc.openmpi): the time a job and the
+#             daemons' descriptors and RSS after the first and the last job
 # Flux's and PRRTE's published figures are printed beside ours, with where
 # they come from (neither is in Debian 12, so neither runs here).
 #
 #   run-dvm-bench.sh --builddir DIR [--nodes N] [--jobs N] [--conc N]
-#                    [--inflight N] [--count N] [--repeat N]
+#                    [--inflight N] [--count N] [--repeat N] [--mpi-jobs N]
 set -euo pipefail
 me=run-dvm-bench.sh
 usage() {
@@ -23,7 +27,7 @@ usage() {
 }
 
 builddir= srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-nodes=8 jobs=200 conc=1000 inflight=16 count=2000 repeat=5 wrappers=0 limit=60
+nodes=8 jobs=200 conc=1000 inflight=16 count=2000 repeat=5 mpi_jobs=500 wrappers=0 limit=60
 while [ $# -gt 0 ]; do
     case $1 in
         --builddir) builddir=$2; shift 2 ;;
@@ -34,12 +38,13 @@ while [ $# -gt 0 ]; do
         --inflight) inflight=$2; shift 2 ;;
         --count) count=$2; shift 2 ;;
         --repeat) repeat=$2; shift 2 ;;
+        --mpi-jobs) mpi_jobs=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
     esac
 done
 . "$srcdir/test/bench/bench_lib.sh"
-bench_whole_numbers "$nodes" "$jobs" "$conc" "$inflight" "$count" "$repeat"
+bench_whole_numbers "$nodes" "$jobs" "$conc" "$inflight" "$count" "$repeat" "$mpi_jobs"
 bench_dirs
 bench_programs
 bench_work dvm-bench
@@ -190,6 +195,25 @@ read -r fds1 rss1 <<<"$(daemon_figures)"
 echo "descriptors: $fds0 -> $fds1; RSS: $rss0 kB -> $rss1 kB ($((rss1 - rss0)) kB)"
 figure dvm_daemons_fd_delta $((fds1 - fds0)) fds
 figure dvm_daemons_rss_delta_kb $((rss1 - rss0)) kB
+
+banner "mpi: $mpi_jobs jobs in a row of an MPI program (2 ranks) of each flavour"
+for flavour in mpich openmpi; do
+    if ! command -v "mpicc.$flavour" >/dev/null; then
+        echo "SKIP: $flavour (mpicc.$flavour is not installed)"
+        continue
+    fi
+    program="$work/mpi_exchange.$flavour"
+    "mpicc.$flavour" -o "$program" "$srcdir/test/mpi/mpi_exchange.c" >"$work/cc.out" 2>&1 || die "mpicc.$flavour: $(cat "$work/cc.out")"
+    "${orca[@]}" --dvm -n 2 "$program" >/dev/null || die "the first $flavour job failed"
+    read -r mfds0 mrss0 <<<"$(daemon_figures)"
+    mpi_ms=$(run_n "$mpi_jobs" "${orca[@]}" --dvm -n 2 "$program")
+    read -r mfds1 mrss1 <<<"$(daemon_figures)"
+    echo "$flavour: $(per_job "$mpi_jobs" "$mpi_ms") ms a job; descriptors $mfds0 -> $mfds1;" \
+        "RSS $mrss0 kB -> $mrss1 kB ($((mrss1 - mrss0)) kB over the daemons after the first job and the last)"
+    figure "dvm_mpi_${flavour}_ms_per_job" "$(per_job "$mpi_jobs" "$mpi_ms")" ms
+    figure "dvm_mpi_${flavour}_rss_delta_kb" $((mrss1 - mrss0)) kB
+    figure "dvm_mpi_${flavour}_fd_delta" $((mfds1 - mfds0)) fds
+done
 
 banner "published figures of other tools (not run here)"
 cat <<'EOF'

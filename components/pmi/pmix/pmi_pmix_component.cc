@@ -1,6 +1,7 @@
 // pmi/pmix: a PMIx server (the PMIx reference library) for programs built
-// with Open MPI, served by PmixServer; libpmix is opened only when a
-// daemon starts one (pmix_library.h).
+// with Open MPI: one PmixServer a daemon, a PmixJob (namespace) a job;
+// libpmix is opened only when a daemon starts one (pmix_library.h).
+#include "pmix_job.h"
 #include "pmix_server.h"
 
 #include <orca/component_glue.h>
@@ -43,29 +44,35 @@ const orca_mca_var_decl kVars[] = {
 };
 
 struct State {
+  // libpmix allows one server a process: one PmixServer serves every job
+  // of the daemon, each its own namespace (PmixJob).
+  static constexpr bool kManyJobs = true;
   int priority_value = 0;
   bool open_mpi_4 = true;
   bool share_topology = true;
   // Opened by the first server, and kept: the servers call into it.
   std::optional<orca::pmi::PmixLibrary> library;
-  // One job at a time: libpmix allows one server a process, and
-  // PmixServer serves one namespace.
-  orca::pmi::PmiJobs<orca::pmi::PmixServer> jobs;
-  // Started by warm_up, before the job: libpmix's server, waiting for the
-  // job's namespace.
-  std::unique_ptr<orca::pmi::PmixServer> warmed;
+  // Started by warm_up before the first job (or by the first job), and
+  // kept while the daemon serves jobs: the daemon's first job's end
+  // (warm_end) drops it once no job is left.
+  std::unique_ptr<orca::pmi::PmixServer> server;
+  orca::pmi::PmiJobs<orca::pmi::PmixJob> jobs;  // after server: they go first
   orca_pmi_module module{};
-  void warm_up(const orca_pmi_host& host, const orca_pmi_job& job) { warmed = start_server(host, job); }
-  void end_warm_up() { warmed.reset(); }
-  orca::pmi::PmixServer::Options options() const { return {.open_mpi_4 = open_mpi_4, .share_topology = share_topology}; }
-  std::unique_ptr<orca::pmi::PmixServer> make_server(const orca_pmi_host& host, const orca_pmi_job& job) {
-    auto s = warmed ? std::move(warmed) : start_server(host, job);
-    s->start_job(job);
-    return s;
+  void warm_up(const orca_pmi_host& host, const orca_pmi_job& job) {
+    if (!server) server = start_server(host, job);
+  }
+  void end_warm_up() {
+    if (jobs.empty()) server.reset();
+  }
+  std::unique_ptr<orca::pmi::PmixJob> make_server(const orca_pmi_host& host, const orca_pmi_job& job) {
+    if (!server) server = start_server(host, job);
+    return std::make_unique<orca::pmi::PmixJob>(*server, host, job);
   }
   std::unique_ptr<orca::pmi::PmixServer> start_server(const orca_pmi_host& host, const orca_pmi_job& job) {
     if (!library) library.emplace(orca::pmi::PmixLibrary::open());
-    return std::make_unique<orca::pmi::PmixServer>(*library, host, job, options());
+    return std::make_unique<orca::pmi::PmixServer>(*library, host, job,
+                                                   orca::pmi::PmixServer::Options{.open_mpi_4 = open_mpi_4,
+                                                                                  .share_topology = share_topology});
   }
   void* handle() noexcept { return &module; }
   int priority() const noexcept { return priority_value; }

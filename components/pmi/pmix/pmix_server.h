@@ -1,51 +1,41 @@
-// PmixServer: pmi/pmix's side of one job on one daemon, through the PMIx
-// reference library (libpmix): the server is initialised with the job's
-// directory for its rendezvous (on a thread of its own, started before the
-// job's command: pmi warm_up), the job's namespace registered with what
-// Open MPI reads at MPI_Init (sizes, node and process maps, each rank's
-// local and node rank) once the command gives the ranks (start_job), and
-// each local rank registered and given its environment by
-// PMIx_server_setup_fork before it starts.
+// PmixServer: pmi/pmix's PMIx server in one daemon, through the PMIx
+// reference library (libpmix): initialised once, with the directory of
+// the daemon's first job for its rendezvous (on a thread of its own,
+// started before the job's command: pmi warm_up), and kept while the
+// daemon serves jobs; each job is a PmixJob (its namespace), registered
+// here by name.
 //
-// libpmix calls back from its own progress thread: fence, direct modex,
-// abort, connect and finalize only post to the event loop (LoopHandoff)
-// and everything else happens there.
-//   fence       libpmix gathers this node's ranks and calls fence_nb once
-//               with their blob: it goes to the host (contribute) under
-//               the key of this node; release() hands libpmix every
-//               node's blob, concatenated.
-//   direct      libpmix asks for a remote rank's blob: the request goes to
-//               the daemon of that rank (host send), which asks its own
-//               libpmix (PMIx_server_dmodex_request) and sends the answer.
-//   abort       a rank's PMIx_Abort: a rank event; the rank is released.
-// libpmix allows one server per process and passes fence and direct modex
-// calls no context, so the one live server is found through a file-local
-// pointer (set in the constructor, cleared after PMIx_server_finalize).
+// libpmix calls back from its own progress thread, with no context but
+// the namespace: client connected and finalized, abort, fence and direct
+// modex only post to the event loop (LoopHandoff), where the job of that
+// namespace handles them (pmix_job.h); a call for a namespace no longer
+// served is answered "not found" (or just released, for an abort).
+// libpmix allows one server per process, so the one live server is found
+// through a file-local pointer (set in the constructor, cleared after
+// PMIx_server_finalize).
 #ifndef ORCA_COMPONENTS_PMI_PMIX_PMIX_SERVER_H
 #define ORCA_COMPONENTS_PMI_PMIX_PMIX_SERVER_H
 
-#include "job_layout.h"
 #include "loop_handoff.h"
 #include "pmix_library.h"
 
 #include <orca/event_loop.h>
 #include <orca/pmi.h>
-#include <orca/result.h>
 
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace orca::pmi {
 
+class PmixJob;
+
 class PmixServer {
  public:
-  /* Starts libpmix's server for `job` on this node: what needs only the
-   * job's name and this node (job.size may be 0: the ranks are not known
-   * yet). Throws std::runtime_error (the reason, with libpmix's status)
-   * when the server cannot start. */
   struct Options {
     /* Add to each rank's environment what Open MPI 4 needs to read PMIx
      * (pmi_pmix_open_mpi_4). */
@@ -53,41 +43,50 @@ class PmixServer {
     /* Give the ranks this daemon's topology (pmi_pmix_share_topology). */
     bool share_topology = true;
   };
+  /* Starts libpmix's server on this node, for the jobs to come: what
+   * needs only the first job's name (the server's own namespace is it,
+   * with "-daemons"), this node and its directory (`host`'s
+   * job_directory), on a thread of its own. Throws std::runtime_error
+   * (the reason) when the server cannot start; a failure on the thread is
+   * thrown by ready(). */
   PmixServer(const PmixLibrary& lib, const orca_pmi_host& host, const orca_pmi_job& job, Options options);
-  /* Registers the job's namespace (its layout: every rank's node), once,
-   * before any rank is prepared. Throws when libpmix refuses it, or when
-   * `job` is not the job the server was started for. */
-  void start_job(const orca_pmi_job& job);
   ~PmixServer();
   PmixServer(const PmixServer&) = delete;
   PmixServer& operator=(const PmixServer&) = delete;
 
-  /* Registers the rank as a client and sets its PMIx environment (no
-   * descriptor to inherit: *inherit stays -1). */
-  Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
-  void started(std::uint32_t rank, bool ok);
-  void ended(std::uint32_t rank);
-  void release(std::uint64_t epoch, const Kvs& entries);
-  void deliver(std::uint32_t node, std::span<const std::uint8_t> bytes);
+  /* Waits for the thread that starts libpmix; throws why it failed, at
+   * every call once it has. */
+  void ready();
+  const PmixLibrary& library() const noexcept { return lib_; }
+  const Options& options() const noexcept { return options_; }
+  /* This host's topology without I/O devices (after ready()). */
+  hwloc_topology_t topology() const noexcept;
+  /* Runs what libpmix's thread posted so far, now. */
+  void drain() { handoff_.drain(); }
+  void post(std::function<void()> work) { handoff_.post(std::move(work)); }
+
+  /* A job serves namespace `nspace` from now until it goes away. Throws
+   * when another job serves it already. */
+  void attach(const std::string& nspace, PmixJob& job);
+  void detach(const std::string& nspace);
+  /* The job of `nspace`, if one serves it now (the loop's thread only). */
+  PmixJob* job(const std::string& nspace) const;
 
   // Called on libpmix's thread by the module's C callbacks.
+  void on_client(const pmix_proc_t* proc, orca_pmi_rank_event what);
+  pmix_status_t on_abort(const pmix_proc_t* proc, int status, const char* message, pmix_op_cbfunc_t cbfunc,
+                         void* cbdata);
   pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const char* data, size_t ndata,
                          pmix_modex_cbfunc_t cbfunc, void* cbdata);
   pmix_status_t on_direct_modex(const pmix_proc_t* proc, pmix_modex_cbfunc_t cbfunc, void* cbdata);
-  pmix_status_t on_abort(const pmix_proc_t* proc, int status, const char* message, pmix_op_cbfunc_t cbfunc,
-                         void* cbdata);
-  void on_client(const pmix_proc_t* proc, orca_pmi_rank_event what);
+  /* libpmix's answer (on its thread) to another node's request for a
+   * rank of `nspace`: to that job, on the loop. */
+  void answered(const std::string& nspace, std::uint32_t to_node, std::uint64_t id, pmix_status_t status, std::string blob);
+  /* The live server, for libpmix's callbacks (nullptr: none). */
+  static PmixServer* live() noexcept;
 
  private:
-  static std::string job_directory(const orca_pmi_host& host);
-  struct Pending {
-    pmix_modex_cbfunc_t cbfunc = nullptr;
-    void* cbdata = nullptr;
-  };
-  void register_namespace(const orca_pmi_job& job);
-  void answer_request(std::uint32_t from_node, std::uint64_t id, std::uint32_t rank);
-  void log(int level, const std::string& text);
-
+  static std::string first_directory(const orca_pmi_host& host);
   /* This host's topology without I/O devices, which libpmix would
    * otherwise discover in full (PCI, GL, OpenCL: tens of ms) at every
    * job's start, only to share cores and caches with the ranks. */
@@ -99,34 +98,22 @@ class PmixServer {
     Topology(const Topology&) = delete;
     Topology& operator=(const Topology&) = delete;
   };
-
   class PluginBlacklist;
-  /* Waits for the thread that starts libpmix (see the constructor), and
-   * rethrows why it failed. */
-  void ready();
   void start_library();  // on the starting thread: the topology, PMIx_server_init
 
   const PmixLibrary& lib_;  // outlives the server (its component's state holds it)
-  orca_pmi_host host_;
-  std::unique_ptr<Topology> topology_;  // made on the starting thread
+  Options options_;
   EventLoop loop_;
   LoopHandoff handoff_;
-  std::string nspace_;
-  JobLayout layout_;
-  std::vector<std::uint32_t> rank_node_;
+  std::string nspace_;  // the first job's: the server's own is it with "-daemons"
   std::uint32_t node_ = 0;
-  std::string tmpdir_;
-  /* OMPI_MCA_orte_local_daemon_uri for Open MPI 4; empty: not set. */
-  std::string placeholder_daemon_;
-  bool share_topology_ = true;
-  bool initialized_ = false;  // written by the starting thread: read after ready()
-  bool registered_ = false;
+  std::string tmpdir_;  // the rendezvous
+  std::unique_ptr<Topology> topology_;  // made on the starting thread
+  bool initialized_ = false;            // written by the starting thread: read after ready()
+  std::optional<std::string> failed_;   // why the start failed, once ready() saw it
+  std::map<std::string, PmixJob*, std::less<>> jobs_;
   std::unique_ptr<PluginBlacklist> no_io_plugins_;
   std::future<void> library_;  // the starting thread; last, so that it ends before the rest goes
-  std::uint64_t next_epoch_ = 0;
-  std::map<std::uint64_t, Pending> fences_;
-  std::uint64_t next_request_ = 0;
-  std::map<std::uint64_t, Pending> requests_;
 };
 
 }  // namespace orca::pmi

@@ -61,7 +61,7 @@ extern "C" {
  * 5: job handles: job_start gives the job's handle, which every call for
  *    that job takes, so that a module may serve several jobs of one
  *    daemon at once (a DVM's) when it says so (many_jobs); warm_end ends
- *    a warm-up no job took (job_end did). */
+ *    what outlives the jobs (job_end ended it with the one job). */
 #define ORCA_PMI_INTERFACE_VERSION 5u
 
 struct event_base;
@@ -174,8 +174,10 @@ typedef struct orca_pmi_module {
      * FAILED with a reason: the daemon logs it, and job_start does
      * everything. */
     orca_mca_rc (*warm_up)(void *self, const orca_pmi_host *host, const orca_pmi_job *job, orca_mca_reason *why);
-    /* NULL when warm_up is. Drops what warm_up made and no job_start took
-     * (a daemon without ranks); harmless after a job took it. */
+    /* NULL when warm_up is. The daemon's own job is over (a standalone
+     * daemon's one job, with or without ranks here; a DVM's daemon at its
+     * end): drop what warm_up, or a job_start, set up for every job, once
+     * no job is left. */
     void (*warm_end)(void *self);
 } orca_pmi_module;
 

@@ -16,7 +16,7 @@
  *       what needs no ranks, before the job (orca_pmi_module's warm_up;
  *       throws with the reason), and then
  *   void end_warm_up();
- *       drops what warm_up made and job_start did not take (warm_end)
+ *       drops what warm_up made for every job, when none is left (warm_end)
  * Server must provide
  *   Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
  *   void started(std::uint32_t rank, bool ok);

@@ -333,15 +333,6 @@ Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   if (Status st = forward_environment(rt, options, plan); !st) return st;
   if (Status st = choose_working_directory(options, plan); !st) return st;
   if (Status st = choose_apps(options, plan); !st) return st;
-  for (const auto& app : plan.apps) {
-    const auto program = launch::inspect_program(app.argv.front(), link_environment(plan.environment));
-    // pmi/simple serves each DVM job its own PMI-1/2 key space; pmi/pmix
-    // serves one job at a time, so an Open MPI rank would start alone.
-    if (!program.pmix_library.empty()) {
-      return Message("orcarun", "dvm-no-pmix-yet",
-                     {{"command", printable(app.argv.front())}, {"library", printable(program.pmix_library)}});
-    }
-  }
   return {};
 }
 

@@ -18,10 +18,8 @@ Status make_plan(Runtime& rt, const Options& options, JobPlan& plan);
 
 /* A job for a running DVM (orcarun --dvm), whose controller maps it: its
  * forwarded variables, directory and programs (plan.environment,
- * working_directory, apps). Errors: make_plan's for those; a program that
- * links a PMIx client (orcarun/dvm-no-pmix-yet): a DVM's daemons serve
- * each job PMI-1/2 (pmi/simple) but PMIx to one job at a time, and such a
- * rank would run alone. */
+ * working_directory, apps). Errors: make_plan's for those. The program
+ * is not read: the DVM's daemons serve every job PMI-1/2 and PMIx. */
 Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan);
 
 /* Daemons that will run jobs not known yet (orcadvm start): the same
