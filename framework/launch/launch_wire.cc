@@ -282,6 +282,7 @@ void startup_fields(IO& io, M& m) {
     io.u32("size", m.size);
     io.i32("stdin_target", m.stdin_target);
     io.boolean("merge_stderr", m.merge_stderr);
+    io.texts("pmi_left_out", m.pmi_left_out);
   }
 }
 
@@ -445,6 +446,7 @@ void dvm_job_fields(IO& io, M& m) {
     io.i32("stdin_target", m.stdin_target);
     io.boolean("merge_stderr", m.merge_stderr);
     io.u64("timeout_ms", m.timeout_ms);
+    io.texts("pmi_left_out", m.pmi_left_out);
   } else if constexpr (std::is_same_v<T, DvmJobState>) {
     io.u32("job", m.job);
     io.u32("ranks", m.ranks);

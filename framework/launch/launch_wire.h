@@ -238,6 +238,8 @@ struct LaunchCommand {
   std::uint32_t size = 0;                // ranks in all
   std::int32_t stdin_target = 0;         // a rank, or kStdinNone / kStdinAll
   bool merge_stderr = false;             // --merge-stderr-to-stdout: one pipe for both, from the start
+  std::vector<std::string> pmi_left_out;  // pmi components the job's ranks do not need ("pmix", "simple"):
+                                          // a DVM job's (a standalone run's daemons do not load them)
 };
 
 inline constexpr std::int32_t kStdinNone = -1;
@@ -388,6 +390,7 @@ struct DvmSubmit {
   std::int32_t stdin_target = kStdinNone;
   bool merge_stderr = false;
   std::uint64_t timeout_ms = 0;          // --timeout (0: none)
+  std::vector<std::string> pmi_left_out;  // pmi components its programs do not need (LaunchCommand's)
 };
 
 /* The controller -> a client: its job's number once admitted (started

@@ -65,6 +65,11 @@ Status PmiService::start(const launch::LaunchCommand& command) {
   started_ = true;
   if (ranks_at[self] == 0) return {};
   if (Status st = open_modules(); !st) return st;
+  // What the job's programs cannot use (a DVM job's, decided by its
+  // client) is not started for it.
+  std::erase_if(served_, [&](const auto& s) {
+    return std::find(command.pmi_left_out.begin(), command.pmi_left_out.end(), s->component) != command.pmi_left_out.end();
+  });
 
   JobView view;
   describe_job(view, command.size, rank_node.data(), local_rank.data());

@@ -11,7 +11,7 @@
 #                     (bench_need_namespaces: 0 when unset)
 #   ompi_if           --mca oob_tcp_if_include for mpirun ("" for none)
 # Variables it sets: netcluster (bench_netcluster); netcluster agent orcarun
-#   orcad programs components orca_env ompi hydra (bench_programs);
+#   orcad orcadvm programs components orca_env ompi hydra (bench_programs);
 #   orca_env (bench_orca_env); work prefix (bench_work); prefix
 #   (bench_prefix); NETNS_AGENT_PREFIX NETNS_AGENT_UTS h1 (bench_cluster).
 # A script may define bench_on_exit (run first on exit),
@@ -95,6 +95,9 @@ bench_programs() {
     fi
     [ -x "$orcarun" ] || die "no $orcarun (build it first)"
     [ -x "$orcad" ] || die "no $orcad (build it first)"
+    # orcadvm, for the benches of jobs on a DVM (checked where used).
+    orcadvm="$builddir/framework/tools/orcadvm/.libs/orcadvm"
+    [ "$wrappers" = 0 ] && is_elf "$orcadvm" || orcadvm="$builddir/framework/tools/orcadvm/orcadvm"
     components="$builddir/test/bench/components"
     mkdir -p "$components"
     find "$components" -maxdepth 1 -type l -delete

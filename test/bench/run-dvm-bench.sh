@@ -15,6 +15,7 @@
 #             2 ranks) of each flavour whose compiler is installed (MPICH's
 #             mpicc.mpich, Open MPI's mpicc.openmpi): the time a job and the
 #             daemons' descriptors and RSS after the first and the last job
+#             (--mpi-jobs 0: none)
 # Flux's and PRRTE's published figures are printed beside ours, with where
 # they come from (neither is in Debian 12, so neither runs here).
 #
@@ -44,12 +45,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 . "$srcdir/test/bench/bench_lib.sh"
-bench_whole_numbers "$nodes" "$jobs" "$conc" "$inflight" "$count" "$repeat" "$mpi_jobs"
+bench_whole_numbers "$nodes" "$jobs" "$conc" "$inflight" "$count" "$repeat"
+[[ $mpi_jobs =~ ^[0-9]+$ ]] || die "--mpi-jobs takes a whole number (0: no MPI jobs), not '$mpi_jobs'"
 bench_dirs
 bench_programs
 bench_work dvm-bench
-orcadvm="$builddir/framework/tools/orcadvm/.libs/orcadvm"
-[ -x "$orcadvm" ] || orcadvm="$builddir/framework/tools/orcadvm/orcadvm"
 [ -x "$orcadvm" ] || die "no $orcadvm (build it first)"
 export XDG_RUNTIME_DIR="$work/run"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
@@ -198,7 +198,10 @@ figure dvm_daemons_rss_delta_kb $((rss1 - rss0)) kB
 
 banner "mpi: $mpi_jobs jobs in a row of an MPI program (2 ranks) of each flavour"
 for flavour in mpich openmpi; do
-    if ! command -v "mpicc.$flavour" >/dev/null; then
+    if [ "$mpi_jobs" = 0 ]; then
+        echo "SKIP: --mpi-jobs 0"
+        break
+    elif ! command -v "mpicc.$flavour" >/dev/null; then
         echo "SKIP: $flavour (mpicc.$flavour is not installed)"
         continue
     fi

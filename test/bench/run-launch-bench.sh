@@ -25,6 +25,9 @@
 #   5. start-up phases: orcarun --timing (median over section 2's runs),
 #      and, with strace, each orcad's own phases from time-stamped system
 #      calls (a one-off traced run: strace slows the traced calls a little)
+#   2b. dvm: `orcarun --dvm -n K hostname` on a DVM that orcadvm started
+#      once over the largest K's hosts (same agent), median of --repeat,
+#      against section 2's cold orcarun and Hydra launches
 #   6. the data plane: orcarun with the address gather and choice
 #      (orcarun_data_plane all, the default, and the round asked for:
 #      hostname itself needs none) against without (none), and
@@ -65,7 +68,7 @@ Usage: $me --builddir DIR [OPTIONS]
   --wrappers            run orcarun/orcad through the libtool wrappers
                         (default: the real programs in .libs, LD_LIBRARY_PATH set)
   --limit SECONDS       timeout of each launcher call (default 60)
-  --only LIST           comma-separated sections to run: local,launch,tree,rss,startup,data
+  --only LIST           comma-separated sections to run: local,launch,dvm,tree,rss,startup,data
 USAGE
 }
 
@@ -87,7 +90,7 @@ ompi_if=
 uts=1
 wrappers=0
 limit=60
-only=local,launch,tree,rss,startup,data
+only=local,launch,dvm,tree,rss,startup,data
 while [ $# -gt 0 ]; do
     case $1 in
         --builddir) builddir=$2; shift 2 ;;
@@ -124,7 +127,11 @@ have_strace=0
 command -v strace >/dev/null && strace -f --seccomp-bpf -o /dev/null -e trace=execve true 2>/dev/null && have_strace=1
 
 # The RSS sampler (section 4) stops once rss.stop exists.
-bench_on_exit() { [ -e "$work/rss.stop" ] || touch "$work/rss.stop" 2>/dev/null || true; }
+dvm_pid=
+bench_on_exit() {
+    [ -e "$work/rss.stop" ] || touch "$work/rss.stop" 2>/dev/null || true
+    [ -z "$dvm_pid" ] || kill "$dvm_pid" 2>/dev/null || true  # its daemons end with it
+}
 bench_work launch
 
 # --- helpers ----------------------------------------------------------------
@@ -308,6 +315,51 @@ if want launch; then
     grep '^FIGURE' "$work/cpu.table"
     echo "  (a process no ancestor waits for is not counted: Open MPI's orteds are left out once mpirun stops"
     echo "   waiting for their agents, so its figure can be short of the real cost)"
+fi
+
+# --- 2b. jobs on a DVM ------------------------------------------------------
+# on_h1 CMD...: CMD in h1's namespace, with h1's host name (as timed runs it).
+on_h1() { ip netns exec "$prefix-$h1" unshare --uts bash -c 'echo "$0" >/proc/sys/kernel/hostname && exec "$@"' "$h1" "$@"; }
+if want dvm; then
+    kd=${sizes##* }
+    for k in $sizes; do [ "$k" -gt "$kd" ] && kd=$k; done
+    [ -x "$orcadvm" ] || die "no $orcadvm (build it first)"
+    banner "2b. dvm: orcarun --dvm -n K hostname on a DVM started once over $kd hosts (orcadvm start, the same agent), median of $repeat (plus 1 warm-up)"
+    dvm_run="$work/dvm-run"
+    mkdir -m 700 "$dvm_run"
+    t=$EPOCHREALTIME
+    on_h1 env XDG_RUNTIME_DIR="$dvm_run" "${orca_env[@]}" "$orcadvm" start --mca plm_rsh_agent "$agent" \
+        --mca plm_base_daemon "$orcad" --host "$(hosts_list "$kd")" >"$work/dvm.out" 2>"$work/dvm.err" </dev/null &
+    dvm_pid=$!
+    for ((i = 0; i < limit * 20; i++)); do
+        grep -q '^orcadvm: DVM .* is up' "$work/dvm.out" 2>/dev/null && break
+        kill -0 "$dvm_pid" 2>/dev/null || die "orcadvm start ended: $(cat "$work/dvm.err")"
+        sleep 0.05
+    done
+    grep -q 'is up' "$work/dvm.out" || die "the DVM did not come up on $kd hosts: $(cat "$work/dvm.err")"
+    echo "  the DVM is up on $kd hosts in $(elapsed "$t") s (to its ready line, polled every 50 ms)"
+    printf '%5s %11s %11s %11s %12s %12s\n' K "dvm ms" "orcarun ms" "hydra ms" "dvm/orcarun" "dvm/hydra"
+    for k in $sizes; do
+        : >"$work/launch.dvm.$k"
+        for ((r = 0; r <= repeat; r++)); do
+            ms=$(run_one "$h1" "dvm-$k" "$k" env XDG_RUNTIME_DIR="$dvm_run" "${orca_env[@]}" "$orcarun" --dvm -n "$k" hostname)
+            [ "$r" = 0 ] || echo "$ms" >>"$work/launch.dvm.$k"
+        done
+        declare -A med=()
+        for l in dvm orca hydra; do
+            med[$l]=-
+            [ -s "$work/launch.$l.$k" ] && med[$l]=$(grep -v fail "$work/launch.$l.$k" | median)
+        done
+        printf '%5s %11s %11s %11s %12s %12s\n' "$k" "${med[dvm]}" "${med[orca]}" "${med[hydra]}" \
+            "$(ratio "${med[dvm]}" "${med[orca]}")" "$(ratio "${med[dvm]}" "${med[hydra]}")"
+        figure "dvm_k${k}" "${med[dvm]}" ms
+        figure "dvm_k${k}_ratio_hydra" "$(ratio "${med[dvm]}" "${med[hydra]}")" ratio
+        unset med
+    done
+    echo "  (orcarun and hydra: section 2's medians, cold launches of the same job; - where section 2 did not run)"
+    on_h1 env XDG_RUNTIME_DIR="$dvm_run" "${orca_env[@]}" "$orcadvm" stop >/dev/null 2>&1 || kill "$dvm_pid" 2>/dev/null || true
+    wait "$dvm_pid" 2>/dev/null || true
+    dvm_pid=
 fi
 
 # --- 3. flat vs tree spawn -------------------------------------------------

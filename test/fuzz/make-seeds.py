@@ -81,7 +81,7 @@ command = (bytes([3]) + u32(0) + u32(2) + u32(0) + texts(["hostname", "-s"]) + t
            texts(["A=1"]) + u32(1) + text("b-1-2") + text("eth1") + text("10.0.1.2") + u32(24) + bytes([0]) +
            texts(["ompi"]) + text("10.0.1.2") + u32(29500) +
            u32(2) + u32(0) + u32(1) + u32(0) + u32(1) + u32(2) + u32(0) + texts(["0-1", "2-3"]) +
-           u32(2) + i32(-1) + bytes([0]))
+           u32(2) + i32(-1) + bytes([0]) + texts(["pmix"]))
 output = bytes([4]) + u32(7) + u32(3) + bytes([1, 0, 1]) + text(b"prompt> ")
 exit_record = bytes([5]) + u32(0) + u32(3) + i32(0x100) + bytes([1]) + text("") + bytes([1])  # pmi: initialized
 teardown = bytes([6]) + u32(0) + i32(15) + text("interrupted")
@@ -105,7 +105,7 @@ dvm_submit = (bytes([24]) + text("1438355893.1073741826;host=b-1-2;usock=@orca/y
               u32(2) + u32(0) + texts(["./a"]) + texts([]) + text("/tmp") + bytes([0]) +
               u32(2) + texts(["./b"]) + texts(["ROLE=b"]) + text("/tmp") + bytes([1]) +
               u32(2) + u32(2) + u32(1) + texts(["A=1"]) + text("slot") + u32(0) + bytes([0, 1]) + i32(-1) + bytes([0]) +
-              u64(30000))
+              u64(30000) + texts(["simple"]))
 dvm_job_state = bytes([25]) + u32(7) + u32(4) + bytes([1, 1]) + i32(130)
 write("launch_wire", "dvm-submit", dvm_submit)
 write("launch_wire", "dvm-job-state", dvm_job_state)

@@ -135,6 +135,7 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
   command.placements = launch::rank_placements(map.value());
   command.stdin_target = submit.stdin_target;
   command.merge_stderr = submit.merge_stderr;
+  command.pmi_left_out = submit.pmi_left_out;
   const launch::DvmJobRequest request{.id = job->id,
                                       .slots = std::vector<unsigned>(map->local_sizes.begin(), map->local_sizes.end()),
                                       .wait = submit.wait,

@@ -60,6 +60,7 @@ struct JobPlan {
   bool mesh_check = false;                       // --mesh-check / orcarun_mesh_check
   std::chrono::milliseconds mesh_check_timeout{3000};
   std::vector<std::string> unused_components;  // "framework/component" the daemons do not load (daemon_components.h)
+  std::vector<std::string> pmi_left_out;       // a DVM job's: the pmi components its programs do not need
   std::string working_directory;  // the ranks' (absolute): --wdir's, else orcarun's own
   std::vector<launch::AppSpec> apps;         // the programs (MPMD: several) by first rank, for the launch command
   std::optional<OutputFiles> output_files;  // --output-filename: the ranks' output goes there

@@ -333,6 +333,24 @@ Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   if (Status st = forward_environment(rt, options, plan); !st) return st;
   if (Status st = choose_working_directory(options, plan); !st) return st;
   if (Status st = choose_apps(options, plan); !st) return st;
+  // The DVM's daemons loaded every PMI server; each job's ranks get those
+  // its programs may use, decided as a standalone run decides them (a
+  // PMIx namespace costs each daemon of the job a few ms).
+  if (Status st = launch::declare_launcher_variables(rt.registry()); !st) return st;
+  const auto launcher = launch::launcher_settings(rt.registry());
+  auto pmix_mode = launch::parse_pmi_server_mode("orcarun_pmix_server", launcher.pmix_server);
+  if (!pmix_mode) return pmix_mode.error();
+  auto simple_mode = launch::parse_pmi_server_mode("orcarun_pmi_simple_server", launcher.pmi_simple_server);
+  if (!simple_mode) return simple_mode.error();
+  bool pmix = false;
+  bool simple = false;
+  for (const auto& app : plan.apps) {
+    const auto program = launch::inspect_program(app.argv.front(), link_environment(plan.environment));
+    pmix = pmix || launch::choose_pmix_server(pmix_mode.value(), program).start;
+    simple = simple || launch::choose_pmi_simple_server(simple_mode.value(), program).start;
+  }
+  if (!pmix) plan.pmi_left_out.emplace_back("pmix");
+  if (!simple) plan.pmi_left_out.emplace_back("simple");
   return {};
 }
 

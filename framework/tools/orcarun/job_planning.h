@@ -18,8 +18,10 @@ Status make_plan(Runtime& rt, const Options& options, JobPlan& plan);
 
 /* A job for a running DVM (orcarun --dvm), whose controller maps it: its
  * forwarded variables, directory and programs (plan.environment,
- * working_directory, apps). Errors: make_plan's for those. The program
- * is not read: the DVM's daemons serve every job PMI-1/2 and PMIx. */
+ * working_directory, apps), and the PMI servers its programs do not need
+ * (pmi_left_out: as make_plan decides what the daemons start, from
+ * orcarun_pmix_server, orcarun_pmi_simple_server and what each program
+ * links). Errors: make_plan's for those. */
 Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan);
 
 /* Daemons that will run jobs not known yet (orcadvm start): the same

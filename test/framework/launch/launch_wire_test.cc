@@ -55,6 +55,7 @@ std::vector<WireMessage> samples() {
   l.size = 3;
   l.stdin_target = kStdinAll;
   l.merge_stderr = true;
+  l.pmi_left_out = {"pmix"};
   l.links = {{"boot:ns1", "eth1", "10.0.1.2", 24, false}, {"boot:ns2", "ens3", "fd00::2", 64, true}};
   l.families = {"ompi", "gloo"};
   l.master_address = "10.0.1.2";
@@ -200,6 +201,7 @@ TEST(LaunchWire, EveryKindRoundTrips) {
   EXPECT_EQ(cmd.apps[0].directory, "/home/user/run 1");
   EXPECT_EQ(cmd.stdin_target, kStdinAll);
   EXPECT_TRUE(cmd.merge_stderr);
+  EXPECT_EQ(cmd.pmi_left_out, (std::vector<std::string>{"pmix"}));
   const WireMessage boot_message = decode(encode(samples()[0]).value()).value();
   const auto& boot = std::get<Bootstrap>(boot_message);
   EXPECT_EQ(boot.hosts, (std::vector<std::string>{"h1", "h2", "h3"}));
@@ -292,7 +294,8 @@ TEST(LaunchWire, DvmJobMessagesRoundTrip) {
                    .wait = false,
                    .stdin_target = kStdinAll,
                    .merge_stderr = true,
-                   .timeout_ms = 0x1'0000'0002ULL};
+                   .timeout_ms = 0x1'0000'0002ULL,
+                   .pmi_left_out = {"pmix", "simple"}};
   const WireMessage sm = round_trip(submit);
   const auto& s = std::get<DvmSubmit>(sm);
   EXPECT_EQ(s.client_uri, submit.client_uri);
@@ -309,6 +312,7 @@ TEST(LaunchWire, DvmJobMessagesRoundTrip) {
   EXPECT_EQ(s.stdin_target, kStdinAll);
   EXPECT_TRUE(s.merge_stderr);
   EXPECT_EQ(s.timeout_ms, 0x1'0000'0002ULL);
+  EXPECT_EQ(s.pmi_left_out, (std::vector<std::string>{"pmix", "simple"}));
   EXPECT_STREQ(kind_name(sm), "dvm submit");
   const WireMessage js = round_trip(DvmJobState{.job = 9, .ranks = 4, .started = true, .ended = true, .exit_status = 130});
   EXPECT_EQ(std::get<DvmJobState>(js).job, 9u);

@@ -528,6 +528,28 @@ mpi_jobs_back_to_back() {
     stop_the_dvm
 }
 
+# Each DVM job gets the PMI servers its programs may use, as a standalone
+# run would: printenv reaches no PMI library and runs no program, so its
+# ranks get neither PMI_FD nor a PMIx namespace; sh may run an MPI program,
+# so its ranks get both, the namespace the job's own (another for the next
+# job).
+pmi_servers_per_job() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2
+    job -n 2 printenv PMI_FD PMIX_NAMESPACE
+    expect_status 1  # printenv: a variable not set
+    expect_no_stdout
+    local first second
+    job -n 2 sh -c 'echo "$PMIX_NAMESPACE ${PMI_FD:+fd}"'
+    expect_status 0
+    first=$(sort -u "$T/out")
+    [[ $first =~ ^orca-[0-9]+-[0-9]+\ fd$ ]] || fail "not one namespace of the job's own and a PMI_FD in each rank: $(cat "$T/out")"
+    job -n 1 sh -c 'echo "$PMIX_NAMESPACE"'
+    second=$(cat "$T/out")
+    [ -n "$second" ] && [ "$second" != "${first% fd}" ] || fail "the next job's namespace is \"$second\", not a new one (the first: ${first% fd})"
+    stop_the_dvm
+}
+
 # MPI jobs of a rank on each of 4 daemons, after a warm-up, leave every
 # daemon with its descriptors, and its memory grown by 2 MB at most: a
 # job's PMI service (its socketpairs, its key space, its PMIx namespace)
@@ -649,5 +671,5 @@ another_user_cannot_submit() {
 
 CASES=(jobs_in_a_row jobs_at_once sigint_ends_that_job_only jobs_share_the_free_slots lost_daemon_ends_its_jobs
        killed_client_ends_its_ranks refused_options daemons_back_to_baseline mpi_jobs_back_to_back
-       mpi_jobs_leave_nothing wrong_secret_cannot_submit another_user_cannot_submit)
+       mpi_jobs_leave_nothing pmi_servers_per_job wrong_secret_cannot_submit another_user_cannot_submit)
 run_dvm_suite OrcadvmJobs "$@"
