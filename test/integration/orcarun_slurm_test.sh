@@ -550,7 +550,8 @@ $(od -c "$cache" | head)"
 }
 
 # A DVM inside the allocation: orcadvm start --daemonize takes the
-# allocation's nodes (its daemons one srun step), status names them, stop
+# allocation's nodes (its daemons one srun step), status names them, a job
+# on it (orcarun --dvm -N 1 hostname) runs a rank on each of them, stop
 # ends them; nothing is left and no step stays in squeue.
 ORCADVM="$ORCA_TEST_BUILDDIR/framework/tools/orcadvm/orcadvm"
 dvm_inside_the_allocation() {
@@ -558,7 +559,8 @@ dvm_inside_the_allocation() {
     mkdir -m 700 "$CASE_TMP/run"
     local rc=0
     client dvm 90 salloc -N 4 env XDG_RUNTIME_DIR="$CASE_TMP/run" sh -c \
-        '"$1" start --daemonize && "$1" status && "$1" stop' sh "$ORCADVM" || rc=$?
+        '"$1" start --daemonize && "$1" status && "$2" --dvm -N 1 hostname && "$1" stop' sh "$ORCADVM" "$ORCARUN" ||
+        rc=$?
     expect_status dvm 0 $rc
     grep -qE "^orcadvm: DVM [0-9]+ is up on 4 host\(s\); contact file $CASE_TMP/run/orca/dvm\.[0-9]+$" "$CASE_TMP/dvm.out" ||
         fail "no ready line: $(output_of dvm)"
@@ -567,6 +569,8 @@ dvm_inside_the_allocation() {
     for h in h2 h3 h4 h5; do
         grep -qE "^  $h  [0-9]+ slot\(s\)  up$" "$CASE_TMP/dvm.out" || fail "status has no $h: $(output_of dvm)"
     done
+    [ "$(grep -xE 'h[2-5]' "$CASE_TMP/dvm.out" | sort -u | wc -l)" = 4 ] && [ "$(grep -cxE 'h[2-5]' "$CASE_TMP/dvm.out")" = 4 ] ||
+        fail "the DVM job did not run one rank on each node: $(output_of dvm)"
     grep -qE "^orcadvm: DVM [0-9]+ stopped$" "$CASE_TMP/dvm.out" || fail "stop: $(output_of dvm)"
     [ -z "$(ls -A "$CASE_TMP/run/orca")" ] || fail "contact files left: $(ls -A "$CASE_TMP/run/orca")"
     expect_nothing_left "$MARK"

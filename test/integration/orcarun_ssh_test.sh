@@ -756,14 +756,45 @@ $(job_output job)"
 
 # A DVM through ssh: orcadvm start --daemonize in h1 keeps a daemon on each
 # of h2..h5 (started by the default agent words), returns once they are up;
-# status names the four hosts, each daemon up; stop returns once the DVM is
-# gone, and nothing is left on any host, nor its contact file.
+# status names the four hosts, each daemon up; jobs run there: one rank on
+# each host (four distinct addresses), and an MPI program of each flavour
+# installed, its collectives through the DVM across the hosts; stop returns
+# once the DVM is gone, and nothing is left on any host, nor its contact
+# file.
 ORCADVM="$ORCA_TEST_BUILDDIR/framework/tools/orcadvm/orcadvm"
 orcadvm_in_h1() {
     orcarun_env env -u ORCA_JOB_SECRET -u ORCA_JOB_SECRET_FD XDG_RUNTIME_DIR="$CASE_DIR/run" \
         "$NETCLUSTER" exec "$P" h1 timeout -k 5 60 "$ORCADVM" "$@" {_privsep_fd}<&-
 }
-dvm_start_status_stop_through_ssh() {
+# dvm_job NAME ARGS...: orcarun --dvm ARGS in h1, the DVM of $CASE_DIR/run;
+# stdout and stderr to $CASE_DIR/NAME.out and .err. Returns its status.
+dvm_job() {
+    local name=$1; shift
+    orcarun_env env -u ORCA_JOB_SECRET -u ORCA_JOB_SECRET_FD XDG_RUNTIME_DIR="$CASE_DIR/run" \
+        "$NETCLUSTER" exec "$P" h1 timeout -k 5 60 "$ORCARUN" --dvm "$@" \
+        >"$CASE_DIR/$name.out" 2>"$CASE_DIR/$name.err" </dev/null {_privsep_fd}<&-
+}
+dvm_jobs_through_ssh() {
+    local rc=0 flavour program n
+    dvm_job hosts -n 4 ip -4 -o addr show dev eth0 || rc=$?
+    [ $rc -eq 0 ] || fail "the DVM job exited with $rc: $(cat "$CASE_DIR/hosts.out" "$CASE_DIR/hosts.err")"
+    n=$(grep -oE 'inet [0-9.]+' "$CASE_DIR/hosts.out" | sort -u | wc -l)
+    [ "$n" = 4 ] && [ "$(wc -l <"$CASE_DIR/hosts.out")" = 4 ] ||
+        fail "not one rank on each of the 4 hosts: $(cat "$CASE_DIR/hosts.out" "$CASE_DIR/hosts.err")"
+    for flavour in mpich openmpi; do
+        command -v "mpicc.$flavour" >/dev/null || { echo "mpicc.$flavour is not installed: no $flavour job through ssh"; continue; }
+        program="$CASE_DIR/mpi_exchange.$flavour"
+        "mpicc.$flavour" -o "$program" "$ORCA_TEST_SRCDIR/test/mpi/mpi_exchange.c" >"$CASE_DIR/cc.out" 2>&1 ||
+            fail "mpicc.$flavour failed: $(cat "$CASE_DIR/cc.out")"
+        chmod 755 "$CASE_DIR" "$program"
+        rc=0
+        dvm_job "$flavour" -n 4 "$program" || rc=$?
+        [ $rc -eq 0 ] || fail "the $flavour DVM job exited with $rc: $(cat "$CASE_DIR/$flavour.out" "$CASE_DIR/$flavour.err")"
+        [ "$(grep -c '^rank [0-3]/4 allreduce=10 ring=[0-3] barrier=ok ' "$CASE_DIR/$flavour.out")" = 4 ] ||
+            fail "the $flavour ranks' lines: $(cat "$CASE_DIR/$flavour.out" "$CASE_DIR/$flavour.err")"
+    done
+}
+dvm_start_status_jobs_stop_through_ssh() {
     ssh_cluster
     mkdir -m 700 "$CASE_DIR/run"
     local rc=0 i pid
@@ -781,6 +812,7 @@ dvm_start_status_stop_through_ssh() {
     for i in 2 3 4 5; do
         grep -qE "^  h$i  [0-9]+ slot\(s\)  up$" "$CASE_DIR/status.out" || fail "status: no h$i: $(cat "$CASE_DIR/status.out")"
     done
+    dvm_jobs_through_ssh
     rc=0
     orcadvm_in_h1 stop >"$CASE_DIR/stop.out" 2>"$CASE_DIR/stop.err" </dev/null || rc=$?
     [ $rc -eq 0 ] || fail "orcadvm stop exited with $rc: $(cat "$CASE_DIR/stop.out" "$CASE_DIR/stop.err")"
@@ -796,7 +828,7 @@ CASES=(flat_launch_runs_every_rank_on_its_host tree_spawn_starts_daemons_from_da
        tree_spawn_parent_death_ends_its_subtree daemon_killed_takes_its_ranks_background_children
        killed_orcarun_leaves_nothing_behind
        agent_messages_are_quoted_without_a_carriage_return forwarded_variables_reach_remote_ranks
-       dvm_start_status_stop_through_ssh)
+       dvm_start_status_jobs_stop_through_ssh)
 
 # Arguments, if any, name the cases to run (by hand: bash orcarun_ssh_test.sh CASE...).
 [ $# -eq 0 ] || CASES=("$@")
