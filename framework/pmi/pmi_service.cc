@@ -119,8 +119,7 @@ Status PmiService::open_modules() {
   opened_ = true;
   for (const PmiModules::Module& m : modules_.modules()) {
     // A DVM's daemon runs several jobs at once: a module that serves one
-    // at a time serves none of them (the DVM's client refuses a program
-    // that needs it).
+    // at a time serves none of them (pmi/simple and pmi/pmix serve many).
     if (job_ != 0 && m.module->many_jobs == 0) {
       log("pmi/" + m.component + " does not serve DVM job " + std::to_string(job_) + ": it serves one job at a time");
       continue;

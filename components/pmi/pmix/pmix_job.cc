@@ -45,23 +45,13 @@ std::vector<std::uint32_t> add_app_info(const PmixLibrary& lib, InfoList& info, 
 
 }  // namespace
 
-// The daemon's directory for this job: its ranks' files live there only.
-std::string PmixJob::job_directory(const orca_pmi_host& host) {
-  orca_mca_reason why{};
-  const char* dir = host.job_directory != nullptr ? host.job_directory(host.host, &why) : nullptr;
-  if (dir == nullptr || *dir == '\0') {
-    throw std::runtime_error(why.text[0] != '\0' ? why.text : "no job directory for the PMIx namespace");
-  }
-  return dir;
-}
-
 PmixJob::PmixJob(PmixServer& server, const orca_pmi_host& host, const orca_pmi_job& job)
     : server_(server),
       lib_(server.library()),
       host_(host),
       nspace_(job.name != nullptr ? job.name : ""),
       node_(job.node),
-      tmpdir_(job_directory(host)) {
+      tmpdir_(host_job_directory(host)) {  // its ranks' files live there only
   server_.ready();
   if (nspace_.empty() || nspace_.size() > PMIX_MAX_NSLEN) throw std::runtime_error("the job's PMI name does not fit a PMIx namespace");
   // Port 1 on loopback: nothing listens there, and no rank connects.

@@ -64,7 +64,6 @@ class PmixJob {
     pmix_modex_cbfunc_t cbfunc = nullptr;
     void* cbdata = nullptr;
   };
-  static std::string job_directory(const orca_pmi_host& host);
   void register_namespace(const orca_pmi_job& job);
   void answer_request(std::uint32_t from_node, std::uint64_t id, std::uint32_t rank);
   void log(int level, const std::string& text);

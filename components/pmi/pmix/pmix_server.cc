@@ -83,13 +83,10 @@ PmixServer::Topology::Topology(const PmixLibrary& lib) : lib_(lib) {
 
 PmixServer::Topology::~Topology() { lib_.hwloc_topology_destroy(topology); }
 
-// The first job's directory: the rendezvous lives there only.
-std::string PmixServer::first_directory(const orca_pmi_host& host) {
+std::string host_job_directory(const orca_pmi_host& host) {
   orca_mca_reason why{};
   const char* dir = host.job_directory != nullptr ? host.job_directory(host.host, &why) : nullptr;
-  if (dir == nullptr || *dir == '\0') {
-    throw std::runtime_error(why.text[0] != '\0' ? why.text : "no job directory for the PMIx rendezvous");
-  }
+  if (dir == nullptr || *dir == '\0') throw std::runtime_error(why.text[0] != '\0' ? why.text : "no job directory for PMIx");
   return dir;
 }
 
@@ -100,7 +97,7 @@ PmixServer::PmixServer(const PmixLibrary& lib, const orca_pmi_host& host, const 
       handoff_(loop_),
       nspace_(job.name != nullptr ? job.name : ""),
       node_(job.node),
-      tmpdir_(first_directory(host)) {
+      tmpdir_(host_job_directory(host)) {  // the rendezvous lives in the first job's directory only
   if (nspace_.empty() || nspace_.size() + 8 > PMIX_MAX_NSLEN) throw std::runtime_error("the job's PMI name does not fit a PMIx namespace");
   PmixServer* expected = nullptr;
   if (!g_live.compare_exchange_strong(expected, this)) throw std::runtime_error("a PMIx server already runs in this daemon");

@@ -34,6 +34,10 @@ namespace orca::pmi {
 
 class PmixJob;
 
+/* `host`'s directory for its job (orca_pmi_host's job_directory). Throws
+ * std::runtime_error (the host's reason) when it has none. */
+std::string host_job_directory(const orca_pmi_host& host);
+
 class PmixServer {
  public:
   struct Options {
@@ -86,7 +90,6 @@ class PmixServer {
   static PmixServer* live() noexcept;
 
  private:
-  static std::string first_directory(const orca_pmi_host& host);
   /* This host's topology without I/O devices, which libpmix would
    * otherwise discover in full (PCI, GL, OpenCL: tens of ms) at every
    * job's start, only to share cores and caches with the ranks. */
