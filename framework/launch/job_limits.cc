@@ -111,28 +111,33 @@ std::uint64_t daemon_files_needed(const JobFootprint& job) noexcept {
 Status check_job_fits(const JobFootprint& job, const HostLimits& limits) {
   const std::uint64_t tasks = job.local_daemons * kTasksPerLocalDaemon + job.local_ranks +
                               (job.children > job.local_daemons ? job.children - job.local_daemons : 0);
-  const std::string what = std::to_string(job.daemons) + (job.daemons == 1 ? " daemon" : " daemons") + " (" +
-                           std::to_string(job.local_daemons) + " on this host, with " + std::to_string(job.local_ranks) +
-                           " ranks there)";
+  // A job on a DVM's running daemons (none of its own) adds its ranks only.
+  const bool on_running_daemons = job.daemons == 0;
+  const std::string what =
+      on_running_daemons
+          ? std::to_string(job.local_ranks) + (job.local_ranks == 1 ? " rank" : " ranks") + " on this host"
+          : std::to_string(job.daemons) + (job.daemons == 1 ? " daemon" : " daemons") + " (" +
+                std::to_string(job.local_daemons) + " on this host, with " + std::to_string(job.local_ranks) + " ranks there)";
+  const std::string fewer = on_running_daemons ? "run fewer ranks on this host (-n, -N)" : "run fewer daemons on this host";
   if (limits.pid_max > 0 && limits.tasks_in_use + tasks > limits.pid_max) {
     return exceeds("kernel.pid_max (task ids of the machine, " + std::to_string(limits.tasks_in_use) + " in use)",
                    tasks, limits.pid_max - std::min(limits.pid_max, limits.tasks_in_use), what,
-                   "run fewer daemons on this host (plm_local_num_nodes), or raise it: sysctl kernel.pid_max=N");
+                   fewer + (on_running_daemons ? "" : " (plm_local_num_nodes)") + ", or raise it: sysctl kernel.pid_max=N");
   }
   if (limits.threads_max > 0 && limits.tasks_in_use + tasks > limits.threads_max) {
     return exceeds("kernel.threads-max (" + std::to_string(limits.tasks_in_use) + " tasks in use)", tasks,
                    limits.threads_max - std::min(limits.threads_max, limits.tasks_in_use), what,
-                   "run fewer daemons on this host, or raise it: sysctl kernel.threads-max=N");
+                   fewer + ", or raise it: sysctl kernel.threads-max=N");
   }
   if (limits.processes && limits.processes_in_use + tasks > *limits.processes) {
     return exceeds("RLIMIT_NPROC (processes of this user, " + std::to_string(limits.processes_in_use) + " in use)",
                    tasks, *limits.processes - std::min(*limits.processes, limits.processes_in_use), what,
-                   "run fewer daemons on this host, or raise it: ulimit -u N");
+                   fewer + ", or raise it: ulimit -u N");
   }
   if (const auto& cg = limits.cgroup_tasks; cg && cg->current + tasks > cg->max) {
     return exceeds("the pids.max of cgroup " + cg->directory + " (" + std::to_string(cg->current) + " in use)",
                    tasks, cg->left(), what,
-                   "run fewer daemons on this host, or raise it: echo N > " + cg->directory +
+                   fewer + ", or raise it: echo N > " + cg->directory +
                        "/pids.max (under systemd: TasksMax= of the service, or of the user's slice)");
   }
   const std::uint64_t files = files_needed(job);

@@ -77,7 +77,8 @@ ORCA_EXPORT std::uint64_t daemon_files_needed(const JobFootprint& job) noexcept;
 
 /* Whether `job` fits `limits`. Errors (area "launch", topic
  * job-exceeds-limit): the first limit it exceeds, with what it needs, what
- * the host allows, and what to change. A soft RLIMIT_NOFILE below the
+ * the host allows, and what to change (a job with no daemons of its own,
+ * on a DVM's running ones, is told of its ranks, and to run fewer). A soft RLIMIT_NOFILE below the
  * need but a hard one above it is no error: the caller raises it
  * (raise_open_files). */
 ORCA_EXPORT Status check_job_fits(const JobFootprint& job, const HostLimits& limits);

@@ -112,7 +112,10 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
     if (auto now = map_on(free)) map = std::move(now);
   }
   if (!map) {
-    refuse_now(map.error());
+    // The DVM's hosts are set at its start: a standalone run's advice
+    // (--host, a hostfile) does not apply.
+    const Message& why = map.error();
+    refuse_now(why.topic() == "map-too-many" ? Message("launch", "dvm-map-too-many", why.args()) : why);
     return;
   }
   // The daemons run already: what the job adds here is its ranks (their

@@ -41,6 +41,26 @@ TEST(JobLimits, MoreTasksThanPidMaxAreRefusedNamingIt) {
   EXPECT_NE(st.error().arg("change").find("sysctl kernel.pid_max"), std::string::npos);
 }
 
+// A DVM job starts no daemon: its ranks are what it adds, and running
+// fewer of them (not fewer simulated nodes) is what would make it fit.
+TEST(JobLimits, AJobOnRunningDaemonsIsToldOfItsRanks) {
+  HostLimits l = roomy();
+  l.pid_max = 32768;
+  const JobFootprint dvm_job{.local_ranks = 40000, .most_local_ranks = 5000};
+  const Status st = check_job_fits(dvm_job, l);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().arg("need"), "40000");
+  EXPECT_EQ(st.error().arg("what"), "40000 ranks on this host");
+  EXPECT_EQ(st.error().arg("change"), "run fewer ranks on this host (-n, -N), or raise it: sysctl kernel.pid_max=N");
+  EXPECT_EQ(check_job_fits(simulated(65536), l).error().arg("change"),
+            "run fewer daemons on this host (plm_local_num_nodes), or raise it: sysctl kernel.pid_max=N");
+  l = roomy();
+  l.processes = 100;
+  l.processes_in_use = 100;
+  EXPECT_EQ(check_job_fits(JobFootprint{.local_ranks = 1, .most_local_ranks = 1}, l).error().arg("what"),
+            "1 rank on this host");
+}
+
 TEST(JobLimits, ThreadsMaxAndTheUsersProcessesToo) {
   HostLimits l = roomy();
   l.threads_max = 2000;
