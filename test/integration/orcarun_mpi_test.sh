@@ -469,7 +469,7 @@ nompi_pmi_rank() {
 # hostname links no PMI or PMIx library and runs nothing else: no daemon
 # starts libpmix's server or serves PMI-1/2 for it (each says so at
 # pmi_base_verbose 1), and no rank gets a PMIx or PMI variable. A shell
-# may run an MPI program: it gets both.
+# may run an MPI program: it gets both, also after a `hostname` (MPMD).
 nompi_hostname() {
     local_case_setup mpi-nompi
     RUN_DIR=$T; mkdir "$RUN_DIR/tmp"
@@ -502,6 +502,15 @@ $(grep -E '^PMIX?_' "$RUN_DIR/env.out")"
     expect_err shell "pmi: a PMIx server: .*/sh may run or load another program \\(sh imports exec"
     expect_err shell "pmi: a PMI-1/2 server: .*/sh may run or load another program \\(sh imports exec"
     lclean shell
+    # MPMD: the servers and the data plane's variables follow every
+    # program, not the first one only.
+    lrun mpmd --mca plm_local_num_nodes 2 "${OVER[@]}" --map-by node -n 1 hostname \
+        : -n 1 sh -c 'env | grep -c "^PMIX_NAMESPACE="; env | grep -c "^PMI_FD="; env | grep -c "^GLOO_SOCKET_IFNAME="'
+    expect_ok mpmd $rc
+    [ "$(sort "$RUN_DIR/mpmd.out" | tr '\n' ' ')" = "1 1 1 $HOST " ] || fail "the second program of an MPMD job
+did not get its PMI servers and the data plane's variables:
+$(orun_output mpmd)"
+    lclean mpmd
 }
 
 # --- cases on namespace hosts (plm/rsh through netcluster exec) -----------------------------------------

@@ -203,10 +203,9 @@ orca::Status apply_launcher_settings(orca::Runtime& rt, const orca::orcarun::Opt
 // all up, and a daemon's own ranking of every other host's addresses)
 // only for ranks that can read its variables. --report-routes and
 // --mesh-check ask for it themselves.
-void decide_data_plane_round(const orca::orcarun::Options& options, orca::launch::PmiServerMode mode,
-                             const orca::launch::ProgramLinkage& program, orca::orcarun::JobPlan& plan) {
-  if (const auto round = orca::launch::choose_data_plane_round(mode, program);
-      !round.start && !options.report_routes && !plan.mesh_check && !plan.data_plane_families.empty()) {
+void decide_data_plane_round(const orca::orcarun::Options& options, const orca::launch::PmiServerChoice& round,
+                             orca::orcarun::JobPlan& plan) {
+  if (!round.start && !options.report_routes && !plan.mesh_check && !plan.data_plane_families.empty()) {
     plan.data_plane_families.clear();
     plan.no_data_plane_round = round.why;
   }
@@ -239,22 +238,57 @@ std::vector<std::string> unused_by_daemons(const orca::Runtime& rt, const orca::
               .simple_server = simple_server});
 }
 
-// What each daemon starts and loads, from what the ranks' program links.
-orca::Status choose_daemon_services(orca::Runtime& rt, const orca::orcarun::Options& options,
-                                    const orca::launch::LauncherSettings& launcher,
-                                    const orca::launch::ProgramLinkage& program, orca::orcarun::JobPlan& plan) {
-  // libpmix's server costs each daemon more than the rest of its launch,
-  // pmi/simple a component to load: each started only where a rank may use
-  // it, decided once for every daemon.
+// Which servers the ranks' programs may use, and whether they can read
+// the data plane's variables: what any of them may use (MPMD: an MPICH
+// program after `hostname` still needs its server).
+struct ProgramServices {
+  orca::launch::PmiServerChoice pmix{.start = false, .why = ""};
+  orca::launch::PmiServerChoice simple{.start = false, .why = ""};
+  orca::launch::PmiServerChoice round{.start = false, .why = ""};
+};
+
+orca::Result<ProgramServices> choose_program_services(const orca::launch::LauncherSettings& launcher,
+                                                      const std::vector<orca::launch::ProgramLinkage>& programs) {
   auto pmix_mode = orca::launch::parse_pmi_server_mode("orcarun_pmix_server", launcher.pmix_server);
   if (!pmix_mode) return pmix_mode.error();
   auto simple_mode = orca::launch::parse_pmi_server_mode("orcarun_pmi_simple_server", launcher.pmi_simple_server);
   if (!simple_mode) return simple_mode.error();
   auto round_mode = orca::launch::parse_pmi_server_mode("orcarun_data_plane_round", launcher.data_plane_round);
   if (!round_mode) return round_mode.error();
-  const auto pmix = orca::launch::choose_pmix_server(pmix_mode.value(), program);
-  const auto simple = orca::launch::choose_pmi_simple_server(simple_mode.value(), program);
-  decide_data_plane_round(options, round_mode.value(), program, plan);
+  // The first program's words stand unless a later one starts what it did not.
+  auto merge = [](orca::launch::PmiServerChoice& into, orca::launch::PmiServerChoice one, bool first) {
+    if (first || (one.start && !into.start)) into = std::move(one);
+  };
+  ProgramServices services;
+  for (std::size_t k = 0; k < programs.size(); ++k) {
+    const auto& program = programs[k];
+    merge(services.pmix, orca::launch::choose_pmix_server(pmix_mode.value(), program), k == 0);
+    merge(services.simple, orca::launch::choose_pmi_simple_server(simple_mode.value(), program), k == 0);
+    merge(services.round, orca::launch::choose_data_plane_round(round_mode.value(), program), k == 0);
+  }
+  return services;
+}
+
+// What each of the job's programs links (MPMD: several).
+std::vector<orca::launch::ProgramLinkage> programs_of(const orca::orcarun::JobPlan& plan) {
+  const auto env = link_environment(plan.environment);
+  std::vector<orca::launch::ProgramLinkage> programs;
+  for (const auto& app : plan.apps) programs.push_back(orca::launch::inspect_program(app.argv.front(), env));
+  return programs;
+}
+
+// What each daemon starts and loads, from what the ranks' programs link.
+orca::Status choose_daemon_services(orca::Runtime& rt, const orca::orcarun::Options& options,
+                                    const orca::launch::LauncherSettings& launcher,
+                                    const std::vector<orca::launch::ProgramLinkage>& programs,
+                                    orca::orcarun::JobPlan& plan) {
+  // libpmix's server costs each daemon more than the rest of its launch,
+  // pmi/simple a component to load: each started only where a rank may use
+  // it, decided once for every daemon.
+  auto services = choose_program_services(launcher, programs);
+  if (!services) return services.error();
+  const auto& [pmix, simple, round] = services.value();
+  decide_data_plane_round(options, round, plan);
   decide_early_start(options, launcher, plan);
   plan.unused_components = unused_by_daemons(rt, plan, pmix.start, simple.start);
   if (const auto* v = rt.registry().find("pmi_base_verbose"); v != nullptr && v->as_int() >= 1) {
@@ -325,8 +359,7 @@ Status make_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   plan.daemon_command = plm::daemon_program(rt.registry());
   const auto launcher = launch::launcher_settings(rt.registry());
   if (Status st = apply_launcher_settings(rt, options, launcher, plan); !st) return st;
-  const auto program = launch::inspect_program(options.command.front(), link_environment(plan.environment));
-  return choose_daemon_services(rt, options, launcher, program, plan);
+  return choose_daemon_services(rt, options, launcher, programs_of(plan), plan);
 }
 
 Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan) {
@@ -338,17 +371,10 @@ Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   // PMIx namespace costs each daemon of the job a few ms).
   if (Status st = launch::declare_launcher_variables(rt.registry()); !st) return st;
   const auto launcher = launch::launcher_settings(rt.registry());
-  auto pmix_mode = launch::parse_pmi_server_mode("orcarun_pmix_server", launcher.pmix_server);
-  if (!pmix_mode) return pmix_mode.error();
-  auto simple_mode = launch::parse_pmi_server_mode("orcarun_pmi_simple_server", launcher.pmi_simple_server);
-  if (!simple_mode) return simple_mode.error();
-  bool pmix = false;
-  bool simple = false;
-  for (const auto& app : plan.apps) {
-    const auto program = launch::inspect_program(app.argv.front(), link_environment(plan.environment));
-    pmix = pmix || launch::choose_pmix_server(pmix_mode.value(), program).start;
-    simple = simple || launch::choose_pmi_simple_server(simple_mode.value(), program).start;
-  }
+  auto services = choose_program_services(launcher, programs_of(plan));
+  if (!services) return services.error();
+  const bool pmix = services.value().pmix.start;
+  const bool simple = services.value().simple.start;
   if (!pmix) plan.pmi_left_out.emplace_back("pmix");
   if (!simple) plan.pmi_left_out.emplace_back("simple");
   return {};
@@ -369,7 +395,7 @@ Status make_daemon_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   // the cautious answer for a program that cannot be read.
   launch::ProgramLinkage unknown;
   unknown.unknown_why = "the jobs of a persistent DVM are not known when its daemons start";
-  return choose_daemon_services(rt, options, launcher, unknown, plan);
+  return choose_daemon_services(rt, options, launcher, {unknown}, plan);
 }
 
 }  // namespace orca::orcarun
