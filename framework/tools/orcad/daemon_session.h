@@ -101,6 +101,7 @@ class DaemonSession {
   void launch_ranks(const launch::LaunchCommand& command);
   void launch_dvm_job(const launch::LaunchCommand& command);
   NodeJob::Context job_context();
+  NodeJob& add_job(std::unique_ptr<NodeJob> job);  // kept in jobs_ until the job's teardown
   NodeJob::Hooks job_hooks(std::uint32_t job);
   void end_dvm_job(std::uint32_t job);
   void spawn_children();

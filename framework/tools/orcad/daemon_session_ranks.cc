@@ -65,9 +65,7 @@ void DaemonSession::launch_ranks(const launch::LaunchCommand& command) {
     report_failure(bootstrap_.vpid, "cannot serve the job's ranks PMI: " + st.error().summary());
     return;
   }
-  auto made = std::make_unique<NodeJob>(job_context(), 0, pmi_.get(), job_hooks(0));
-  NodeJob& job = *jobs_.insert_or_assign(0, std::move(made)).first->second;
-  job.launch(command);
+  add_job(std::make_unique<NodeJob>(job_context(), 0, pmi_.get(), job_hooks(0))).launch(command);
   machine_->ranks_started();  // a node with no rank of the job may be done
 }
 
@@ -84,8 +82,12 @@ void DaemonSession::launch_dvm_job(const launch::LaunchCommand& command) {
     hooks.failed("cannot serve the job's ranks PMI: " + st.error().summary());
     return;
   }
-  auto made = std::make_unique<NodeJob>(job_context(), command.job, std::move(pmi), std::move(hooks));
-  jobs_.emplace(command.job, std::move(made)).first->second->launch(command);
+  add_job(std::make_unique<NodeJob>(job_context(), command.job, std::move(pmi), std::move(hooks))).launch(command);
+}
+
+NodeJob& DaemonSession::add_job(std::unique_ptr<NodeJob> job) {
+  const std::uint32_t id = job->job();
+  return *jobs_.insert_or_assign(id, std::move(job)).first->second;
 }
 
 NodeJob::Context DaemonSession::job_context() {
