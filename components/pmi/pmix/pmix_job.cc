@@ -72,6 +72,18 @@ PmixJob::PmixJob(PmixServer& server, const orca_pmi_host& host, const orca_pmi_j
 
 PmixJob::~PmixJob() {
   server_.detach(nspace_);
+  // A job can end with a collective open (a rank of another node gone
+  // before its fence, a peer's data asked of an aborted node): libpmix
+  // keeps each tracker, and its clients' requests, until it is answered.
+  if (!fences_.empty() || !requests_.empty()) {
+    log(1, "the job ends with " + std::to_string(fences_.size()) + " fences and " + std::to_string(requests_.size()) +
+               " direct-modex requests open: each answered unreachable");
+  }
+  for (auto* pending : {&fences_, &requests_}) {
+    for (const auto& [id, p] : *pending) {
+      if (p.cbfunc != nullptr) p.cbfunc(PMIX_ERR_UNREACH, nullptr, 0, p.cbdata, nullptr, nullptr);
+    }
+  }
   if (registered_) lib_.PMIx_server_deregister_nspace(nspace_.c_str(), &ignore_result, nullptr);
 }
 

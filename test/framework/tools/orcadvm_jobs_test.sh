@@ -568,6 +568,25 @@ pmi_servers_per_job() {
     stop_the_dvm
 }
 
+# An Open MPI job whose rank on one daemon exits unfinalized leaves the
+# other daemon's rank in MPI_Finalize's fence, open in libpmix: the job's
+# end answers it (each daemon says so at pmi_base_verbose 1) before its
+# namespace goes, and the next job of that DVM runs as if none had.
+open_fence_answered_at_job_end() {
+    build_mpi_programs
+    [ -n "${MPI_PROGRAM[openmpi]:-}" ] || skip "mpicc.openmpi (Debian openmpi-bin) is not installed"
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2 --mca pmi_base_verbose 1
+    job -n 2 --map-by node "${MPI_PROGRAM[openmpi]}" unfinished 1
+    expect_status 1
+    expect_match err "^orcarun: rank 1 on [^ ]+ exited with status 0 after it initialized MPI \\(PMI\\)$"
+    await_line "$T/dvm.err" "pmi/pmix: the job ends with 1 fences and 0 direct-modex requests open: each answered unreachable"
+    job -n 2 --map-by node "${MPI_PROGRAM[openmpi]}"
+    expect_status 0
+    expect_mpi_stdout "$T/out" 2
+    stop_the_dvm
+}
+
 # MPI jobs of a rank on each of 4 daemons, after a warm-up, leave every
 # daemon with its descriptors, and its memory grown by 2 MB at most: a
 # job's PMI service (its socketpairs, its key space, its PMIx namespace)
@@ -689,5 +708,5 @@ another_user_cannot_submit() {
 
 CASES=(jobs_in_a_row jobs_at_once sigint_ends_that_job_only jobs_share_the_free_slots lost_daemon_ends_its_jobs
        killed_client_ends_its_ranks refused_options daemons_back_to_baseline mpi_jobs_back_to_back
-       mpi_jobs_leave_nothing pmi_servers_per_job wrong_secret_cannot_submit another_user_cannot_submit)
+       mpi_jobs_leave_nothing open_fence_answered_at_job_end pmi_servers_per_job wrong_secret_cannot_submit another_user_cannot_submit)
 run_dvm_suite OrcadvmJobs "$@"
