@@ -90,4 +90,24 @@ PmiServerChoice choose_pmi_simple_server(PmiServerMode mode, const ProgramLinkag
   return server.by_launcher(program);
 }
 
+Result<ProgramServices> choose_program_services(const ServiceModes& modes,
+                                                const std::vector<ProgramLinkage>& programs) {
+  auto pmix_mode = parse_pmi_server_mode("orcarun_pmix_server", modes.pmix_server);
+  if (!pmix_mode) return pmix_mode.error();
+  auto simple_mode = parse_pmi_server_mode("orcarun_pmi_simple_server", modes.pmi_simple_server);
+  if (!simple_mode) return simple_mode.error();
+  auto round_mode = parse_pmi_server_mode("orcarun_data_plane_round", modes.data_plane_round);
+  if (!round_mode) return round_mode.error();
+  auto merge = [](PmiServerChoice& into, PmiServerChoice one, bool first) {
+    if (first || (one.start && !into.start)) into = std::move(one);
+  };
+  ProgramServices services;
+  for (std::size_t k = 0; k < programs.size(); ++k) {
+    merge(services.pmix, choose_pmix_server(pmix_mode.value(), programs[k]), k == 0);
+    merge(services.simple, choose_pmi_simple_server(simple_mode.value(), programs[k]), k == 0);
+    merge(services.round, choose_data_plane_round(round_mode.value(), programs[k]), k == 0);
+  }
+  return services;
+}
+
 }  // namespace orca::launch

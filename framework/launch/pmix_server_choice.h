@@ -25,6 +25,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace orca::launch {
 
@@ -51,6 +52,24 @@ ORCA_EXPORT PmiServerChoice choose_pmi_simple_server(PmiServerMode mode, const P
  * load other code: `hostname` and `sleep` have no use for the variables,
  * `sh -c`, `python3` and every MPI program get them. */
 ORCA_EXPORT PmiServerChoice choose_data_plane_round(PmiServerMode mode, const ProgramLinkage& program);
+
+/* The three for a whole job, whose programs (MPMD: several, in order) may
+ * each need what another does not: each starts when any program needs it,
+ * with that program's words; when none does, the first program's words.
+ * The modes are the variables' words. Errors: a word not auto, always or
+ * never (bad-pmi-server-mode, naming the variable). */
+struct ProgramServices {
+  PmiServerChoice pmix{.start = false, .why = ""};
+  PmiServerChoice simple{.start = false, .why = ""};
+  PmiServerChoice round{.start = false, .why = ""};
+};
+struct ServiceModes {
+  std::string_view pmix_server;        // orcarun_pmix_server
+  std::string_view pmi_simple_server;  // orcarun_pmi_simple_server
+  std::string_view data_plane_round;   // orcarun_data_plane_round
+};
+ORCA_EXPORT Result<ProgramServices> choose_program_services(const ServiceModes& modes,
+                                                            const std::vector<ProgramLinkage>& programs);
 
 }  // namespace orca::launch
 

@@ -238,35 +238,10 @@ std::vector<std::string> unused_by_daemons(const orca::Runtime& rt, const orca::
               .simple_server = simple_server});
 }
 
-// Which servers the ranks' programs may use, and whether they can read
-// the data plane's variables: what any of them may use (MPMD: an MPICH
-// program after `hostname` still needs its server).
-struct ProgramServices {
-  orca::launch::PmiServerChoice pmix{.start = false, .why = ""};
-  orca::launch::PmiServerChoice simple{.start = false, .why = ""};
-  orca::launch::PmiServerChoice round{.start = false, .why = ""};
-};
-
-orca::Result<ProgramServices> choose_program_services(const orca::launch::LauncherSettings& launcher,
-                                                      const std::vector<orca::launch::ProgramLinkage>& programs) {
-  auto pmix_mode = orca::launch::parse_pmi_server_mode("orcarun_pmix_server", launcher.pmix_server);
-  if (!pmix_mode) return pmix_mode.error();
-  auto simple_mode = orca::launch::parse_pmi_server_mode("orcarun_pmi_simple_server", launcher.pmi_simple_server);
-  if (!simple_mode) return simple_mode.error();
-  auto round_mode = orca::launch::parse_pmi_server_mode("orcarun_data_plane_round", launcher.data_plane_round);
-  if (!round_mode) return round_mode.error();
-  // The first program's words stand unless a later one starts what it did not.
-  auto merge = [](orca::launch::PmiServerChoice& into, orca::launch::PmiServerChoice one, bool first) {
-    if (first || (one.start && !into.start)) into = std::move(one);
-  };
-  ProgramServices services;
-  for (std::size_t k = 0; k < programs.size(); ++k) {
-    const auto& program = programs[k];
-    merge(services.pmix, orca::launch::choose_pmix_server(pmix_mode.value(), program), k == 0);
-    merge(services.simple, orca::launch::choose_pmi_simple_server(simple_mode.value(), program), k == 0);
-    merge(services.round, orca::launch::choose_data_plane_round(round_mode.value(), program), k == 0);
-  }
-  return services;
+orca::launch::ServiceModes service_modes(const orca::launch::LauncherSettings& launcher) {
+  return {.pmix_server = launcher.pmix_server,
+          .pmi_simple_server = launcher.pmi_simple_server,
+          .data_plane_round = launcher.data_plane_round};
 }
 
 // What each of the job's programs links (MPMD: several).
@@ -285,7 +260,7 @@ orca::Status choose_daemon_services(orca::Runtime& rt, const orca::orcarun::Opti
   // libpmix's server costs each daemon more than the rest of its launch,
   // pmi/simple a component to load: each started only where a rank may use
   // it, decided once for every daemon.
-  auto services = choose_program_services(launcher, programs);
+  auto services = orca::launch::choose_program_services(service_modes(launcher), programs);
   if (!services) return services.error();
   const auto& [pmix, simple, round] = services.value();
   decide_data_plane_round(options, round, plan);
@@ -371,7 +346,7 @@ Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   // PMIx namespace costs each daemon of the job a few ms).
   if (Status st = launch::declare_launcher_variables(rt.registry()); !st) return st;
   const auto launcher = launch::launcher_settings(rt.registry());
-  auto services = choose_program_services(launcher, programs_of(plan));
+  auto services = launch::choose_program_services(service_modes(launcher), programs_of(plan));
   if (!services) return services.error();
   const bool pmix = services.value().pmix.start;
   const bool simple = services.value().simple.start;

@@ -223,6 +223,37 @@ TEST(PmiServerChoice, AlwaysAndNeverOverrideWhatWasRead) {
   EXPECT_EQ(bad.error().arg("variable"), "orcarun_pmi_simple_server");
 }
 
+// MPMD: a job's servers and round follow every program, not the first:
+// `hostname : sh` gets both servers and the round, with sh's words.
+TEST(PmiServerChoice, EveryProgramOfAJobCounts) {
+  const ProgramLinkage hostname = inspect_program("hostname", system_environment());
+  const ProgramLinkage sh = inspect_program("/bin/sh", system_environment());
+  const ServiceModes automatic{.pmix_server = "auto", .pmi_simple_server = "auto", .data_plane_round = "auto"};
+  const auto alone = choose_program_services(automatic, {hostname});
+  ASSERT_TRUE(alone.ok());
+  EXPECT_FALSE(alone->pmix.start);
+  EXPECT_FALSE(alone->simple.start);
+  EXPECT_FALSE(alone->round.start);
+  EXPECT_EQ(alone->pmix.why, choose_pmix_server(PmiServerMode::Auto, hostname).why);
+  for (const auto& programs : {std::vector<ProgramLinkage>{hostname, sh}, std::vector<ProgramLinkage>{sh, hostname}}) {
+    const auto both = choose_program_services(automatic, programs);
+    ASSERT_TRUE(both.ok());
+    EXPECT_TRUE(both->pmix.start);
+    EXPECT_TRUE(both->simple.start);
+    EXPECT_TRUE(both->round.start);
+    EXPECT_EQ(both->simple.why, choose_pmi_simple_server(PmiServerMode::Auto, sh).why);
+  }
+  const auto never = choose_program_services({.pmix_server = "never", .pmi_simple_server = "auto", .data_plane_round = "auto"},
+                                             {hostname, sh});
+  ASSERT_TRUE(never.ok());
+  EXPECT_FALSE(never->pmix.start);
+  EXPECT_TRUE(never->simple.start);
+  const auto bad = choose_program_services({.pmix_server = "auto", .pmi_simple_server = "auto", .data_plane_round = "often"},
+                                           {hostname});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().arg("variable"), "orcarun_data_plane_round");
+}
+
 // --- the data-plane round ---------------------------------------------------------
 
 TEST(DataPlaneRound, NoneForAProgramThatCannotReadItsVariables) {
