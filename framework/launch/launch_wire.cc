@@ -35,6 +35,8 @@ enum class Kind : std::uint8_t {
   DvmState = 23,
   DvmSubmit = 24,
   DvmJobState = 25,
+  MasterPortAsk = 26,
+  MasterPort = 27,
 };
 
 Message malformed(const char* message, const std::string& field, const std::string& why) {
@@ -447,6 +449,12 @@ void dvm_job_fields(IO& io, M& m) {
     io.boolean("merge_stderr", m.merge_stderr);
     io.u64("timeout_ms", m.timeout_ms);
     io.texts("pmi_left_out", m.pmi_left_out);
+    io.boolean("torch_master", m.torch_master);
+  } else if constexpr (std::is_same_v<T, MasterPortAsk>) {
+    io.text("near", m.near, 64);
+  } else if constexpr (std::is_same_v<T, MasterPort>) {
+    io.u32("vpid", m.vpid);
+    io.u32("port", m.port);
   } else if constexpr (std::is_same_v<T, DvmJobState>) {
     io.u32("job", m.job);
     io.u32("ranks", m.ranks);
@@ -502,6 +510,8 @@ constexpr Kind kind_of() {
   else if constexpr (std::is_same_v<T, DvmState>) return Kind::DvmState;
   else if constexpr (std::is_same_v<T, DvmSubmit>) return Kind::DvmSubmit;
   else if constexpr (std::is_same_v<T, DvmJobState>) return Kind::DvmJobState;
+  else if constexpr (std::is_same_v<T, MasterPortAsk>) return Kind::MasterPortAsk;
+  else if constexpr (std::is_same_v<T, MasterPort>) return Kind::MasterPort;
   else return Kind::OutputCredit;
 }
 
@@ -522,7 +532,8 @@ const char* kind_name(const WireMessage& message) {
                                            "signal ranks", "stdin data", "stdin credit", "daemon failure",
                                            "fence data", "fence release", "rank abort", "pmi direct",
                                            "job failure", "output credit", "host directory", "data-plane answer", "mesh check", "mesh result",
-                                           "daemon done", "dvm request", "dvm state", "dvm submit", "dvm job state"};
+                                           "daemon done", "dvm request", "dvm state", "dvm submit", "dvm job state",
+                                           "master port ask", "master port"};
   return kNames[message.index()];
 }
 
@@ -567,6 +578,8 @@ Result<WireMessage> decode(std::span<const std::uint8_t> bytes) {
     case Kind::DvmState: return decode_as<DvmState>("dvm state", body);
     case Kind::DvmSubmit: return decode_as<DvmSubmit>("dvm submit", body);
     case Kind::DvmJobState: return decode_as<DvmJobState>("dvm job state", body);
+    case Kind::MasterPortAsk: return decode_as<MasterPortAsk>("master port ask", body);
+    case Kind::MasterPort: return decode_as<MasterPort>("master port", body);
   }
   return malformed("message", "kind", "unknown kind " + std::to_string(bytes[0]));
 }

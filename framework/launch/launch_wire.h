@@ -51,6 +51,11 @@
  *   MeshCheck      orcarun -> those daemons (optional): connect to every
  *                  other host's link; MeshResult: what did not connect.
  *
+ *   MasterPortAsk  a DVM's controller -> the daemon of a job's rank 0,
+ *                  before the job's command: a TCP port free on its host
+ *                  now, for torch's MASTER_PORT (rank 0's host differs
+ *                  per job); MasterPort: that daemon's answer.
+ *
  *   DvmRequest     a client of a persistent DVM (orcadvm status, stop) ->
  *                  its controller: what it asks, and where to answer.
  *   DvmState       the controller -> that client: its hosts, daemons and
@@ -391,6 +396,20 @@ struct DvmSubmit {
   bool merge_stderr = false;
   std::uint64_t timeout_ms = 0;          // --timeout (0: none)
   std::vector<std::string> pmi_left_out;  // pmi components its programs do not need (LaunchCommand's)
+  bool torch_master = false;             // its programs may read MASTER_ADDR/MASTER_PORT (a port is asked for)
+};
+
+/* A DVM's controller -> the daemon of a job's rank 0, and its answer (0:
+ * no port could be had). `near` is the address MASTER_ADDR will be, so
+ * the port is of its family. */
+struct MasterPortAsk {
+  std::uint32_t job = 0;
+  std::string near;
+};
+struct MasterPort {
+  std::uint32_t job = 0;
+  std::uint32_t vpid = 0;
+  std::uint32_t port = 0;
 };
 
 /* The controller -> a client: its job's number once admitted (started
@@ -407,7 +426,8 @@ struct DvmJobState {
 using WireMessage = std::variant<Bootstrap, DaemonReport, LaunchCommand, OutputChunk, ExitRecord, Teardown,
                                  SignalRanks, StdinData, StdinCredit, DaemonFailure, FenceData, FenceRelease,
                                  RankAbort, PmiDirect, JobFailure, OutputCredit, HostDirectory, DataPlaneAnswer, MeshCheck,
-                                 MeshResult, DaemonDone, DvmRequest, DvmState, DvmSubmit, DvmJobState>;
+                                 MeshResult, DaemonDone, DvmRequest, DvmState, DvmSubmit, DvmJobState,
+                                 MasterPortAsk, MasterPort>;
 
 /* The oob tags of these messages (the plm and iof ranges of oob/oob_tags.h).
  * Each tag carries the kinds listed; the kind byte says which. */
@@ -418,8 +438,10 @@ inline constexpr std::uint32_t kTagReport = oob::tags::kPlmFirst + 3;   // Daemo
 inline constexpr std::uint32_t kTagControl = oob::tags::kPlmFirst + 4;  // LaunchCommand, SignalRanks, Teardown,
                                                                         // FenceRelease: down the tree
 inline constexpr std::uint32_t kTagStatus = oob::tags::kPlmFirst + 5;   // ExitRecord, DaemonFailure, RankAbort, JobFailure,
-                                                                        // DataPlaneAnswer, MeshResult, DaemonDone -> orcarun
-inline constexpr std::uint32_t kTagDirectory = oob::tags::kPlmFirst + 6;  // HostDirectory, MeshCheck -> a host's first daemon
+                                                                        // DataPlaneAnswer, MeshResult, DaemonDone,
+                                                                        // MasterPort -> orcarun (a DVM's controller)
+inline constexpr std::uint32_t kTagDirectory = oob::tags::kPlmFirst + 6;  // HostDirectory, MeshCheck -> a host's first daemon;
+                                                                          // MasterPortAsk -> a job's rank 0's daemon
 inline constexpr std::uint32_t kTagDvm = oob::tags::kPlmFirst + 7;     // DvmRequest, DvmSubmit, SignalRanks,
                                                                         // OutputCredit, StdinData -> a DVM's controller;
                                                                         // DvmState, DvmJobState, OutputChunk,

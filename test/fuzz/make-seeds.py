@@ -105,10 +105,13 @@ dvm_submit = (bytes([24]) + text("1438355893.1073741826;host=b-1-2;usock=@orca/y
               u32(2) + u32(0) + texts(["./a"]) + texts([]) + text("/tmp") + bytes([0]) +
               u32(2) + texts(["./b"]) + texts(["ROLE=b"]) + text("/tmp") + bytes([1]) +
               u32(2) + u32(2) + u32(1) + texts(["A=1"]) + text("slot") + u32(0) + bytes([0, 1]) + i32(-1) + bytes([0]) +
-              u64(30000) + texts(["simple"]))
+              u64(30000) + texts(["simple"]) + bytes([1]))
 dvm_job_state = bytes([25]) + u32(7) + u32(4) + bytes([1, 1]) + i32(130)
 write("launch_wire", "dvm-submit", dvm_submit)
 write("launch_wire", "dvm-job-state", dvm_job_state)
+# Its torch master's port, asked of rank 0's daemon, and the answer.
+write("launch_wire", "master-port-ask", bytes([26]) + u32(7) + text("10.0.1.2"))
+write("launch_wire", "master-port", bytes([27]) + u32(7) + u32(3) + u32(29500))
 write("bootstrap_stream", "bootstrap", u32(len(bootstrap)) + bootstrap)
 write("bootstrap_stream", "not-a-bootstrap", u32(len(credit)) + credit)
 write("bootstrap_stream", "truncated", u32(len(bootstrap)) + bootstrap[:20])

@@ -793,6 +793,30 @@ dvm_jobs_through_ssh() {
         [ "$(grep -c '^rank [0-3]/4 allreduce=10 ring=[0-3] barrier=ok ' "$CASE_DIR/$flavour.out")" = 4 ] ||
             fail "the $flavour ranks' lines: $(cat "$CASE_DIR/$flavour.out" "$CASE_DIR/$flavour.err")"
     done
+    dvm_torch_jobs_at_once
+}
+# Two torch.distributed jobs of 2 ranks at once (unchanged torchrun-style
+# programs, env://): one runs on h2 and h3, the other on h4 and h5, and
+# each one's MASTER_ADDR is its own rank 0's host's eth0 (10.200.0.2 and
+# 10.200.0.4), with a port free there: each all_reduce sums 1 + 2.
+dvm_torch_jobs_at_once() {
+    local python=/usr/bin/python3 pids=() i rc masters
+    "$python" -c 'import torch.distributed' 2>/dev/null ||
+        { echo "$python cannot import torch.distributed (Debian python3-torch): no torch job through ssh"; return 0; }
+    for i in 0 1; do
+        dvm_job "torch$i" -n 2 "$python" "$ORCA_TEST_SRCDIR/test/integration/torch_allreduce.py" &
+        pids+=($!)
+    done
+    for i in 0 1; do
+        rc=0
+        wait "${pids[i]}" || rc=$?
+        [ $rc -eq 0 ] || fail "torch job $i exited with $rc: $(cat "$CASE_DIR/torch$i.out" "$CASE_DIR/torch$i.err")"
+        [ "$(grep -c '^rank [01]/2 sum=3 ' "$CASE_DIR/torch$i.out")" = 2 ] ||
+            fail "torch job $i's ranks' lines: $(cat "$CASE_DIR/torch$i.out" "$CASE_DIR/torch$i.err")"
+    done
+    masters=$(sed -n 's/^rank 0\/2 .* master=\([0-9.]*\):[1-9][0-9]* .*/\1/p' "$CASE_DIR"/torch[01].out | sort | tr '\n' ' ')
+    [ "$masters" = "10.200.0.2 10.200.0.4 " ] || fail "the two jobs' torch masters are '$masters', not h2's and h4's eth0:
+$(cat "$CASE_DIR"/torch[01].out)"
 }
 dvm_start_status_jobs_stop_through_ssh() {
     ssh_cluster

@@ -1,5 +1,6 @@
 // DaemonSession: the data plane before the command: this host's link for
-// orcarun's directory, and the full-mesh check (mesh_probe.h).
+// orcarun's directory, the full-mesh check (mesh_probe.h), and a DVM
+// job's torch master port.
 #include "daemon_session.h"
 
 #include "data_plane_answer.h"
@@ -12,6 +13,10 @@ void DaemonSession::on_directory(std::span<const std::uint8_t> bytes) {
   if (!m) return;
   if (const auto* check = std::get_if<launch::MeshCheck>(&m.value())) {
     start_mesh_check(*check);
+    return;
+  }
+  if (const auto* ask = std::get_if<launch::MasterPortAsk>(&m.value())) {
+    up(launch::kTagStatus, answer_master_port(*ask, bootstrap_.vpid));  // a DVM job's, before its command
     return;
   }
   const auto* directory = std::get_if<launch::HostDirectory>(&m.value());

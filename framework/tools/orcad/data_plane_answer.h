@@ -31,6 +31,10 @@ struct DirectoryAnswer {
 DirectoryAnswer answer_directory(oob::Oob& oob, const launch::HostDirectory& directory,
                                  const std::string& own_identity, std::uint32_t vpid);
 
+/* A DVM job's MasterPortAsk: a TCP port free on this host now, of the
+ * family of the address `ask.near` (IPv4 when it is none). */
+launch::MasterPort answer_master_port(const launch::MasterPortAsk& ask, std::uint32_t vpid);
+
 }  // namespace orca::orcad
 
 #endif

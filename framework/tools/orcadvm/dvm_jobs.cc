@@ -23,6 +23,8 @@ struct DvmJobs::Job {
   // its daemon and bytes (the client credits in the order it printed).
   std::deque<std::pair<std::uint32_t, std::uint64_t>> uncredited;
   bool client_gone = false;
+  bool torch_master = false;            // its programs may read MASTER_ADDR/MASTER_PORT
+  std::uint32_t port_asked_of = 0;      // the daemon asked for MASTER_PORT (0: none asked, or answered)
 };
 
 DvmJobs::DvmJobs(Context context)
@@ -139,6 +141,7 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
   command.stdin_target = submit.stdin_target;
   command.merge_stderr = submit.merge_stderr;
   command.pmi_left_out = submit.pmi_left_out;
+  job->torch_master = submit.torch_master;
   const launch::DvmJobRequest request{.id = job->id,
                                       .slots = std::vector<unsigned>(map->local_sizes.begin(), map->local_sizes.end()),
                                       .wait = submit.wait,
@@ -192,10 +195,40 @@ void DvmJobs::start(launch::DvmJobId id) {
   job->machine = std::make_unique<launch::DvmJobMachine>(std::move(facts), machine_hooks(job->id));
   job->fences = context_.launch.fence_root(job->command);
   tell_client(*job, launch::DvmJobState{.job = job->id, .ranks = job->command.size, .started = true});
-  if (Status st = context_.launch.to_daemons(job->command); !st) {
-    context_.process.runtime().log("plm", "job " + std::to_string(job->id) + ": " + st.error().summary());
-  }
   job->machine->start();
+  // torch's store listens on rank 0's host, whose free ports only its
+  // daemon can tell: asked before the command (one round trip), for jobs
+  // whose programs may read MASTER_ADDR.
+  std::uint32_t rank0_daemon = 0;
+  for (const auto& p : job->command.placements) {
+    if (p.rank == 0) rank0_daemon = p.daemon;
+  }
+  std::string master = job->torch_master ? context_.launch.torch_master_address(rank0_daemon) : "";
+  if (!master.empty()) {
+    const launch::MasterPortAsk ask{.job = job->id, .near = master};
+    if (context_.launch.to_daemon(rank0_daemon, launch::kTagDirectory, ask)) {
+      job->command.master_address = std::move(master);
+      job->port_asked_of = rank0_daemon;
+      return;
+    }
+  }
+  launch_ranks(*job);
+}
+
+void DvmJobs::launch_ranks(Job& job) {
+  if (Status st = context_.launch.to_daemons(job.command); !st) {
+    context_.process.runtime().log("plm", "job " + std::to_string(job.id) + ": " + st.error().summary());
+  }
+}
+
+// A job that ended while its port was asked for (a signal, its client or
+// that daemon gone) starts no rank.
+void DvmJobs::master_port_of(Job& job, const launch::MasterPort& answer) {
+  if (job.port_asked_of == 0 || answer.vpid != job.port_asked_of) return;
+  job.port_asked_of = 0;
+  if (job.machine->phase() != launch::DvmJobPhase::Running) return;
+  job.command.master_port = answer.port;  // 0: none could be had there; MASTER_ADDR alone is set
+  launch_ranks(job);
 }
 
 void DvmJobs::refuse(launch::DvmJobId id, const Message& why) {
@@ -239,6 +272,8 @@ void DvmJobs::from_daemon(ProcessName from, launch::WireMessage message) {
     if (failure->vpid == from.vpid) job->machine->job_failed(*failure);  // only of itself: the oob names the sender
   } else if (auto* part = std::get_if<launch::FenceData>(&message)) {
     collect(*job, from.vpid, *part);
+  } else if (auto* port = std::get_if<launch::MasterPort>(&message)) {
+    if (port->vpid == from.vpid) master_port_of(*job, *port);  // only of itself: the oob names the sender
   }
 }
 

@@ -75,6 +75,10 @@ class DvmJobs {
   void credit_all(Job& job);
   void pass_stdin(const Job& job, const launch::StdinData& data);
   void collect(Job& job, std::uint32_t from, const launch::FenceData& part);
+  /* The job's command to its daemons, with its torch master's port once
+   * rank 0's daemon gave one (master_port_of). */
+  void launch_ranks(Job& job);
+  void master_port_of(Job& job, const launch::MasterPort& answer);
   launch::DvmJobMachine::Hooks machine_hooks(std::uint32_t id);
   void arm(std::uint32_t id, launch::DvmJobTimer timer, std::chrono::milliseconds after);
 

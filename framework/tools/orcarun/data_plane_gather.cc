@@ -28,6 +28,7 @@ DataPlaneGather::DataPlaneGather(std::vector<std::string> families, const std::v
       daemons_per_host_.push_back(0);
     }
     ++daemons_per_host_[it->second];
+    host_of_vpid_[d.vpid] = it->second;
     if (d.vpid == rank0_vpid) rank0_host_ = it->second;
   }
   answers_.resize(asked_.size());
@@ -74,6 +75,14 @@ std::vector<std::string> DataPlaneGather::mesh_failures() const {
     for (const auto& f : mesh_[h]->failures) out.push_back(directory_.hosts[h].name + " -> " + f);
   }
   return out;
+}
+
+std::string DataPlaneGather::torch_master_address(std::uint32_t vpid) const {
+  if (std::find(families_.begin(), families_.end(), "torch") == families_.end()) return "";
+  auto it = host_of_vpid_.find(vpid);
+  if (it == host_of_vpid_.end() || !answers_[it->second]) return "";
+  const auto& answer = *answers_[it->second];
+  return answer.interface.empty() ? "" : answer.address;
 }
 
 void DataPlaneGather::fill(launch::LaunchCommand& command) const {

@@ -39,6 +39,10 @@ class DataPlaneGather {
   bool complete() const noexcept { return answered_ == asked_.size(); }
   /* Whether the daemon `vpid` was asked and has answered. */
   bool answered(std::uint32_t vpid) const;
+  /* The address of the link chosen for daemon `vpid`'s host, when its
+   * host answered with one and torch's family is set; "" otherwise. A DVM
+   * job's MASTER_ADDR, from its rank 0's daemon. */
+  std::string torch_master_address(std::uint32_t vpid) const;
   /* Links, families and torch master into the launch command. */
   void fill(launch::LaunchCommand& command) const;
   /* The full-mesh check: every host with a link and a listener, as
@@ -58,6 +62,7 @@ class DataPlaneGather {
   std::vector<std::uint32_t> asked_;                 // per host
   std::vector<std::optional<launch::DataPlaneAnswer>> answers_;  // per host
   std::map<std::uint32_t, size_t> host_of_asked_;
+  std::map<std::uint32_t, size_t> host_of_vpid_;     // every daemon's
   std::vector<size_t> daemons_per_host_;
   size_t rank0_host_ = 0;
   size_t answered_ = 0;

@@ -178,7 +178,8 @@ launch::DvmSubmit submission(const Options& options, const JobPlan& plan) {
                       .wait = !options.dvm_no_wait,
                       .stdin_target = stdin_target(options),
                       .merge_stderr = options.merge_stderr,
-                      .pmi_left_out = plan.pmi_left_out};
+                      .pmi_left_out = plan.pmi_left_out,
+                      .torch_master = plan.torch_master};
   for (const auto& app : options.apps) s.app_processes.push_back(app.processes.value_or(0));
   if (options.timeout_seconds) s.timeout_ms = static_cast<std::uint64_t>(*options.timeout_seconds * 1000.0);
   return s;

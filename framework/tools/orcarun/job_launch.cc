@@ -321,15 +321,6 @@ void JobLaunch::on_agent_exit(std::uint32_t vpid, int wait_status, const std::st
   }
 }
 
-Status JobLaunch::to_daemons(launch::WireMessage message) {
-  if (auto* command = std::get_if<launch::LaunchCommand>(&message); command && gather_) {
-    gather_->fill(*command);
-    command->master_address.clear();
-    command->master_port = 0;
-  }
-  return broadcast(message);
-}
-
 Status JobLaunch::broadcast(const launch::WireMessage& message) {
   auto bytes = launch::encode(message);
   if (!bytes) return bytes.error();

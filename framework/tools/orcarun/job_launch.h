@@ -61,6 +61,7 @@ struct JobPlan {
   std::chrono::milliseconds mesh_check_timeout{3000};
   std::vector<std::string> unused_components;  // "framework/component" the daemons do not load (daemon_components.h)
   std::vector<std::string> pmi_left_out;       // a DVM job's: the pmi components its programs do not need
+  bool torch_master = false;                   // a DVM job's: its programs may read MASTER_ADDR/MASTER_PORT
   std::string working_directory;  // the ranks' (absolute): --wdir's, else orcarun's own
   std::vector<launch::AppSpec> apps;         // the programs (MPMD: several) by first rank, for the launch command
   std::optional<OutputFiles> output_files;  // --output-filename: the ranks' output goes there
@@ -112,8 +113,15 @@ class JobLaunch {
   bool daemon_up(std::uint32_t vpid) const { return machine_->is_up(vpid) && !machine_->is_gone(vpid); }
   /* While held: a DVM job's LaunchCommand, SignalRanks or Teardown to
    * every daemon not gone, down the tree; a command gets the data-plane
-   * links first (but no torch master: rank 0's host differs per job). */
+   * links first (its torch master is its own: rank 0's host differs per
+   * job). */
   Status to_daemons(launch::WireMessage message);
+  /* While held: `message` to daemon `vpid` alone, on `tag`. */
+  Status to_daemon(std::uint32_t vpid, std::uint32_t tag, const launch::WireMessage& message);
+  /* While held: MASTER_ADDR for a job whose rank 0 runs on daemon `vpid`
+   * (its host's data-plane link), or "" when torch's variables are not
+   * set (orcarun_data_plane) or that host has no link. */
+  std::string torch_master_address(std::uint32_t vpid) const;
   /* The root of `command`'s pmi collectives: over this launch's routing
    * tree and daemons, held to its bound (pmi_base_max_job_*). */
   std::unique_ptr<pmi::FenceRoot> fence_root(const launch::LaunchCommand& command) const;

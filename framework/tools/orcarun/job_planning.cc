@@ -343,13 +343,17 @@ Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   if (Status st = choose_apps(options, plan); !st) return st;
   // The DVM's daemons loaded every PMI server; each job's ranks get those
   // its programs may use, decided as a standalone run decides them (a
-  // PMIx namespace costs each daemon of the job a few ms).
+  // PMIx namespace costs each daemon of the job a few ms), and a torch
+  // master when they may read it.
   if (Status st = launch::declare_launcher_variables(rt.registry()); !st) return st;
   const auto launcher = launch::launcher_settings(rt.registry());
   auto services = launch::choose_program_services(service_modes(launcher), programs_of(plan));
   if (!services) return services.error();
   const bool pmix = services.value().pmix.start;
   const bool simple = services.value().simple.start;
+  // MASTER_PORT costs a round trip to rank 0's daemon: for programs that
+  // may read the data plane's variables only.
+  plan.torch_master = services.value().round.start;
   if (!pmix) plan.pmi_left_out.emplace_back("pmix");
   if (!simple) plan.pmi_left_out.emplace_back("simple");
   return {};

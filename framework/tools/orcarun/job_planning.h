@@ -21,7 +21,9 @@ Status make_plan(Runtime& rt, const Options& options, JobPlan& plan);
  * working_directory, apps), and the PMI servers its programs do not need
  * (pmi_left_out: as make_plan decides what the daemons start, from
  * orcarun_pmix_server, orcarun_pmi_simple_server and what each program
- * links). Errors: make_plan's for those. */
+ * links), and whether they may read torch's MASTER_ADDR and MASTER_PORT
+ * (torch_master: orcarun_data_plane_round's word). Errors: make_plan's
+ * for those. */
 Status make_dvm_job_plan(Runtime& rt, const Options& options, JobPlan& plan);
 
 /* Daemons that will run jobs not known yet (orcadvm start): the same

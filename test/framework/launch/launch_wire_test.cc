@@ -295,7 +295,8 @@ TEST(LaunchWire, DvmJobMessagesRoundTrip) {
                    .stdin_target = kStdinAll,
                    .merge_stderr = true,
                    .timeout_ms = 0x1'0000'0002ULL,
-                   .pmi_left_out = {"pmix", "simple"}};
+                   .pmi_left_out = {"pmix", "simple"},
+                   .torch_master = true};
   const WireMessage sm = round_trip(submit);
   const auto& s = std::get<DvmSubmit>(sm);
   EXPECT_EQ(s.client_uri, submit.client_uri);
@@ -313,7 +314,19 @@ TEST(LaunchWire, DvmJobMessagesRoundTrip) {
   EXPECT_TRUE(s.merge_stderr);
   EXPECT_EQ(s.timeout_ms, 0x1'0000'0002ULL);
   EXPECT_EQ(s.pmi_left_out, (std::vector<std::string>{"pmix", "simple"}));
+  EXPECT_TRUE(s.torch_master);
   EXPECT_STREQ(kind_name(sm), "dvm submit");
+  // The port for a DVM job's torch master, asked of its rank 0's daemon.
+  const WireMessage ask = round_trip(MasterPortAsk{.job = 11, .near = "fd00::2"});
+  EXPECT_EQ(std::get<MasterPortAsk>(ask).job, 11u);
+  EXPECT_EQ(std::get<MasterPortAsk>(ask).near, "fd00::2");
+  EXPECT_STREQ(kind_name(ask), "master port ask");
+  const WireMessage port = round_trip(MasterPort{.job = 11, .vpid = 3, .port = 29500});
+  EXPECT_EQ(std::get<MasterPort>(port).job, 11u);
+  EXPECT_EQ(std::get<MasterPort>(port).vpid, 3u);
+  EXPECT_EQ(std::get<MasterPort>(port).port, 29500u);
+  EXPECT_STREQ(kind_name(port), "master port");
+  EXPECT_EQ(job_of(port), 11u);
   const WireMessage js = round_trip(DvmJobState{.job = 9, .ranks = 4, .started = true, .ended = true, .exit_status = 130});
   EXPECT_EQ(std::get<DvmJobState>(js).job, 9u);
   EXPECT_EQ(std::get<DvmJobState>(js).ranks, 4u);
@@ -592,7 +605,7 @@ TEST(LaunchWire, TrailingBytesAndUnknownKindsAreRefused) {
   auto r = decode(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().arg("field"), "end");
-  for (std::uint8_t kind : {0, 26, 200, 255}) {
+  for (std::uint8_t kind : {0, 28, 200, 255}) {
     const std::vector<std::uint8_t> b = {kind, 0, 0, 0, 0};
     auto u = decode(b);
     ASSERT_FALSE(u.ok()) << int(kind);

@@ -587,6 +587,35 @@ open_fence_answered_at_job_end() {
     stop_the_dvm
 }
 
+# A job whose programs may read the data plane's variables (sh) gets
+# torch's MASTER_ADDR and MASTER_PORT, the same in each of its ranks: rank
+# 0's host's link and a port free there, asked of its daemon per job (two
+# jobs at once, two ports); printenv reads none and gets neither (no port
+# is asked for it). The real torch.distributed job runs on the ssh
+# suite's DVM, across namespace hosts.
+torch_master_per_job() {
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2
+    local i first second
+    for i in 0 1; do
+        job_start "master-$i" -n 2 --oversubscribe sh -c 'echo "$MASTER_ADDR:$MASTER_PORT"; sleep 1'
+    done
+    for i in 0 1; do
+        job_wait "master-$i"
+        [ "$status" = 0 ] || fail "job $i exited with $status: $(cat "$T/master-$i.err")"
+        [ "$(wc -l <"$T/master-$i.out")" = 2 ] && [ "$(sort -u "$T/master-$i.out" | wc -l)" = 1 ] ||
+            fail "job $i's two ranks do not see one torch master: $(cat "$T/master-$i.out")"
+        [[ $(head -1 "$T/master-$i.out") =~ ^127\.0\.0\.1:[1-9][0-9]*$ ]] ||
+            fail "job $i's torch master is not loopback (the DVM's only link) and a port: $(cat "$T/master-$i.out")"
+    done
+    first=$(head -1 "$T/master-0.out"); second=$(head -1 "$T/master-1.out")
+    [ "$first" != "$second" ] || fail "two jobs at once got the same torch master port: $first"
+    job -n 2 printenv MASTER_ADDR MASTER_PORT
+    expect_status 1  # printenv: a variable not set
+    expect_no_stdout
+    stop_the_dvm
+}
+
 # MPI jobs of a rank on each of 4 daemons, after a warm-up, leave every
 # daemon with its descriptors, and its memory grown by 2 MB at most: a
 # job's PMI service (its socketpairs, its key space, its PMIx namespace)
@@ -708,5 +737,5 @@ another_user_cannot_submit() {
 
 CASES=(jobs_in_a_row jobs_at_once sigint_ends_that_job_only jobs_share_the_free_slots lost_daemon_ends_its_jobs
        killed_client_ends_its_ranks refused_options daemons_back_to_baseline mpi_jobs_back_to_back
-       mpi_jobs_leave_nothing open_fence_answered_at_job_end pmi_servers_per_job wrong_secret_cannot_submit another_user_cannot_submit)
+       mpi_jobs_leave_nothing open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
 run_dvm_suite OrcadvmJobs "$@"
