@@ -453,6 +453,8 @@ $(orun_output "$name")"
 # rank inherits it. No ORCA_MCA_* setting of the caller reaches orcarun.
 # When the case ends, however it ends, whatever of it still runs is
 # SIGKILLed by pid (local_case_cleanup).
+_LOCAL_CASE_DIRS=()
+_LOCAL_CASE_MARKERS=()
 local_case_setup() {
     T=$(mktemp -d) || fail "mktemp -d failed"
     # The case's jobs keep what they leave in TMPDIR (a job directory of a
@@ -460,6 +462,10 @@ local_case_setup() {
     mkdir "$T/case-tmpdir" || fail "mkdir $T/case-tmpdir failed"
     export TMPDIR="$T/case-tmpdir"
     M="$1-$$-$BASHPID-$RANDOM"
+    # A case may set up again for its next job: the cleanup removes every
+    # directory and marker it had, not the last one only.
+    _LOCAL_CASE_DIRS+=("$T")
+    _LOCAL_CASE_MARKERS+=("$M")
     ORCARUN_PID=
     local v
     for v in $(compgen -e); do
@@ -474,12 +480,15 @@ local_case_cleanup() {
     # The case's own background jobs (orcarun, producers of stdin), then
     # whatever carries its marker; within the braces, bash's "Killed"
     # notices go nowhere.
+    local marker
     {
         for pid in ${ORCARUN_PID:-} $(jobs -p); do kill -KILL "$pid" || true; done
-        for pid in $(processes_with_marker "$M" | cut -d' ' -f1); do kill -KILL "$pid" || true; done
+        for marker in "${_LOCAL_CASE_MARKERS[@]}"; do
+            for pid in $(processes_with_marker "$marker" | cut -d' ' -f1); do kill -KILL "$pid" || true; done
+        done
         wait || true
     } 2>/dev/null
-    rm -rf "$T"
+    rm -rf "${_LOCAL_CASE_DIRS[@]}"
 }
 
 # --- running a suite on namespace hosts ----------------------------------------------------------
