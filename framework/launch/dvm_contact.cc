@@ -8,6 +8,7 @@
 #include <orca/private_file.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
@@ -108,7 +109,10 @@ Result<DvmContact> read_dvm_contact(const std::string& path) {
   return parse_dvm_contact(file.text, path);
 }
 
-Result<std::string> find_running_dvm(const std::string& directory, const std::function<bool(pid_t)>& alive) {
+namespace {
+
+// The contact files of `directory` whose DVM runs, in name order.
+std::vector<std::string> running_dvm_files(const std::string& directory, const std::function<bool(pid_t)>& alive) {
   std::vector<std::string> running;
   const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(directory.c_str()), &::closedir);
   if (dir) {
@@ -118,6 +122,13 @@ Result<std::string> find_running_dvm(const std::string& directory, const std::fu
     }
   }
   std::sort(running.begin(), running.end());
+  return running;
+}
+
+}  // namespace
+
+Result<std::string> find_running_dvm(const std::string& directory, const std::function<bool(pid_t)>& alive) {
+  const std::vector<std::string> running = running_dvm_files(directory, alive);
   if (running.empty()) return Message("launch", "dvm-none-running", {{"directory", directory}});
   if (running.size() > 1) {
     std::string files;
@@ -125,6 +136,18 @@ Result<std::string> find_running_dvm(const std::string& directory, const std::fu
     return Message("launch", "dvm-several-running", {{"directory", directory}, {"files", files}});
   }
   return running.front();
+}
+
+Result<std::string> resolve_dvm_name(const std::string& word, const std::string& directory,
+                                     const std::function<bool(pid_t)>& alive) {
+  if (word.starts_with("file:")) return word.substr(5);
+  struct stat st {};
+  if (::stat(word.c_str(), &st) == 0 || !oob::ContactUri::parse(word)) return word;
+  for (const auto& file : running_dvm_files(directory, alive)) {
+    // Another file's trouble (a stale or foreign one) is not this word's.
+    if (auto contact = read_dvm_contact(file); contact && contact->uri == word) return file;
+  }
+  return Message("launch", "dvm-uri-unknown", {{"uri", word}, {"directory", directory}});
 }
 
 }  // namespace orca::launch

@@ -69,6 +69,16 @@ ORCA_EXPORT Result<DvmContact> read_dvm_contact(const std::string& path);
 ORCA_EXPORT Result<std::string> find_running_dvm(const std::string& directory,
                                                  const std::function<bool(pid_t)>& alive);
 
+/* The contact file a user named (--dvm-uri WORD, ORCA_DVM=WORD): WORD
+ * itself when it is "file:PATH" (PATH), names a file that exists, or is no
+ * contact URI; else WORD is a DVM's contact URI (the uri line of its
+ * contact file), and the file is the one among the running DVMs' of
+ * `directory` that holds it (the DVM's secret comes from there, never from
+ * a command line). Errors: launch/dvm-uri-unknown (uri, directory) when no
+ * running DVM there has that URI. */
+ORCA_EXPORT Result<std::string> resolve_dvm_name(const std::string& word, const std::string& directory,
+                                                 const std::function<bool(pid_t)>& alive);
+
 }  // namespace orca::launch
 
 #endif  // ORCA_LAUNCH_DVM_CONTACT_H

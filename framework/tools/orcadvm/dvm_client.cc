@@ -21,12 +21,13 @@ std::string seconds(std::uint64_t ms) {
   return text;
 }
 
-std::string state_text(const launch::DvmState& s, const std::string& contact_file) {
+std::string state_text(const launch::DvmState& s, const std::string& contact_file, const std::string& uri) {
   std::uint32_t up = 0;
   for (const auto& h : s.hosts) up += h.up ? 1 : 0;
   std::ostringstream out;
   out << "dvm       " << s.pid << "\n"
       << "contact   " << contact_file << "\n"
+      << "uri       " << uri << "\n"
       << "uptime    " << seconds(s.uptime_ms) << "\n"
       << "hosts     " << s.hosts.size() << " (" << up << " daemon(s) up)\n"
       << "jobs      " << s.running << " running, " << s.waiting << " waiting\n"
@@ -78,7 +79,7 @@ class DvmAsking {
     answered_ = true;
     const auto& state = std::get<launch::DvmState>(m.value());
     if (ask_ == launch::DvmAsk::Status) {
-      std::cout << state_text(state, file_) << std::flush;
+      std::cout << state_text(state, file_, contact_.uri) << std::flush;
       finish(0);
       return;
     }

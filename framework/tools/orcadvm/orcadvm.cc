@@ -25,8 +25,8 @@ namespace {
 
 const char* const kUsage =
     "Usage: orcadvm start [--host H[,H...] | --hostfile FILE] [--daemonize] [OPTIONS]\n"
-    "       orcadvm status [--dvm-uri FILE]\n"
-    "       orcadvm stop [--dvm-uri FILE]\n"
+    "       orcadvm status [--dvm-uri FILE|URI]\n"
+    "       orcadvm stop [--dvm-uri FILE|URI]\n"
     "Keeps Orca's daemons up on a set of hosts (a DVM), so that jobs run there\n"
     "without starting daemons each time.\n"
     "\n"
@@ -52,8 +52,9 @@ const char* const kUsage =
     "  --mesh-check           check every host reaches every other on its data plane\n"
     "\n"
     "Options of status and stop:\n"
-    "  --dvm-uri FILE         the DVM of this contact file (else $ORCA_DVM, else\n"
-    "                         your one running DVM)\n"
+    "  --dvm-uri FILE|URI     the DVM of this contact file, or of this contact URI\n"
+    "                         (status prints both; else $ORCA_DVM, else your one\n"
+    "                         running DVM)\n"
     "\n"
     "  -h, --help             print this help and exit\n"
     "  -V, --version          print the version and exit\n"
@@ -133,8 +134,8 @@ int ask(int argc, char** argv, orca::launch::DvmAsk what) {
     } else if (a.rfind("--dvm-uri=", 0) == 0 && a.size() > 10) {
       named = a.substr(10);
     } else {
-      const std::string why = a.rfind("--dvm-uri", 0) == 0 ? "it needs a contact file"
-                                                             : "orcadvm " + std::string(argv[1]) + " takes --dvm-uri FILE only";
+      const std::string why = a.rfind("--dvm-uri", 0) == 0 ? "it needs a contact file or URI"
+                                                             : "orcadvm " + std::string(argv[1]) + " takes --dvm-uri FILE|URI only";
       return p.fail(Message("orcadvm", "bad-option", {{"option", orca::printable(a)}, {"why", why}}));
     }
   }

@@ -40,9 +40,11 @@ bool process_runs(pid_t pid) {
 }
 
 Result<std::string> locate_dvm_contact(const std::optional<std::string>& named) {
-  if (named) return *named;
-  if (const char* env = std::getenv("ORCA_DVM"); env != nullptr && *env != '\0') return std::string(env);
   const std::string directory = launch::dvm_contact_directory([](const char* name) { return std::getenv(name); });
+  if (named) return launch::resolve_dvm_name(*named, directory, process_runs);
+  if (const char* env = std::getenv("ORCA_DVM"); env != nullptr && *env != '\0') {
+    return launch::resolve_dvm_name(env, directory, process_runs);
+  }
   if (directory.empty()) {
     return Message("launch", "dvm-contact-unwritable",
                    {{"file", "(none)"}, {"why", "neither XDG_RUNTIME_DIR nor HOME is an absolute path"}});

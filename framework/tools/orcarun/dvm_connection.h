@@ -21,10 +21,11 @@ namespace orca::orcarun {
 /* Whether process `pid` runs (a zombie, ended and not yet reaped, does not). */
 bool process_runs(pid_t pid);
 
-/* The contact file to use: `named` (--dvm-uri FILE), else ORCA_DVM, else
- * the one running DVM's in this user's contact directory. Errors: those
- * of launch::find_running_dvm, launch/dvm-contact-unwritable when there is
- * no directory to look in. */
+/* The contact file to use: `named` (--dvm-uri FILE|URI), else ORCA_DVM
+ * (the same), else the one running DVM's in this user's contact directory
+ * (launch::resolve_dvm_name for the first two). Errors: those of
+ * launch::resolve_dvm_name and launch::find_running_dvm,
+ * launch/dvm-contact-unwritable when there is no directory to look in. */
 Result<std::string> locate_dvm_contact(const std::optional<std::string>& named);
 
 struct DvmConnection {

@@ -147,5 +147,34 @@ TEST(FindRunningDvm, TheOneWhoseProcessRunsOthersAndStaleFilesPassedOver) {
   EXPECT_TRUE(FailedWith(find_running_dvm(d + "/missing", is_alive), "launch", "dvm-none-running"));
 }
 
+// --dvm-uri FILE|URI: a file is itself ("file:PATH" too); a contact URI
+// is the running DVM's of the directory that has it (its file gives the
+// secret), never a stale one's; an unknown URI says where it looked.
+TEST(ResolveDvmName, AFileIsItselfAUriIsFoundAmongTheRunningDvms) {
+  test::TempDir dir;
+  const std::string d = dir.path().string();
+  auto with_uri = [](pid_t pid) {
+    DvmContact c = contact(pid);
+    c.uri = std::to_string(pid) + ".0;host=boot:ns;usock=@orca/" + std::to_string(pid) + ".0/" + std::to_string(pid) + "/ab";
+    return c;
+  };
+  for (pid_t pid : {100, 200, 300}) ASSERT_TRUE(Succeeded(write_dvm_contact(d, with_uri(pid))));
+  std::set<pid_t> alive{100, 200};
+  auto is_alive = [&](pid_t p) { return alive.count(p) != 0; };
+
+  auto by_uri = resolve_dvm_name(with_uri(200).uri, d, is_alive);
+  ASSERT_TRUE(Succeeded(by_uri));
+  EXPECT_EQ(by_uri.value(), d + "/dvm.200");
+  auto stale = resolve_dvm_name(with_uri(300).uri, d, is_alive);
+  ASSERT_TRUE(FailedWith(stale, "launch", "dvm-uri-unknown"));
+  EXPECT_EQ(stale.error().arg("uri"), with_uri(300).uri);
+  EXPECT_EQ(stale.error().arg("directory"), d);
+
+  EXPECT_EQ(resolve_dvm_name(d + "/dvm.300", d, is_alive).value(), d + "/dvm.300");
+  EXPECT_EQ(resolve_dvm_name("file:" + d + "/dvm.100", d, is_alive).value(), d + "/dvm.100");
+  // Neither a file nor a contact URI: read as a file, whose error says so.
+  EXPECT_EQ(resolve_dvm_name(d + "/missing", d, is_alive).value(), d + "/missing");
+}
+
 }  // namespace
 }  // namespace orca::launch

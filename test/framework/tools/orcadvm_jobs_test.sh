@@ -1,5 +1,5 @@
 #!/bin/bash
-# Jobs on a running DVM (orcarun --dvm, --dvm-uri FILE, ORCA_DVM=FILE)
+# Jobs on a running DVM (orcarun --dvm, --dvm-uri FILE|URI, ORCA_DVM=FILE|URI)
 # with plm/local (simulated nodes of this host): hundreds in a row and
 # fifty at once, each with its own output and exit status; a job that may
 # not wait; jobs side by side on the free slots; SIGINT, a lost daemon and
@@ -115,7 +115,7 @@ stop_the_dvm() {
 # On 4 simulated nodes: a job on all of them (each rank its own line),
 # 200 jobs one after another, a rank that fails and a program that is not
 # there (each with the status of a standalone orcarun), the DVM named by
-# --dvm-uri FILE and by ORCA_DVM=FILE; and no job left running or waiting.
+# --dvm-uri FILE|URI and by ORCA_DVM=FILE|URI; and no job left running or waiting.
 jobs_in_a_row() {
     # Hundreds of processes and jobs in a few seconds, around code that the
     # other cases drive too: under the sanitizers they would only crowd the
@@ -161,8 +161,21 @@ by-uri"
     expect_stdout "by-env
 by-env"
     expect_no_stderr
+    # By its contact URI (status prints it), found among this user's running
+    # DVMs' contact files, which give its secret; not where there is none.
+    local uri; uri=$(contact_value uri)
+    orc --dvm-uri "$uri" -n 1 echo by-contact-uri
+    expect_status 0
+    expect_stdout "by-contact-uri"
+    ORCA_DVM="$uri" orc -n 1 echo by-env-uri
+    expect_status 0
+    expect_stdout "by-env-uri"
+    XDG_RUNTIME_DIR="$T/elsewhere" orc --dvm-uri "$uri" -n 1 true
+    expect_status 1
+    expect_line err "orcarun: no running DVM of yours has the contact URI $uri: a DVM is found by its"
     dvm status
     expect_status 0
+    expect_line out "uri       $uri"
     expect_line out "jobs      0 running, 0 waiting"
     expect_line out "hosts     4 (4 daemon(s) up)"
     stop_the_dvm

@@ -264,7 +264,7 @@ mistakes_are_refused() {
     expect_match err "orcadvm_idle_timeout"
     dvm status --bogus
     expect_status 1
-    expect_line err "orcadvm: the option --bogus cannot be used as given: orcadvm status takes --dvm-uri FILE only."
+    expect_line err "orcadvm: the option --bogus cannot be used as given: orcadvm status takes --dvm-uri FILE|URI only."
     dvm frobnicate
     expect_status 1
     expect_line err "orcadvm: unknown command frobnicate: start, status or stop (orcadvm --help)"
