@@ -195,8 +195,7 @@ DirectoryAnswer answer_directory(oob::Oob& oob, const launch::HostDirectory& dir
 
 launch::MasterPort answer_master_port(const launch::MasterPortAsk& ask, std::uint32_t vpid) {
   const auto near = net::IpAddress::parse(ask.near);
-  const auto v4 = net::IpAddress::parse("127.0.0.1");
-  return {.job = ask.job, .vpid = vpid, .port = near ? free_port(*near) : (v4 ? free_port(*v4) : 0)};
+  return {.job = ask.job, .vpid = vpid, .port = near ? free_port(*near) : 0};
 }
 
 }  // namespace orca::orcad

@@ -32,7 +32,7 @@ DirectoryAnswer answer_directory(oob::Oob& oob, const launch::HostDirectory& dir
                                  const std::string& own_identity, std::uint32_t vpid);
 
 /* A DVM job's MasterPortAsk: a TCP port free on this host now, of the
- * family of the address `ask.near` (IPv4 when it is none). */
+ * family of the address `ask.near` (0 when that is no address). */
 launch::MasterPort answer_master_port(const launch::MasterPortAsk& ask, std::uint32_t vpid);
 
 }  // namespace orca::orcad

@@ -24,7 +24,6 @@ DataPlaneGather::DataPlaneGather(std::vector<std::string> families, const std::v
       if (host.addresses.size() > launch::kMaxHostAddresses) host.addresses.resize(launch::kMaxHostAddresses);
       directory_.hosts.push_back(std::move(host));
       asked_.push_back(d.vpid);
-      host_of_asked_[d.vpid] = it->second;
       daemons_per_host_.push_back(0);
     }
     ++daemons_per_host_[it->second];
@@ -35,17 +34,28 @@ DataPlaneGather::DataPlaneGather(std::vector<std::string> families, const std::v
   mesh_.resize(asked_.size());
 }
 
+std::optional<size_t> DataPlaneGather::asked_host(std::uint32_t vpid) const {
+  auto it = host_of_vpid_.find(vpid);
+  if (it == host_of_vpid_.end() || asked_[it->second] != vpid) return std::nullopt;
+  return it->second;
+}
+
+const launch::DataPlaneAnswer* DataPlaneGather::linked(size_t host) const {
+  if (host >= answers_.size() || !answers_[host] || answers_[host]->interface.empty()) return nullptr;
+  return &*answers_[host];
+}
+
 bool DataPlaneGather::take(const launch::DataPlaneAnswer& answer) {
-  auto it = host_of_asked_.find(answer.vpid);
-  if (it == host_of_asked_.end() || answers_[it->second]) return complete();
-  answers_[it->second] = answer;
+  const auto host = asked_host(answer.vpid);
+  if (!host || answers_[*host]) return complete();
+  answers_[*host] = answer;
   ++answered_;
   return complete();
 }
 
 bool DataPlaneGather::answered(std::uint32_t vpid) const {
-  auto it = host_of_asked_.find(vpid);
-  return it != host_of_asked_.end() && answers_[it->second].has_value();
+  const auto host = asked_host(vpid);
+  return host && answers_[*host].has_value();
 }
 
 launch::MeshCheck DataPlaneGather::mesh_check(std::uint32_t concurrency, std::chrono::milliseconds timeout) const {
@@ -60,9 +70,8 @@ launch::MeshCheck DataPlaneGather::mesh_check(std::uint32_t concurrency, std::ch
 }
 
 bool DataPlaneGather::take_mesh(const launch::MeshResult& result) {
-  auto it = host_of_asked_.find(result.vpid);
-  if (it != host_of_asked_.end() && !mesh_[it->second]) {
-    mesh_[it->second] = result;
+  if (const auto host = asked_host(result.vpid); host && !mesh_[*host]) {
+    mesh_[*host] = result;
     ++meshed_;
   }
   return meshed_ == asked_.size();
@@ -80,9 +89,8 @@ std::vector<std::string> DataPlaneGather::mesh_failures() const {
 std::string DataPlaneGather::torch_master_address(std::uint32_t vpid) const {
   if (std::find(families_.begin(), families_.end(), "torch") == families_.end()) return "";
   auto it = host_of_vpid_.find(vpid);
-  if (it == host_of_vpid_.end() || !answers_[it->second]) return "";
-  const auto& answer = *answers_[it->second];
-  return answer.interface.empty() ? "" : answer.address;
+  const launch::DataPlaneAnswer* link = it == host_of_vpid_.end() ? nullptr : linked(it->second);
+  return link != nullptr ? link->address : "";
 }
 
 void DataPlaneGather::fill(launch::LaunchCommand& command) const {
@@ -96,9 +104,9 @@ void DataPlaneGather::fill(launch::LaunchCommand& command) const {
                              .prefix_length = a.prefix_length,
                              .rdma = a.rdma});
   }
-  if (rank0_host_ < answers_.size() && answers_[rank0_host_] && !answers_[rank0_host_]->interface.empty()) {
-    command.master_address = answers_[rank0_host_]->address;
-    command.master_port = answers_[rank0_host_]->port;
+  if (const launch::DataPlaneAnswer* master = linked(rank0_host_)) {
+    command.master_address = master->address;
+    command.master_port = master->port;
   }
 }
 

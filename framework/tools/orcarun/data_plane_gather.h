@@ -61,8 +61,11 @@ class DataPlaneGather {
   launch::HostDirectory directory_;
   std::vector<std::uint32_t> asked_;                 // per host
   std::vector<std::optional<launch::DataPlaneAnswer>> answers_;  // per host
-  std::map<std::uint32_t, size_t> host_of_asked_;
   std::map<std::uint32_t, size_t> host_of_vpid_;     // every daemon's
+  /* The host daemon `vpid` was asked for (none: not one asked). */
+  std::optional<size_t> asked_host(std::uint32_t vpid) const;
+  /* Host `host`'s answer when it chose a link, else null. */
+  const launch::DataPlaneAnswer* linked(size_t host) const;
   std::vector<size_t> daemons_per_host_;
   size_t rank0_host_ = 0;
   size_t answered_ = 0;

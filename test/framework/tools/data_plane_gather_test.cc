@@ -63,5 +63,23 @@ TEST(DataPlaneGather, AHostWithoutAChoiceGetsNoLinkAndIsSaid) {
   EXPECT_NE(text.find("warning: does not reach hb"), std::string::npos) << text;
 }
 
+// A DVM job's MASTER_ADDR: the link of its rank 0's daemon's host (a
+// daemon that was not the one asked there counts too), none where that
+// host chose no link or torch's family is not set.
+TEST(DataPlaneGather, TorchMasterAddressOfAnyDaemonsHost) {
+  const auto a1 = report("a", {}), a2 = report("a", {}), b = report("b", {});
+  DataPlaneGather g({"gloo", "torch"}, {{1, "ha", &a1}, {2, "ha", &a2}, {3, "hb", &b}}, 1);
+  EXPECT_EQ(g.torch_master_address(2), "") << "no answer yet";
+  g.take(answer(1, "eth1", "10.0.1.1", 4000));
+  g.take(launch::DataPlaneAnswer{.vpid = 3, .reason = "nothing reaches"});
+  EXPECT_EQ(g.torch_master_address(1), "10.0.1.1");
+  EXPECT_EQ(g.torch_master_address(2), "10.0.1.1");
+  EXPECT_EQ(g.torch_master_address(3), "") << "hb chose no link";
+  EXPECT_EQ(g.torch_master_address(9), "") << "no such daemon";
+  DataPlaneGather no_torch({"gloo"}, {{1, "ha", &a1}}, 1);
+  no_torch.take(answer(1, "eth1", "10.0.1.1", 4000));
+  EXPECT_EQ(no_torch.torch_master_address(1), "");
+}
+
 }  // namespace
 }  // namespace orca::orcarun
