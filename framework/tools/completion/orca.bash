@@ -197,7 +197,8 @@ _orca_argument() {
             ;;
     esac
     case $what in
-        FILE) _orca_files ;;
+        # A file, or a word typed out ("FILE|URI"): the files.
+        FILE | FILE\|* | *\|FILE) _orca_files ;;
         DIR) compopt -o filenames 2>/dev/null || :
              mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
         # Words the help lists as alternatives, "none|all|RANK": the

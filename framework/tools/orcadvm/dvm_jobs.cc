@@ -194,7 +194,6 @@ void DvmJobs::start(launch::DvmJobId id) {
   }
   job->machine = std::make_unique<launch::DvmJobMachine>(std::move(facts), machine_hooks(job->id));
   job->fences = context_.launch.fence_root(job->command);
-  tell_client(*job, launch::DvmJobState{.job = job->id, .ranks = job->command.size, .started = true});
   job->machine->start();
   // torch's store listens on rank 0's host, whose free ports only its
   // daemon can tell: asked before the command (one round trip), for jobs
@@ -215,10 +214,14 @@ void DvmJobs::start(launch::DvmJobId id) {
   launch_ranks(*job);
 }
 
+// The client hears of the start only once the command is on its way: its
+// standard input, which it forwards from then on, must reach each daemon
+// after the command (a daemon drops stdin of a job it does not know).
 void DvmJobs::launch_ranks(Job& job) {
   if (Status st = context_.launch.to_daemons(job.command); !st) {
     context_.process.runtime().log("plm", "job " + std::to_string(job.id) + ": " + st.error().summary());
   }
+  tell_client(job, launch::DvmJobState{.job = job.id, .ranks = job.command.size, .started = true});
 }
 
 // A job that ended while its port was asked for (a signal, its client or
