@@ -445,4 +445,16 @@ ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& 
   return out;
 }
 
+std::vector<ProgramLinkage> inspect_programs(const std::vector<std::string>& programs,
+                                             const LinkEnvironment& environment) {
+  std::vector<ProgramLinkage> read;
+  std::vector<std::string_view> seen;
+  for (const auto& program : programs) {
+    if (std::ranges::find(seen, program) != seen.end()) continue;
+    seen.push_back(program);
+    read.push_back(inspect_program(program, environment));
+  }
+  return read;
+}
+
 }  // namespace orca::launch

@@ -33,6 +33,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace orca::launch {
 
@@ -62,6 +63,12 @@ struct ProgramLinkage {
 /* Reads `program` (argv[0]) and the libraries it links. Never throws for
  * a file it cannot read: that is Kind::Unknown with the reason. */
 ORCA_EXPORT ProgramLinkage inspect_program(std::string_view program, const LinkEnvironment& environment);
+
+/* An MPMD job's programs (argv[0] of each app, in order): each distinct
+ * name read once, in the order it first appears (an app file of 100 lines
+ * naming one program reads it once, not 100 times). */
+ORCA_EXPORT std::vector<ProgramLinkage> inspect_programs(const std::vector<std::string>& programs,
+                                                         const LinkEnvironment& environment);
 
 }  // namespace orca::launch
 

@@ -244,12 +244,11 @@ orca::launch::ServiceModes service_modes(const orca::launch::LauncherSettings& l
           .data_plane_round = launcher.data_plane_round};
 }
 
-// What each of the job's programs links (MPMD: several).
+// What each of the job's programs links (MPMD: several, each read once).
 std::vector<orca::launch::ProgramLinkage> programs_of(const orca::orcarun::JobPlan& plan) {
-  const auto env = link_environment(plan.environment);
-  std::vector<orca::launch::ProgramLinkage> programs;
-  for (const auto& app : plan.apps) programs.push_back(orca::launch::inspect_program(app.argv.front(), env));
-  return programs;
+  std::vector<std::string> names;
+  for (const auto& app : plan.apps) names.push_back(app.argv.front());
+  return orca::launch::inspect_programs(names, link_environment(plan.environment));
 }
 
 // What each daemon starts and loads, from what the ranks' programs link.

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace orca::launch {
 namespace {
@@ -157,6 +158,17 @@ TEST(ProgramLinkage, LibrariesAreFoundAsLdSoFindsThem) {
     GTEST_SKIP() << "not a Debian x86_64 layout: " << found.unknown_why;
   }
   EXPECT_EQ(found.kind, ProgramLinkage::Kind::Read) << found.unknown_why;
+}
+
+// An MPMD job (or an --app file) naming one program many times reads it
+// once; distinct programs keep their order, the first decides the words.
+TEST(ProgramLinkage, EachDistinctProgramOfAJobIsReadOnce) {
+  const std::vector<std::string> names{"hostname", "/bin/sh", "hostname", "hostname", "/bin/sh"};
+  const std::vector<ProgramLinkage> read = inspect_programs(names, system_environment());
+  ASSERT_EQ(read.size(), 2U);
+  EXPECT_TRUE(read[0].path.ends_with("/hostname")) << read[0].path;
+  EXPECT_EQ(read[1].path, "/bin/sh");
+  EXPECT_TRUE(inspect_programs({}, system_environment()).empty());
 }
 
 // The object that needs the missing library is named after the closure
