@@ -71,6 +71,11 @@ void deal_round_robin(std::size_t node_count, std::uint64_t want, const unsigned
 
 }  // namespace
 
+Message too_many_ranks(std::uint64_t want, std::string_view from) {
+  return Message("launch", "map-too-large",
+                 {{"n", std::to_string(want)}, {"limit", std::to_string(kMaxRanks)}, {"from", std::string(from)}});
+}
+
 Result<MapBy> parse_map_by(std::string_view text) {
   const std::string value = mca::lower(mca::trim(text));
   if (value == "slot") return MapBy::Slot;
@@ -116,12 +121,7 @@ Result<RankMap> map_ranks(const std::vector<HostSlots>& nodes, std::optional<uns
   for (const HostSlots& node : nodes) total += node.slots;
   if (!n && total == 0) return Message("launch", "map-no-slots", {{"nodes", std::to_string(nodes.size())}});
   const std::uint64_t want = n ? *n : total;
-  if (want > kMaxRanks) {
-    return Message("launch", "map-too-large",
-                   {{"n", std::to_string(want)},
-                    {"limit", std::to_string(kMaxRanks)},
-                    {"from", n ? "-n" : "the slots of the hosts"}});
-  }
+  if (want > kMaxRanks) return too_many_ranks(want, n ? "-n" : "the slots of the hosts");
   if (want > total && !oversubscribe) {
     return Message("launch", "map-too-many",
                    {{"n", std::to_string(want)}, {"slots", std::to_string(total)},
@@ -172,10 +172,7 @@ Result<RankMap> map_counts(const std::vector<HostSlots>& nodes, const std::vecto
   std::uint64_t full = 0;
   for (std::uint64_t c : counts) full += c;
   const std::uint64_t want = n ? *n : full;
-  if (want > kMaxRanks) {
-    return Message("launch", "map-too-large",
-                   {{"n", std::to_string(want)}, {"limit", std::to_string(kMaxRanks)}, {"from", policy}});
-  }
+  if (want > kMaxRanks) return too_many_ranks(want, policy);
   if (want > full) {
     return Message("launch", "map-per-node-too-few",
                    {{"n", std::to_string(want)}, {"policy", policy}, {"nodes", std::to_string(nodes.size())},

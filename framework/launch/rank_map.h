@@ -40,6 +40,10 @@ namespace orca::launch {
 /* The most processes of one job. */
 inline constexpr unsigned kMaxRanks = 1u << 22;  // 4,194,304
 
+/* The refusal of a job of `want` processes, more than kMaxRanks, counted
+ * from `from` (-n, the hosts' slots, a policy): launch/map-too-large. */
+ORCA_EXPORT Message too_many_ranks(std::uint64_t want, std::string_view from);
+
 enum class MapBy { Slot, Node };
 
 /* "slot" or "node" (the value of --map-by; case is ignored). Error:

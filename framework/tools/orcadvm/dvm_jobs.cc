@@ -11,6 +11,27 @@
 
 namespace orca::orcadvm {
 
+namespace {
+
+// The job's -n, summed over its programs; none (a single program without
+// -n): a rank per slot. Errors: a malformed submission; more than a job's
+// most ranks, with the count the user asked for.
+Result<std::optional<unsigned>> asked_processes(const launch::DvmSubmit& submit) {
+  if (submit.apps.empty() || submit.app_processes.size() != submit.apps.size()) {
+    return Message("orcarun", "dvm-submit-malformed", {{"why", "its programs and their counts differ"}});
+  }
+  for (const auto& app : submit.apps) {
+    if (app.argv.empty()) return Message("orcarun", "dvm-submit-malformed", {{"why", "a program has no command"}});
+  }
+  std::uint64_t total = 0;
+  for (std::uint32_t p : submit.app_processes) total += p;
+  if (total > launch::kMaxRanks) return launch::too_many_ranks(total, "-n");
+  if (total == 0) return std::optional<unsigned>();
+  return std::optional<unsigned>(static_cast<unsigned>(total));
+}
+
+}  // namespace
+
 struct DvmJobs::Job {
   std::uint32_t id = 0;
   ProcessName client{};
@@ -79,22 +100,12 @@ void DvmJobs::submit(ProcessName client, const launch::DvmSubmit& submit) {
     show(*job, why);
     tell_client(*job, launch::DvmJobState{.job = job->id, .started = false, .ended = true, .exit_status = 1});
   };
-  if (submit.apps.empty() || submit.app_processes.size() != submit.apps.size()) {
-    refuse_now(Message("orcarun", "dvm-submit-malformed", {{"why", "its programs and their counts differ"}}));
+  auto asked = asked_processes(submit);
+  if (!asked) {
+    refuse_now(asked.error());
     return;
   }
-  for (const auto& app : submit.apps) {
-    if (app.argv.empty()) {
-      refuse_now(Message("orcarun", "dvm-submit-malformed", {{"why", "a program has no command"}}));
-      return;
-    }
-  }
-  // -n of each program; without one (a single program), a rank per slot.
-  std::optional<unsigned> n;
-  std::uint64_t total = 0;
-  for (std::uint32_t p : submit.app_processes) total += p;
-  if (total > launch::kMaxRanks) total = launch::kMaxRanks + 1ULL;  // map_ranks refuses it, saying why
-  if (total > 0) n = static_cast<unsigned>(total);
+  const std::optional<unsigned> n = asked.value();
   auto by = launch::parse_map_by(submit.map_by.empty() ? "slot" : submit.map_by);
   if (!by) {
     refuse_now(by.error());

@@ -411,6 +411,12 @@ none"
     else
         echo "kernel.pid_max is $pid_max, above a job's most ranks: the refusal of a job past it is not checked"
     fi
+    # Past a job's most ranks: refused naming the count the user gave.
+    job --oversubscribe -n 5000000 touch "$T/ran"
+    expect_status 1
+    expect_no_stdout
+    expect_line err "orcarun: the job would have 5000000 processes (from -n), more than the limit of 4194304."
+    [ ! -e "$T/ran" ] || fail "a job past the most ranks ran"
     dvm status
     expect_line out "jobs      0 running, 0 waiting"
     stop_the_dvm
