@@ -47,6 +47,8 @@ class PmixJob {
    * descriptor to inherit: *inherit stays -1). */
   Status prepare(std::uint32_t rank, const orca_pmi_environment& env, int* inherit);
   void started(std::uint32_t rank, bool ok);
+  /* The rank's process has exited: its PMIx events come first. It stays
+   * a client of the namespace until the job ends (pmix_job.cc says why). */
   void ended(std::uint32_t rank);
   void release(std::uint64_t epoch, const Kvs& entries);
   void deliver(std::uint32_t node, std::span<const std::uint8_t> bytes);

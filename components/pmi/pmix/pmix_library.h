@@ -37,7 +37,6 @@
   X(PMIx_server_register_nspace)    \
   X(PMIx_server_deregister_nspace)  \
   X(PMIx_server_register_client)    \
-  X(PMIx_server_deregister_client)  \
   X(PMIx_server_setup_fork)         \
   X(PMIx_server_dmodex_request)
 #define ORCA_PMIX_HWLOC_FUNCTIONS(X)    \

@@ -97,7 +97,8 @@ PmixServer::PmixServer(const PmixLibrary& lib, const orca_pmi_host& host, const 
       handoff_(loop_),
       nspace_(job.name != nullptr ? job.name : ""),
       node_(job.node),
-      tmpdir_(host_job_directory(host)) {  // the rendezvous lives in the first job's directory only
+      tmpdir_(host_job_directory(host)),  // the rendezvous lives in the first job's directory only
+      retire_timer_(loop_, [this] { retire_due(); }) {
   if (nspace_.empty() || nspace_.size() + 8 > PMIX_MAX_NSLEN) throw std::runtime_error("the job's PMI name does not fit a PMIx namespace");
   PmixServer* expected = nullptr;
   if (!g_live.compare_exchange_strong(expected, this)) throw std::runtime_error("a PMIx server already runs in this daemon");
@@ -174,6 +175,20 @@ void PmixServer::attach(const std::string& nspace, PmixJob& job) {
 }
 
 void PmixServer::detach(const std::string& nspace) { jobs_.erase(nspace); }
+
+void PmixServer::retire(std::string nspace) {
+  retiring_.emplace_back(std::chrono::steady_clock::now() + kRetireAfter, std::move(nspace));
+  if (!retire_timer_.pending()) retire_timer_.start(kRetireAfter);
+}
+
+void PmixServer::retire_due() {
+  const auto now = std::chrono::steady_clock::now();
+  while (!retiring_.empty() && retiring_.front().first <= now) {
+    lib_.PMIx_server_deregister_nspace(retiring_.front().second.c_str(), &ignore_result, nullptr);
+    retiring_.pop_front();
+  }
+  if (!retiring_.empty()) retire_timer_.start(retiring_.front().first - now);
+}
 
 PmixJob* PmixServer::job(const std::string& nspace) const {
   auto it = jobs_.find(nspace);
