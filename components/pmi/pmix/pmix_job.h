@@ -2,9 +2,10 @@
 // registered with the daemon's PmixServer with what Open MPI reads at
 // MPI_Init (sizes, node and process maps, each local rank's local and
 // node rank), each local rank registered and given its environment by
-// PMIx_server_setup_fork before it starts, and the namespace deregistered
-// when the job ends. A DVM's daemon has several at once, each under its
-// own name.
+// PMIx_server_setup_fork before it starts, and the namespace (with every
+// rank, a client until then) deregistered a moment after the job ends
+// (PmixServer::retire). A DVM's daemon has several at once, each under
+// its own name.
 //
 // On the loop's thread, from what libpmix's thread posted (pmix_server.h):
 //   fence       libpmix gathers this node's ranks and calls fence_nb once
