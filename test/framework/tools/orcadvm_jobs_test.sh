@@ -522,15 +522,6 @@ $want"
 # one more of each.
 mpi_jobs_back_to_back() {
     build_mpi_programs
-    # Under the sanitizers an Open MPI job of this case once hung in its
-    # exchange until the case's time limit (CI at d820c1d, right after the
-    # MPI_Abort job; not seen in the normal build, loaded or not): it runs
-    # in full in the normal build (check-unsanitized) until that is found.
-    if sanitized_run_is_selective && [ -n "${MPI_PROGRAM[openmpi]:-}" ]; then
-        echo "under the sanitizers: MPICH only (the normal build runs Open MPI's jobs too)"
-        unset 'MPI_PROGRAM[openmpi]'
-        [ "${#MPI_PROGRAM[@]}" -gt 0 ] || skip "under the sanitizers: no MPICH here, and Open MPI's jobs run in the normal build"
-    fi
     dvm_setup
     dvm_start --mca plm_local_num_nodes 4
     local flavour program i
