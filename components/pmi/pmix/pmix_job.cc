@@ -84,7 +84,7 @@ PmixJob::~PmixJob() {
       if (p.cbfunc != nullptr) p.cbfunc(PMIX_ERR_UNREACH, nullptr, 0, p.cbdata, nullptr, nullptr);
     }
   }
-  if (registered_) server_.retire(nspace_);
+  if (registered_) server_.retire(nspace_, clients_);
 }
 
 void PmixJob::log(int level, const std::string& text) {
@@ -169,6 +169,7 @@ Status PmixJob::prepare(std::uint32_t rank, const orca_pmi_environment& env, int
     return Message("pmi", "pmix-call-failed", {{"call", "PMIx_server_register_client"}, {"rank", std::to_string(rank)},
                                                {"why", status_text(lib_, st)}});
   }
+  clients_.push_back(rank);
   char** vars = nullptr;
   st = lib_.PMIx_server_setup_fork(&proc, &vars);
   if (st != PMIX_SUCCESS) {
@@ -204,13 +205,12 @@ void PmixJob::ended(std::uint32_t /*rank*/) {
   // must count before the exit does, or a clean exit would read as one
   // before finalize.
   server_.drain();
-  // The rank is not deregistered here (its namespace's deregistration at
-  // the job's end releases it): libpmix 4.2.2, told of a client whose
+  // The rank is deregistered with its namespace at the job's end
+  // (PmixServer::retire), not now: libpmix 4.2.2, told of a client whose
   // connection it has not yet seen close, closes that socket but leaves
   // its read event registered, and the next connection given the same
   // descriptor number is never read: that rank hangs in PMIx_Init (a DVM's
-  // Open MPI jobs did, every few to twenty jobs here). The namespace goes
-  // a moment after the job's end (PmixServer::retire).
+  // Open MPI jobs did, every few to twenty jobs here).
 }
 
 void PmixJob::on_client(std::uint32_t rank, orca_pmi_rank_event what) { host_.rank_event(host_.host, rank, what, 0, ""); }

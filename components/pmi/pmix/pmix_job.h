@@ -3,7 +3,7 @@
 // MPI_Init (sizes, node and process maps, each local rank's local and
 // node rank), each local rank registered and given its environment by
 // PMIx_server_setup_fork before it starts, and the namespace (with every
-// rank, a client until then) deregistered a moment after the job ends
+// rank, a client until then) deregistered when the job ends
 // (PmixServer::retire). A DVM's daemon has several at once, each under
 // its own name.
 //
@@ -82,6 +82,7 @@ class PmixJob {
   /* OMPI_MCA_orte_local_daemon_uri for Open MPI 4; empty: not set. */
   std::string placeholder_daemon_;
   bool registered_ = false;
+  std::vector<std::uint32_t> clients_;  // the ranks registered as clients, deregistered with the namespace
   std::uint64_t next_epoch_ = 0;
   std::map<std::uint64_t, Pending> fences_;
   std::uint64_t next_request_ = 0;

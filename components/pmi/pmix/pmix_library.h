@@ -23,21 +23,23 @@
 
 // Every function PmixServer calls, once: the members below and their
 // lookup are made from these lists.
-#define ORCA_PMIX_FUNCTIONS(X)      \
-  X(PMIx_Error_string)              \
-  X(PMIx_Info_list_start)           \
-  X(PMIx_Info_list_add)             \
-  X(PMIx_Info_list_convert)         \
-  X(PMIx_Info_list_release)         \
-  X(PMIx_Data_array_destruct)       \
-  X(PMIx_generate_regex)            \
-  X(PMIx_generate_ppn)              \
-  X(PMIx_server_init)               \
-  X(PMIx_server_finalize)           \
-  X(PMIx_server_register_nspace)    \
-  X(PMIx_server_deregister_nspace)  \
-  X(PMIx_server_register_client)    \
-  X(PMIx_server_setup_fork)         \
+#define ORCA_PMIX_FUNCTIONS(X)       \
+  X(PMIx_Error_string)               \
+  X(PMIx_Info_list_start)            \
+  X(PMIx_Info_list_add)              \
+  X(PMIx_Info_list_convert)          \
+  X(PMIx_Info_list_release)          \
+  X(PMIx_Data_array_destruct)        \
+  X(PMIx_generate_regex)             \
+  X(PMIx_generate_ppn)               \
+  X(PMIx_server_init)                \
+  X(PMIx_server_finalize)            \
+  X(PMIx_server_register_nspace)     \
+  X(PMIx_server_deregister_nspace)   \
+  X(PMIx_server_register_client)     \
+  X(PMIx_server_deregister_client)   \
+  X(PMIx_server_setup_fork)          \
+  X(PMIx_server_setup_local_support) \
   X(PMIx_server_dmodex_request)
 #define ORCA_PMIX_HWLOC_FUNCTIONS(X)    \
   X(hwloc_topology_init)                \

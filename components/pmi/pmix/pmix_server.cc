@@ -97,8 +97,7 @@ PmixServer::PmixServer(const PmixLibrary& lib, const orca_pmi_host& host, const 
       handoff_(loop_),
       nspace_(job.name != nullptr ? job.name : ""),
       node_(job.node),
-      tmpdir_(host_job_directory(host)),  // the rendezvous lives in the first job's directory only
-      retire_timer_(loop_, [this] { retire_due(); }) {
+      tmpdir_(host_job_directory(host)) {  // the rendezvous lives in the first job's directory only
   if (nspace_.empty() || nspace_.size() + 8 > PMIX_MAX_NSLEN) throw std::runtime_error("the job's PMI name does not fit a PMIx namespace");
   PmixServer* expected = nullptr;
   if (!g_live.compare_exchange_strong(expected, this)) throw std::runtime_error("a PMIx server already runs in this daemon");
@@ -176,18 +175,17 @@ void PmixServer::attach(const std::string& nspace, PmixJob& job) {
 
 void PmixServer::detach(const std::string& nspace) { jobs_.erase(nspace); }
 
-void PmixServer::retire(std::string nspace) {
-  retiring_.emplace_back(std::chrono::steady_clock::now() + kRetireAfter, std::move(nspace));
-  if (!retire_timer_.pending()) retire_timer_.start(kRetireAfter);
-}
-
-void PmixServer::retire_due() {
-  const auto now = std::chrono::steady_clock::now();
-  while (!retiring_.empty() && retiring_.front().first <= now) {
-    lib_.PMIx_server_deregister_nspace(retiring_.front().second.c_str(), &ignore_result, nullptr);
-    retiring_.pop_front();
+void PmixServer::retire(const std::string& nspace, const std::vector<std::uint32_t>& clients) {
+  // Network setup with nothing to set up: the cheapest call that goes
+  // through libpmix's thread and answers.
+  OperationWait round_trip;
+  (void)round_trip.wait(lib_.PMIx_server_setup_local_support(nspace.c_str(), nullptr, 0, &OperationWait::done, &round_trip));
+  for (const std::uint32_t rank : clients) {
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+    lib_.PMIx_server_deregister_client(&proc, &ignore_result, nullptr);
   }
-  if (!retiring_.empty()) retire_timer_.start(retiring_.front().first - now);
+  lib_.PMIx_server_deregister_nspace(nspace.c_str(), &ignore_result, nullptr);
 }
 
 PmixJob* PmixServer::job(const std::string& nspace) const {

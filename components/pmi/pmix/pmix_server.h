@@ -22,15 +22,14 @@
 #include <orca/event_loop.h>
 #include <orca/pmi.h>
 
-#include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <future>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace orca::pmi {
 
@@ -75,16 +74,16 @@ class PmixServer {
    * when another job serves it already. */
   void attach(const std::string& nspace, PmixJob& job);
   void detach(const std::string& nspace);
-  /* Deregisters `nspace` from libpmix kRetireAfter from now (the loop's
-   * thread only): libpmix 4.2.2, told to drop a namespace whose ranks'
-   * connections it has not yet seen close, closes those sockets but
-   * leaves their read events registered, and a later connection given
-   * one of those descriptor numbers is never read (its rank hangs in
-   * PMIx_Init). The ranks have exited by their job's end; the delay lets
-   * libpmix's thread, however busy, see their connections close first.
-   * Namespaces still waiting go with PMIx_server_finalize. */
-  void retire(std::string nspace);
-  static constexpr std::chrono::milliseconds kRetireAfter{250};
+  /* Deregisters `clients` (ranks of `nspace`, whose job has ended), then
+   * `nspace` (the loop's thread only), after a round trip through
+   * libpmix's thread: libpmix 4.2.2, told to drop a client whose
+   * connection it has not yet seen close, closes that socket but leaves
+   * its read event registered, and a later connection given the
+   * descriptor number is never read (its rank hangs in PMIx_Init). The
+   * ranks have exited by their job's end: what their connections' close
+   * queued in libpmix's thread is handled before anything asked after
+   * that round trip. */
+  void retire(const std::string& nspace, const std::vector<std::uint32_t>& clients);
   /* The job of `nspace`, if one serves it now (the loop's thread only). */
   PmixJob* job(const std::string& nspace) const;
 
@@ -127,9 +126,6 @@ class PmixServer {
   bool initialized_ = false;            // written by the starting thread: read after ready()
   std::optional<std::string> failed_;   // why the start failed, once ready() saw it
   std::map<std::string, PmixJob*, std::less<>> jobs_;
-  void retire_due();  // deregisters the namespaces whose time has come
-  std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> retiring_;  // by time
-  Timer retire_timer_;
   std::unique_ptr<PluginBlacklist> no_io_plugins_;
   std::future<void> library_;  // the starting thread; last, so that it ends before the rest goes
 };
