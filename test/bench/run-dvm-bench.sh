@@ -7,7 +7,8 @@
 #   cold      the same jobs as cold launches: orcarun (its own daemons each
 #             time) and mpiexec.hydra (MPICH) when installed
 #   conc      JOBS jobs of -n 1, INFLIGHT at once (xargs -P), every job's
-#             output checked whole and unmixed, against the sequential rate
+#             output checked whole and unmixed, against the same job's rate
+#             one after another (and against -n 1 true's)
 #   count     COUNT jobs in a row: the rate of the last 1000 against the
 #             first 1000's (no slowdown as jobs accumulate)
 #   daemons   the daemons' open descriptors and RSS before and after
@@ -157,25 +158,36 @@ mkdir "$work/conc"
 {
     echo '#!/bin/bash'
     printf '%q ' "${orca[@]}"
-    echo '--dvm --oversubscribe -n 1 sh -c "echo job$1-a; echo job$1-b" >"'"$work/conc"'/$1.out" 2>&1 ||'
+    echo '--dvm --oversubscribe -n 1 printf "job%s-a\\njob%s-b\\n" "$1" "$1" >"'"$work/conc"'/$1.out" 2>&1 ||'
     echo "    echo \"\$1 failed\" >>'$work/conc/failed'"
 } >"$work/one-job"
 chmod +x "$work/one-job"
-t0=$(now_ms)
-seq 1 "$conc" | xargs -P "$inflight" -n 1 "$work/one-job"
-conc_ms=$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { printf "%.1f", b - a }')
+# jobs_through P FIRST COUNT: ms for jobs FIRST.. (COUNT of them), P at once.
+jobs_through() {
+    local t0; t0=$(now_ms)
+    seq "$2" $(($2 + $3 - 1)) | xargs -P "$1" -n 1 "$work/one-job"
+    awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { printf "%.1f", b - a }'
+}
+# The same job one after another first: the rate to beat at once.
+seq_same=$((conc < jobs ? conc : jobs))
+same_ms=$(jobs_through 1 $((conc + 1)) "$seq_same")
+conc_ms=$(jobs_through "$inflight" 1 "$conc")
 mixed=0
-for ((i = 1; i <= conc; i++)); do
+for ((i = 1; i <= conc + seq_same; i++)); do
     [ "$(cat "$work/conc/$i.out")" = "job$i-a
 job$i-b" ] || mixed=$((mixed + 1))
 done
 failed=0
 [ -f "$work/conc/failed" ] && failed=$(wc -l <"$work/conc/failed")
+rate_same=$(per_s "$seq_same" "$same_ms")
 rate_conc=$(per_s "$conc" "$conc_ms")
-echo "$rate_conc jobs/s ($conc jobs in $conc_ms ms); outputs not exactly their own: $mixed; failed: $failed"
-echo "against the sequential -n 1 true rate: $(ratio "$rate_conc" "$rate_true")x"
+echo "the job (printf of two lines, checked whole in its own file), one after another: $rate_same jobs/s ($seq_same jobs)"
+echo "$inflight at once: $rate_conc jobs/s ($conc jobs in $conc_ms ms); outputs not exactly their own: $mixed; failed: $failed"
+echo "at once against one after another: $(ratio "$rate_conc" "$rate_same")x (against the sequential -n 1 true rate: $(ratio "$rate_conc" "$rate_true")x)"
 figure dvm_conc_jobs_per_s "$rate_conc" jobs/s
-figure dvm_conc_ratio_seq "$(ratio "$rate_conc" "$rate_true")" ratio
+figure dvm_conc_seq_same_jobs_per_s "$rate_same" jobs/s
+figure dvm_conc_ratio_seq "$(ratio "$rate_conc" "$rate_same")" ratio
+figure dvm_conc_ratio_seq_true "$(ratio "$rate_conc" "$rate_true")" ratio
 figure dvm_conc_mixed_outputs "$mixed" jobs
 
 banner "count: $count jobs of -n 1 true in a row, the rate of the first and last 1000"
