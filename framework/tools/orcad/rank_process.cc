@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <chrono>
 
 namespace orca::orcad {
 
@@ -12,6 +15,8 @@ namespace orca::orcad {
 // open: what arrives within this time is still shown, then its output
 // ends (the descendant's later output is not waited for).
 static constexpr std::chrono::milliseconds kDrainAfterExit{1000};
+// How long a killed rank's group is waited for, at most, to be gone.
+static constexpr std::chrono::milliseconds kKilledGroupWait{50};
 
 struct RankProcess::Pipe {
   launch::Stream stream;
@@ -108,6 +113,17 @@ RankProcess::~RankProcess() {
     exit_watch_.reset();
     while (::waitpid(child_.pid, nullptr, 0) < 0 && errno == EINTR) {
     }
+  }
+  // Its members gone (kKilledGroupWait at most: one in uninterruptible
+  // sleep, or left a zombie of a parent that does not reap, is not waited
+  // for), what they held is closed before the job's PMI service goes: a
+  // rank's PMIx connection its background child kept open would otherwise
+  // still be open when the job's namespace is deregistered (see
+  // PmixServer::retire).
+  const auto until = std::chrono::steady_clock::now() + kKilledGroupWait;
+  while (!group_gone() && std::chrono::steady_clock::now() < until) {
+    const timespec tick{.tv_sec = 0, .tv_nsec = 200'000};
+    ::nanosleep(&tick, nullptr);
   }
 }
 
