@@ -11,7 +11,10 @@
  * PMIx call fails. Defaults: 1000 rounds, 64 puts of 16384 bytes. With
  * FLOOD_LINGER=1 the ranks that do not put ignore SIGTERM: the job, and
  * its orcads, last until orcarun's SIGKILL, so that a test reads the
- * daemons' figures once the job's end is decided.
+ * daemons' figures once the job's end is decided. With FLOOD_ABANDON=1 each
+ * rank, right after PMIx_Init, leaves its connection to the PMIx server to
+ * a child that sleeps 30 s and exits without PMIx_Finalize, as a program
+ * that forks and crashes would: the connection outlives the rank.
  */
 #include <pmix.h>
 
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static long setting(const char *name, long fallback) {
     const char *text = getenv(name);
@@ -51,6 +55,16 @@ int main(void) {
     if (st != PMIX_SUCCESS) {
         fprintf(stderr, "flood: PMIx_Init failed: %s\n", PMIx_Error_string(st));
         return 3;
+    }
+    const char *abandon = getenv("FLOOD_ABANDON");
+    if (abandon != NULL && strcmp(abandon, "1") == 0) {
+        if (fork() == 0) {
+            sleep(30);
+            _exit(0);
+        }
+        printf("flood: rank %u leaves its connection to a child\n", (unsigned)me.rank);
+        fflush(stdout);
+        _exit(0);
     }
     const char *linger = getenv("FLOOD_LINGER");
     if (linger != NULL && strcmp(linger, "1") == 0 && !floods(me.rank)) signal(SIGTERM, SIG_IGN);

@@ -748,7 +748,34 @@ another_user_cannot_submit() {
     refused_then_owner_served "$T/nobody/guess"
 }
 
+# A rank that leaves its PMIx connection to a child and exits before
+# PMIx_Finalize ends its job, and the next jobs' ranks are served: libpmix
+# 4.2.2, told to drop a client whose connection it has not yet seen close,
+# leaves the next connection given that descriptor number unread (with
+# ranks deregistered at their exit, the second such job hung in PMIx_Init;
+# PmixServer::retire). The child goes with its rank's job.
+pmix_connection_left_to_a_child() {
+    local flood="$ORCA_TEST_BUILDDIR/test/integration/pmix_flood" i
+    [ -x "$flood" ] || fail "$flood is not built"
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 1
+    for i in 1 2 3; do
+        job -x FLOOD_ABANDON=1 -n 1 "$flood"
+        [ "$status" = 1 ] || { show_output; fail "job $i leaving its connection to a child exited with $status"; }
+        expect_line out "flood: rank 0 leaves its connection to a child"
+        expect_match err "^orcarun: rank 0 on [^ ]+ exited with status 0 after it initialized MPI \\(PMI\\)$"
+    done
+    job -x FLOOD_ROUNDS=2 -x FLOOD_PUTS=1 -x FLOOD_VALUE_BYTES=16 -n 2 "$flood"
+    expect_status 0
+    expect_sorted_stdout "flood: rank 0 done
+flood: rank 1 done"
+    local children
+    mapfile -t children < <(pids_named "$M" '^pmix_flood$')
+    [ "${#children[@]}" = 0 ] || await_gone 10 "${children[@]}"
+    stop_the_dvm
+}
+
 CASES=(jobs_in_a_row jobs_at_once sigint_ends_that_job_only jobs_share_the_free_slots lost_daemon_ends_its_jobs
        killed_client_ends_its_ranks refused_options daemons_back_to_baseline mpi_jobs_back_to_back
-       mpi_jobs_leave_nothing open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
+       mpi_jobs_leave_nothing pmix_connection_left_to_a_child open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
 run_dvm_suite OrcadvmJobs "$@"
