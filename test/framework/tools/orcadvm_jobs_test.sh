@@ -765,7 +765,10 @@ pmix_connection_left_to_a_child() {
         expect_line out "flood: rank 0 leaves its connection to a child"
         expect_match err "^orcarun: rank 0 on [^ ]+ exited with status 0 after it initialized MPI \\(PMI\\)$"
     done
-    job -x FLOOD_ROUNDS=2 -x FLOOD_PUTS=1 -x FLOOD_VALUE_BYTES=16 -n 2 "$flood"
+    # libpmix's client leaks a few bytes at PMIx_Finalize: not this case's
+    # to report (LeakSanitizer would fail the sanitized build's ranks).
+    job -x FLOOD_ROUNDS=2 -x FLOOD_PUTS=1 -x FLOOD_VALUE_BYTES=16 \
+        -x ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" -n 2 "$flood"
     expect_status 0
     expect_sorted_stdout "flood: rank 0 done
 flood: rank 1 done"
