@@ -215,9 +215,10 @@ finding_the_dvm() {
     expect_line err "orcadvm: no DVM of yours is running: $CONTACTS holds no contact file of a"
     dvm_start --mca plm_local_num_nodes 1
     local first=$CONTACT first_pid=$DVM_PID
-    # A stale file: a process that has ended.
-    sleep 0 & local dead=$!
-    wait "$dead"
+    # A stale file: a process that has ended. (Not the pid of one that
+    # ran: where pid_max is 32768, a later process of the case, the second
+    # DVM itself, can be given it again.)
+    local dead=$(($(cat /proc/sys/kernel/pid_max) + 1))
     sed "s/^pid .*/pid $dead/" "$first" >"$CONTACTS/dvm.$dead" && chmod 600 "$CONTACTS/dvm.$dead"
     dvm status
     expect_status 0
