@@ -6,8 +6,11 @@
  * where S must be N(N+1)/2 and L the left neighbour's rank.
  * Faults on request, for the failure tests:
  *   abort R CODE   rank R calls MPI_Abort(MPI_COMM_WORLD, CODE) after init
- *   unfinished R   rank R exits with 0 after the exchange and the barrier
- *                  (every peer connected to it), without MPI_Finalize
+ *   unfinished R [FILE]
+ *                  rank R exits with 0 after the exchange and the barrier
+ *                  (every peer connected to it), without MPI_Finalize;
+ *                  with FILE, once FILE exists (a test's cue: the other
+ *                  ranks are in MPI_Finalize by then, not racing it)
  *   hang R         rank R sleeps after init until it is killed
  * For the benchmark (make bench-mpi):
  *   times          after MPI_Finalize, every rank also prints how long its
@@ -72,7 +75,12 @@ int main(int argc, char **argv) {
     MPI_Sendrecv(&rank, 1, MPI_INT, right, 7, &from_left, 1, MPI_INT, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 
     MPI_Barrier(MPI_COMM_WORLD);
-    if (arg_rank(argc, argv, "unfinished") == rank) _exit(0);
+    if (arg_rank(argc, argv, "unfinished") == rank) {
+        if (argc >= 4) {
+            while (access(argv[3], F_OK) != 0) usleep(10000);
+        }
+        _exit(0);
+    }
     if (argc >= 3 && strcmp(argv[1], "appnum") == 0) {
         int *appnum = NULL, flag = 0;
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);

@@ -581,20 +581,42 @@ pmi_servers_per_job() {
 # An Open MPI job whose rank on one daemon exits unfinalized leaves the
 # other daemon's rank in MPI_Finalize's fence, open in libpmix: the job's
 # end answers it (each daemon says so at pmi_base_verbose 1) before its
-# namespace goes, and the next job of that DVM runs as if none had.
+# namespace goes, and the next job of that DVM runs as if none had. The
+# rank exits only once the other daemon's rank is in that fence (its
+# daemon has logged one fence more than the rank's own): were it to exit
+# at once, the job could end before the other rank reached MPI_Finalize,
+# with no fence open (a loaded, sanitized run once did).
 open_fence_answered_at_job_end() {
     build_mpi_programs
     [ -n "${MPI_PROGRAM[openmpi]:-}" ] || skip "mpicc.openmpi (Debian openmpi-bin) is not installed"
     dvm_setup
     dvm_start --mca plm_local_num_nodes 2 --mca pmi_base_verbose 1
-    job -n 2 --map-by node "${MPI_PROGRAM[openmpi]}" unfinished 1
-    expect_status 1
-    expect_match err "^orcarun: rank 1 on [^ ]+ exited with status 0 after it initialized MPI \\(PMI\\)$"
+    job_start unfinished -n 2 --map-by node "${MPI_PROGRAM[openmpi]}" unfinished 1 "$T/exit-now"
+    await_one_fence_more "vm#1" "vm#2"
+    touch "$T/exit-now"
+    job_wait unfinished
+    [ "$status" = 1 ] || fail "the job exited with $status, not 1: $(cat "$T/unfinished.err")"
+    grep -qE "^orcarun: rank 1 on [^ ]+ exited with status 0 after it initialized MPI \\(PMI\\)$" "$T/unfinished.err" ||
+        fail "no line says rank 1 exited unfinalized: $(cat "$T/unfinished.err")"
     await_line "$T/dvm.err" "pmi/pmix: the job ends with 1 fences and 0 direct-modex requests open: each answered unreachable"
     job -n 2 --map-by node "${MPI_PROGRAM[openmpi]}"
     expect_status 0
     expect_mpi_stdout "$T/out" 2
     stop_the_dvm
+}
+
+# await_one_fence_more AHEAD BEHIND: waits (30 s at most) until daemon
+# AHEAD (its log's name, as vm#1) has logged more fences of its ranks
+# than daemon BEHIND in $T/dvm.err (pmi_base_verbose 1).
+await_one_fence_more() {
+    local i ahead behind
+    for ((i = 0; i < 300; i++)); do
+        ahead=$(grep -c "^\\[orcad $1\\] .*pmi/pmix: fence [0-9]*: this node's ranks are in" "$T/dvm.err" || true)
+        behind=$(grep -c "^\\[orcad $2\\] .*pmi/pmix: fence [0-9]*: this node's ranks are in" "$T/dvm.err" || true)
+        [ "$ahead" -gt "$behind" ] && return 0
+        sleep 0.1
+    done
+    fail "daemon $1 logged no fence more than $2 within 30 s ($ahead against $behind): $(cat "$T/dvm.err")"
 }
 
 # A job whose programs may read the data plane's variables (sh) gets
