@@ -84,7 +84,17 @@ PmixJob::~PmixJob() {
       if (p.cbfunc != nullptr) p.cbfunc(PMIX_ERR_UNREACH, nullptr, 0, p.cbdata, nullptr, nullptr);
     }
   }
-  if (registered_) server_.retire(nspace_, clients_);
+  if (registered_) {
+    const PmixServer::Retired r = server_.retire(nspace_, clients_, connected_);
+    if (r.left > 0) {
+      log(1, "the job ends with " + std::to_string(r.left) +
+                 " connections to the PMIx server still half closed after " +
+                 std::to_string(PmixServer::kRetireWait.count()) + " ms: deregistered all the same (a later "
+                 "rank of this daemon may hang in PMIx_Init)");
+    } else if (r.polls > 1) {
+      log(2, "the job's half-closed PMIx connections were closed after " + std::to_string(r.polls) + " looks");
+    }
+  }
 }
 
 void PmixJob::log(int level, const std::string& text) {
@@ -180,7 +190,9 @@ Status PmixJob::prepare(std::uint32_t rank, const orca_pmi_environment& env, int
     const std::string entry(*v);
     std::free(*v);
     const auto eq = entry.find('=');
-    if (eq != std::string::npos) env.set(env.context, entry.substr(0, eq).c_str(), entry.substr(eq + 1).c_str());
+    if (eq == std::string::npos) continue;
+    if (entry.starts_with("PMIX_SERVER_URI")) server_.saw_uri(std::string_view(entry).substr(eq + 1));
+    env.set(env.context, entry.substr(0, eq).c_str(), entry.substr(eq + 1).c_str());
   }
   std::free(vars);
   // Open MPI 4's launch detection (its schizo framework) otherwise makes
@@ -213,7 +225,10 @@ void PmixJob::ended(std::uint32_t /*rank*/) {
   // Open MPI jobs did, every few to twenty jobs here).
 }
 
-void PmixJob::on_client(std::uint32_t rank, orca_pmi_rank_event what) { host_.rank_event(host_.host, rank, what, 0, ""); }
+void PmixJob::on_client(std::uint32_t rank, orca_pmi_rank_event what) {
+  if (what == ORCA_PMI_RANK_INITIALIZED) connected_ = true;
+  host_.rank_event(host_.host, rank, what, 0, "");
+}
 
 void PmixJob::on_abort(std::uint32_t rank, int status, const std::string& text) {
   host_.rank_event(host_.host, rank, ORCA_PMI_RANK_ABORTED, status, text.c_str());

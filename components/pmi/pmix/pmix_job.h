@@ -83,6 +83,7 @@ class PmixJob {
   std::string placeholder_daemon_;
   bool registered_ = false;
   std::vector<std::uint32_t> clients_;  // the ranks registered as clients, deregistered with the namespace
+  bool connected_ = false;              // a rank connected (initialized): retire waits for its close
   std::uint64_t next_epoch_ = 0;
   std::map<std::uint64_t, Pending> fences_;
   std::uint64_t next_request_ = 0;

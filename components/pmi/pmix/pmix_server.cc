@@ -6,9 +6,11 @@
 #include "pmix_job.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace orca::pmi {
 
@@ -175,7 +177,21 @@ void PmixServer::attach(const std::string& nspace, PmixJob& job) {
 
 void PmixServer::detach(const std::string& nspace) { jobs_.erase(nspace); }
 
-void PmixServer::retire(const std::string& nspace, const std::vector<std::uint32_t>& clients) {
+constexpr auto kRetirePoll = std::chrono::milliseconds(1);
+
+PmixServer::Retired PmixServer::retire(const std::string& nspace, const std::vector<std::uint32_t>& clients,
+                                       bool connected) {
+  Retired retired;
+  if (connected && port_) {
+    const auto deadline = std::chrono::steady_clock::now() + kRetireWait;
+    for (;;) {
+      ++retired.polls;
+      const std::optional<std::size_t> open = half_closed_now(*port_);
+      retired.left = open.value_or(0);
+      if (retired.left == 0 || std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::sleep_for(kRetirePoll);
+    }
+  }
   // Network setup with nothing to set up: the cheapest call that goes
   // through libpmix's thread and answers.
   OperationWait round_trip;
@@ -186,6 +202,11 @@ void PmixServer::retire(const std::string& nspace, const std::vector<std::uint32
     lib_.PMIx_server_deregister_client(&proc, &ignore_result, nullptr);
   }
   lib_.PMIx_server_deregister_nspace(nspace.c_str(), &ignore_result, nullptr);
+  return retired;
+}
+
+void PmixServer::saw_uri(std::string_view uri) {
+  if (!port_) port_ = server_port(uri);
 }
 
 PmixJob* PmixServer::job(const std::string& nspace) const {

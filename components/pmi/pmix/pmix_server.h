@@ -16,12 +16,14 @@
 #ifndef ORCA_COMPONENTS_PMI_PMIX_PMIX_SERVER_H
 #define ORCA_COMPONENTS_PMI_PMIX_PMIX_SERVER_H
 
+#include "closing_connections.h"
 #include "loop_handoff.h"
 #include "pmix_library.h"
 
 #include <orca/event_loop.h>
 #include <orca/pmi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -29,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orca::pmi {
@@ -74,16 +77,29 @@ class PmixServer {
    * when another job serves it already. */
   void attach(const std::string& nspace, PmixJob& job);
   void detach(const std::string& nspace);
+  /* How long retire() waits for half-closed connections at most: libpmix's
+   * thread closes them within a few ms; a rank's child that holds its
+   * connection half open would keep it so until killed. */
+  static constexpr std::chrono::milliseconds kRetireWait{200};
+  /* What retire() waited for. */
+  struct Retired {
+    int polls = 0;             // reads of the kernel's TCP table
+    std::size_t left = 0;      // half-closed connections still there when it gave up
+  };
   /* Deregisters `clients` (ranks of `nspace`, whose job has ended), then
-   * `nspace` (the loop's thread only), after a round trip through
-   * libpmix's thread: libpmix 4.2.2, told to drop a client whose
-   * connection it has not yet seen close, closes that socket but leaves
-   * its read event registered, and a later connection given the
-   * descriptor number is never read (its rank hangs in PMIx_Init). The
-   * ranks have exited by their job's end: what their connections' close
-   * queued in libpmix's thread is handled before anything asked after
-   * that round trip. */
-  void retire(const std::string& nspace, const std::vector<std::uint32_t>& clients);
+   * `nspace` (the loop's thread only). libpmix 4.2.2, told to drop a
+   * client whose connection it has not yet seen close, closes that socket
+   * but leaves its read event registered, and a later connection given
+   * the descriptor number is never read (its rank hangs in PMIx_Init).
+   * So, when a rank of the job connected (`connected`), it first waits
+   * (kRetireWait at most, polling the kernel's TCP table) until no
+   * connection to libpmix's port is half closed (closing_connections.h):
+   * a rank's exit can be seen before its FIN is; then one round trip
+   * through libpmix's thread, so that what the closes queued there is
+   * handled before the deregistration. */
+  Retired retire(const std::string& nspace, const std::vector<std::uint32_t>& clients, bool connected);
+  /* A rank's PMIX_SERVER_URI* value: libpmix's port, for retire(). */
+  void saw_uri(std::string_view uri);
   /* The job of `nspace`, if one serves it now (the loop's thread only). */
   PmixJob* job(const std::string& nspace) const;
 
@@ -126,6 +142,7 @@ class PmixServer {
   bool initialized_ = false;            // written by the starting thread: read after ready()
   std::optional<std::string> failed_;   // why the start failed, once ready() saw it
   std::map<std::string, PmixJob*, std::less<>> jobs_;
+  std::optional<ServerPort> port_;  // libpmix's, once a rank's URI named it
   std::unique_ptr<PluginBlacklist> no_io_plugins_;
   std::future<void> library_;  // the starting thread; last, so that it ends before the rest goes
 };
