@@ -13,6 +13,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace {
 
@@ -41,6 +42,14 @@ const orca_mca_var_decl kVars[] = {
      .description = "Give the ranks this daemon's topology of the node (hwloc XML, without I/O devices), so that "
                     "Open MPI does not discover it again in every rank (with every hwloc plugin: some 20 ms of CPU a "
                     "rank). false: each rank discovers its own, I/O devices (NIC locality) included"},
+    {.name = "gds",
+     .type = ORCA_MCA_VAR_STRING,
+     .default_value = "hash",
+     .level = 5,
+     .description = "libpmix's data store for the ranks' job data (its gds modules, a comma list, as PMIX_MCA_gds). "
+                    "hash: each rank gets its job's data over its connection. Empty: libpmix's own choice, its "
+                    "shared-memory store (ds21), which libpmix 4.2.2 never frees some 13 kB of per rank served: a "
+                    "persistent DVM running thousands of Open MPI jobs grows by that much a rank and job"},
 };
 
 struct State {
@@ -50,6 +59,7 @@ struct State {
   int priority_value = 0;
   bool open_mpi_4 = true;
   bool share_topology = true;
+  std::string gds = "hash";
   // Opened by the first server, and kept: the servers call into it.
   std::optional<orca::pmi::PmixLibrary> library;
   // Started by warm_up before the first job (or by the first job), and
@@ -72,7 +82,8 @@ struct State {
     if (!library) library.emplace(orca::pmi::PmixLibrary::open());
     return std::make_unique<orca::pmi::PmixServer>(*library, host, job,
                                                    orca::pmi::PmixServer::Options{.open_mpi_4 = open_mpi_4,
-                                                                                  .share_topology = share_topology});
+                                                                                  .share_topology = share_topology,
+                                                                                  .gds = gds});
   }
   void* handle() noexcept { return &module; }
   int priority() const noexcept { return priority_value; }
@@ -91,6 +102,9 @@ orca_mca_rc pmix_open(const orca_mca_context* context, void** out, orca_mca_reas
         ORCA_MCA_OK) {
       return ORCA_MCA_FAILED;
     }
+    auto gds = reader.text("gds");
+    if (orca::mca::all_read({gds ? orca::Status{} : orca::Status(gds.error())}, why) != ORCA_MCA_OK) return ORCA_MCA_FAILED;
+    s->gds = std::move(gds.value());
     s->module = orca::pmi::PmiModuleGlue<State>::table(s.get());
     return orca::mca::ComponentGlue<State>::keep(std::move(s), out);
   });

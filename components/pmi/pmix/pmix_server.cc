@@ -52,26 +52,36 @@ std::string nspace_of(const pmix_proc_t* proc) { return std::string(proc->nspace
 
 }  // namespace
 
-// hwloc loads its plugins (GL, OpenCL, PCI: with libX11, libOpenCL and
-// libpciaccess) when a process's first topology is made, 2-3 ms of CPU in
-// every daemon, for I/O devices this topology leaves out anyway. They are
-// blacklisted while it is made only: set on the loop's thread before the
-// thread that makes it starts, removed there once that thread has ended
-// (the ranks' environment is made afterwards), and not at all when the
-// user set HWLOC_PLUGINS_BLACKLIST.
-class PmixServer::PluginBlacklist {
+// What libpmix and hwloc read from the environment at the server's
+// start, set on the loop's thread before the thread that starts them
+// runs, removed there once that thread has ended (the ranks' environment
+// is made afterwards), and each left alone when the user set it:
+// - HWLOC_PLUGINS_BLACKLIST: hwloc loads its plugins (GL, OpenCL, PCI:
+//   with libX11, libOpenCL and libpciaccess) when a process's first
+//   topology is made, 2-3 ms of CPU in every daemon, for I/O devices this
+//   topology leaves out anyway;
+// - PMIX_MCA_gds (pmi_pmix_gds): libpmix 4.2.2 reads its data store's
+//   choice from there only (PMIX_GDS_MODULE given to PMIx_server_init is
+//   ignored).
+class PmixServer::StartEnvironment {
  public:
-  PluginBlacklist() : set_(::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr) {
-    if (set_) ::setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml", 0);
+  explicit StartEnvironment(const std::string& gds) {
+    set("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml");
+    if (!gds.empty()) set("PMIX_MCA_gds", gds.c_str());
   }
-  ~PluginBlacklist() {
-    if (set_) ::unsetenv("HWLOC_PLUGINS_BLACKLIST");
+  ~StartEnvironment() {
+    for (const char* name : set_) ::unsetenv(name);
   }
-  PluginBlacklist(const PluginBlacklist&) = delete;
-  PluginBlacklist& operator=(const PluginBlacklist&) = delete;
+  StartEnvironment(const StartEnvironment&) = delete;
+  StartEnvironment& operator=(const StartEnvironment&) = delete;
 
  private:
-  bool set_;
+  void set(const char* name, const char* value) {
+    if (::getenv(name) != nullptr) return;
+    ::setenv(name, value, 0);
+    set_.push_back(name);
+  }
+  std::vector<const char*> set_;
 };
 
 PmixServer::Topology::Topology(const PmixLibrary& lib) : lib_(lib) {
@@ -111,10 +121,10 @@ PmixServer::PmixServer(const PmixLibrary& lib, const orca_pmi_host& host, const 
   // then, and the environment hwloc reads is set here, on the loop's
   // thread, and put back there.
   try {
-    no_io_plugins_ = std::make_unique<PluginBlacklist>();
+    start_environment_ = std::make_unique<StartEnvironment>(options_.gds);
     library_ = std::async(std::launch::async, [this] { start_library(); });
   } catch (...) {  // no thread (a task limit): no server
-    no_io_plugins_.reset();
+    start_environment_.reset();
     g_live.store(nullptr);
     throw;
   }
@@ -143,7 +153,11 @@ void PmixServer::start_library() {
   init.add(PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
   InfoArray info(init);
   if (pmix_status_t st = lib_.PMIx_server_init(&module, info.info(), info.size()); st != PMIX_SUCCESS) {
-    throw std::runtime_error("PMIx_server_init failed: " + status_text(lib_, st));
+    std::string why = "PMIx_server_init failed: " + status_text(lib_, st);
+    if (!options_.gds.empty()) {
+      why += " (its data store is \"" + options_.gds + "\", pmi_pmix_gds: a name libpmix lacks fails so; \"hash\" is always there)";
+    }
+    throw std::runtime_error(why);
   }
   initialized_ = true;
 }
@@ -151,7 +165,7 @@ void PmixServer::start_library() {
 void PmixServer::ready() {
   if (library_.valid()) {
     // After get() the thread has ended: its writes are seen here.
-    const std::unique_ptr<PluginBlacklist> put_back = std::move(no_io_plugins_);
+    const std::unique_ptr<StartEnvironment> put_back = std::move(start_environment_);
     try {
       library_.get();
     } catch (const std::exception& e) {
@@ -164,7 +178,7 @@ void PmixServer::ready() {
 
 PmixServer::~PmixServer() {
   if (library_.valid()) library_.wait();
-  no_io_plugins_.reset();
+  start_environment_.reset();
   if (initialized_) lib_.PMIx_server_finalize();
   g_live.store(nullptr);
 }

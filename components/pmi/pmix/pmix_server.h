@@ -50,6 +50,9 @@ class PmixServer {
     bool open_mpi_4 = true;
     /* Give the ranks this daemon's topology (pmi_pmix_share_topology). */
     bool share_topology = true;
+    /* libpmix's gds modules for the job data (pmi_pmix_gds); empty:
+     * libpmix's own choice. */
+    std::string gds = "hash";
   };
   /* Starts libpmix's server on this node, for the jobs to come: what
    * needs only the first job's name (the server's own namespace is it,
@@ -128,7 +131,7 @@ class PmixServer {
     Topology(const Topology&) = delete;
     Topology& operator=(const Topology&) = delete;
   };
-  class PluginBlacklist;
+  class StartEnvironment;
   void start_library();  // on the starting thread: the topology, PMIx_server_init
 
   const PmixLibrary& lib_;  // outlives the server (its component's state holds it)
@@ -143,7 +146,7 @@ class PmixServer {
   std::optional<std::string> failed_;   // why the start failed, once ready() saw it
   std::map<std::string, PmixJob*, std::less<>> jobs_;
   std::optional<ServerPort> port_;  // libpmix's, once a rank's URI named it
-  std::unique_ptr<PluginBlacklist> no_io_plugins_;
+  std::unique_ptr<StartEnvironment> start_environment_;
   std::future<void> library_;  // the starting thread; last, so that it ends before the rest goes
 };
 

@@ -825,7 +825,28 @@ flood: rank 1 done"
     stop_the_dvm
 }
 
+# libpmix's data store is hash (pmi_pmix_gds): its shared-memory store
+# (ds21, ds12), libpmix 4.2.2's choice, never frees some 13 kB of each
+# rank it served, which a DVM's daemons would keep job after job; it makes
+# its segments' directories beside the rendezvous, and hash none. With
+# pmi_pmix_gds empty, libpmix chooses again, and they are there.
+pmix_data_store_is_hash() {
+    local list='ls -a "$PMIX_SERVER_TMPDIR"'
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 1
+    job -n 1 sh -c "$list"
+    expect_status 0
+    expect_no_match out "^pmix_dstor_"
+    expect_line out ".."
+    stop_the_dvm
+    dvm_start --mca plm_local_num_nodes 1 --mca pmi_pmix_gds ""
+    job -n 1 sh -c "$list"
+    expect_status 0
+    expect_match out "^pmix_dstor_ds21_"
+    stop_the_dvm
+}
+
 CASES=(jobs_in_a_row jobs_at_once sigint_ends_that_job_only jobs_share_the_free_slots lost_daemon_ends_its_jobs
        killed_client_ends_its_ranks refused_options daemons_back_to_baseline mpi_jobs_back_to_back
-       mpi_jobs_leave_nothing pmix_connection_left_to_a_child pmix_jobs_in_a_row open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
+       mpi_jobs_leave_nothing pmix_connection_left_to_a_child pmix_jobs_in_a_row pmix_data_store_is_hash open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
 run_dvm_suite OrcadvmJobs "$@"
