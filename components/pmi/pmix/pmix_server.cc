@@ -11,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace orca::pmi {
 
@@ -104,7 +105,7 @@ std::string host_job_directory(const orca_pmi_host& host) {
 
 PmixServer::PmixServer(const PmixLibrary& lib, const orca_pmi_host& host, const orca_pmi_job& job, Options options)
     : lib_(lib),
-      options_(options),
+      options_(std::move(options)),
       loop_(host.base),
       handoff_(loop_),
       nspace_(job.name != nullptr ? job.name : ""),
