@@ -652,8 +652,9 @@ torch_master_per_job() {
 # daemon with its descriptors, and its memory grown by 2 MB at most: a
 # job's PMI service (its socketpairs, its key space, its PMIx namespace)
 # goes with it. 30 MPICH jobs, then 30 Open MPI jobs (libpmix 4.2.2's
-# server keeps some 10-30 kB a rank of its own, which heaptrack puts in
-# its message handler: hundreds of Open MPI jobs would pass the bound).
+# server keeps some 5 kB a rank of its own with its hash store, 13 kB
+# more with its shared-memory one (pmix_data_store_is_hash): hundreds of
+# Open MPI jobs would pass the bound).
 # Each job starts its daemon's PMIx clients anew: when a rank was
 # deregistered at its exit, libpmix could leave the next connection with
 # its descriptor number unread, and a rank hung in PMIx_Init every few to
