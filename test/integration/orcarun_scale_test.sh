@@ -335,19 +335,21 @@ $(cat "$T/out" "$T/err")"
 $(cat "$T/out" "$T/err")"
     left=$(ls -A "$T/tmp")
     [ -z "$left" ] || fail "the directories of daemons without ranks outlived the job: $left"
-    # A daemon SIGKILLed mid-job cannot remove its directory (libpmix's
-    # files in it): its keeper does, as it ends the daemon's ranks.
+    # A daemon SIGKILLed mid-job cannot remove its directory (the files
+    # Open MPI's shared-memory transport and libpmix's store put there; each
+    # rank here writes one): its keeper does, as it ends the daemon's ranks.
     TMPDIR=$T/tmp ORCA_TEST_MARKER=$M orcarun_start "$T/out" "$T/err" --mca plm_local_num_nodes 2 -n 2 \
-        --mca orcarun_pmix_server always sh -c 'echo up; sleep 30'
+        --mca orcarun_pmix_server always \
+        sh -c 'echo segment >"$OMPI_MCA_btl_vader_backing_directory/segment" && echo up; sleep 30'
     local i pid=
     for ((i = 0; i < 200; i++)); do
         pid=$(pgrep -x -P "$ORCARUN_PID" orcad | head -n 1 || true)
-        [ -n "$pid" ] && [ "$(grep -c '^up' "$T/out")" -eq 2 ] && compgen -G "$T/tmp/orca-*/pmix*" >/dev/null && break
+        [ -n "$pid" ] && [ "$(grep -c '^up' "$T/out")" -eq 2 ] && compgen -G "$T/tmp/orca-*/segment" >/dev/null && break
         pid=
         kill -0 "$ORCARUN_PID" 2>/dev/null || break
         sleep 0.05
     done
-    [ -n "$pid" ] || fail "no orcad with running ranks and a PMIx directory was seen:
+    [ -n "$pid" ] || fail "no orcad with running ranks and a file in its job directory was seen:
 $(cat "$T/out" "$T/err"; ls -R "$T/tmp")"
     kill -KILL "$pid"
     rc=0
