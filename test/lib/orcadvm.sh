@@ -36,7 +36,11 @@ dvm() {
 # dvm_start ARGS...: `orcadvm start ARGS` in the foreground of a
 # background job (its stdout in $T/dvm.out, stderr in $T/dvm.err; DVM_PID
 # is orcadvm itself), returning once its ready line came; sets CONTACT.
+# The files are emptied here, not by the background job's redirection:
+# a case's second DVM must not be taken for up on its first one's line.
 dvm_start() {
+    : >"$T/dvm.out"
+    : >"$T/dvm.err"
     ( exec env --default-signal=INT ORCA_MCA_mca_base_component_path="$ORCA_ALL_COMPONENTS" \
         ORCA_MCA_mca_base_help_path="$ORCA_TEST_SRCDIR/framework/help" \
         ORCA_MCA_mca_base_param_files=none ORCA_MCA_mca_base_override_param_file=none \
