@@ -44,6 +44,8 @@ std::optional<pid_t> pid_of_name(std::string_view name) {
 
 }  // namespace
 
+std::string dvm_log_path(const std::string& contact_file) { return contact_file + ".log"; }
+
 std::string dvm_contact_directory(const std::function<const char*(const char*)>& lookup) {
   const char* runtime = lookup("XDG_RUNTIME_DIR");
   if (runtime != nullptr && runtime[0] == '/') return std::string(runtime) + "/orca";

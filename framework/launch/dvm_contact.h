@@ -15,6 +15,12 @@
  *   uri CONTACT       where submissions go (the controller's oob contact)
  *   secret HEX        the DVM's secret (oob::parse_job_secret)
  *   hosts 8           how many hosts its daemons run on
+ *
+ * A detached DVM (orcadvm start --daemonize) writes what it says after its
+ * ready line to its log, the contact file's name with ".log" (mode 0600):
+ * removed with the contact file when the DVM ends as asked (orcadvm stop,
+ * its idle limit, a signal), kept when it ends by itself (no daemon left),
+ * so that why is still there to read.
  */
 #ifndef ORCA_LAUNCH_DVM_CONTACT_H
 #define ORCA_LAUNCH_DVM_CONTACT_H
@@ -56,6 +62,9 @@ ORCA_EXPORT Result<DvmContact> parse_dvm_contact(std::string_view text, const st
 /* Writes `contact` as DIRECTORY/dvm.PID; returns that path. Error:
  * launch/dvm-contact-unwritable (file, why). */
 ORCA_EXPORT Result<std::string> write_dvm_contact(const std::string& directory, const DvmContact& contact);
+
+/* A detached DVM's log: `contact_file` with ".log". */
+ORCA_EXPORT std::string dvm_log_path(const std::string& contact_file);
 
 /* Errors: launch/dvm-contact-unreadable (file, why: missing, a link,
  * another user's, others may read it, too large); those of

@@ -75,11 +75,17 @@ bool detach() {
   return true;
 }
 
-void detached_ready() {
-  UniqueFd null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
-  if (null.get() < 0) return;
-  ::dup2(null.get(), 1);
-  ::dup2(null.get(), 2);
+bool detached_ready(const std::string& log) {
+  // Made anew: a file of that name is a log of an earlier DVM that had
+  // this pid, in this user's own directory.
+  ::unlink(log.c_str());
+  UniqueFd file(::open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600));
+  const bool made = file.get() >= 0;
+  if (!made) file = UniqueFd(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  if (file.get() < 0) return false;
+  ::dup2(file.get(), 1);
+  ::dup2(file.get(), 2);
+  return made;
 }
 
 }  // namespace orca::orcadvm

@@ -5,6 +5,8 @@
 #ifndef ORCA_TOOLS_ORCADVM_DETACH_H
 #define ORCA_TOOLS_ORCADVM_DETACH_H
 
+#include <string>
+
 namespace orca::orcadvm {
 
 /* Forks. The parent relays the child's standard output and error until
@@ -17,8 +19,10 @@ namespace orca::orcadvm {
 bool detach();
 
 /* In the detached child, once its ready line is printed: standard output
- * and error go to /dev/null from now on, which lets the parent return. */
-void detached_ready();
+ * and error go to the file `log` from now on (made anew, mode 0600; to
+ * /dev/null when it cannot be made), which lets the parent return.
+ * Returns whether the log was made. */
+bool detached_ready(const std::string& log);
 
 }  // namespace orca::orcadvm
 

@@ -3,6 +3,10 @@
 
 #include "tools/orcarun/dvm_connection.h"
 
+#include "launch/dvm_contact.h"
+
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -32,6 +36,10 @@ std::string state_text(const launch::DvmState& s, const std::string& contact_fil
       << "hosts     " << s.hosts.size() << " (" << up << " daemon(s) up)\n"
       << "jobs      " << s.running << " running, " << s.waiting << " waiting\n"
       << "clients   " << s.clients << "\n";
+  // A detached DVM's (the file is there only then).
+  if (const std::string log = launch::dvm_log_path(contact_file); ::access(log.c_str(), F_OK) == 0) {
+    out << "log       " << log << "\n";
+  }
   for (const auto& h : s.hosts) {
     out << "  " << printable(h.name) << "  " << h.slots << " slot(s)  " << (h.up ? "up" : "lost") << "\n";
   }

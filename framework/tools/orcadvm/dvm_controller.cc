@@ -63,7 +63,9 @@ int DvmController::run() {
   const int status = launch_->run();
   machine_->daemons_gone();
   remove_contact();
-  return status != 0 ? status : exit_status_;
+  const int result = status != 0 ? status : exit_status_;
+  if (result == 0 && !log_path_.empty()) ::unlink(log_path_.c_str());
+  return result;
 }
 
 void DvmController::ready() {
@@ -84,10 +86,16 @@ void DvmController::ready() {
     return;
   }
   contact_path_ = written.value();
+  if (settings_.detached) {
+    log_path_ = launch::dvm_log_path(contact_path_);
+  } else {
+    ::unlink(launch::dvm_log_path(contact_path_).c_str());  // an earlier DVM's of this pid: status would show it
+  }
   machine_->ready();
   if (settings_.announce) {
     settings_.announce("orcadvm: DVM " + std::to_string(contact.pid) + " is up on " + std::to_string(hosts_.size()) +
-                       " host(s); contact file " + contact_path_ + "\n");
+                           " host(s); contact file " + contact_path_ + "\n",
+                       log_path_);
   }
 }
 

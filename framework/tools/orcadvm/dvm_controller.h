@@ -10,7 +10,9 @@
 // new client finds a stopping DVM), then the daemons. A daemon lost once
 // the DVM is up is dropped (with those below it in the routing tree, which
 // end when their parent goes, each named), and the DVM goes on with the
-// rest; with none left it stops, exiting 1.
+// rest; with none left it stops, exiting 1. A detached DVM says what it
+// has to say once up in its log (launch/dvm_contact.h), which goes with it
+// when it ends as asked and stays when it ends by itself.
 #ifndef ORCA_TOOLS_ORCADVM_DVM_CONTROLLER_H
 #define ORCA_TOOLS_ORCADVM_DVM_CONTROLLER_H
 
@@ -34,9 +36,10 @@ struct ControllerSettings {
   bool detached = false;                    // --daemonize
   std::chrono::milliseconds idle_limit{0};  // orcadvm_idle_timeout; detached only
   std::string contact_directory;            // where the contact file goes (dvm_contact_directory)
-  /* The DVM is up and its contact file written (the ready line printed):
-   * a detached start's parent may now return. */
-  std::function<void(const std::string& ready_line)> announce;
+  /* The DVM is up and its contact file written: print the ready line; a
+   * detached start's parent may now return, and what the DVM says from
+   * now on goes to `log` (launch::dvm_log_path; empty: not detached). */
+  std::function<void(const std::string& ready_line, const std::string& log)> announce;
 };
 
 class DvmController {
@@ -69,6 +72,7 @@ class DvmController {
   std::unique_ptr<launch::DvmMachine> machine_;
   std::unique_ptr<DvmJobs> jobs_;  // after launch_, whose oob it uses
   std::string contact_path_;  // written while the DVM is ready
+  std::string log_path_;      // a detached DVM's, once up: kept after an end not asked for
   std::set<ProcessName> clients_;
   std::unique_ptr<Timer> idle_timer_;
   std::unique_ptr<SignalWatch> sighup_;

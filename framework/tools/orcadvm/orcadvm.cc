@@ -41,7 +41,9 @@ const char* const kUsage =
     "Options of start:\n"
     "  --daemonize            run on detached from the terminal, returning once the\n"
     "                         DVM is up; it stops after orcadvm_idle_timeout seconds\n"
-    "                         with no job and no client\n"
+    "                         with no job and no client. What it says once up goes\n"
+    "                         to its log, the contact file's name with .log (kept\n"
+    "                         when it ends by itself, e.g. with no daemon left)\n"
     "  -H, --host HOSTS       hosts, as orcarun takes them (host, host:N, user@host)\n"
     "  --hostfile FILE        hosts from FILE (slots=N, max_slots=N)\n"
     "  --mca NAME VALUE       set an MCA variable (the daemons get it too)\n"
@@ -109,9 +111,9 @@ int start(int argc, char** argv) {
       {.detached = daemonize,
        .idle_limit = daemonize ? idle : std::chrono::milliseconds(0),
        .contact_directory = directory,
-       .announce = [daemonize](const std::string& line) {
+       .announce = [](const std::string& line, const std::string& log) {
          std::cout << line << std::flush;
-         if (daemonize) orca::orcadvm::detached_ready();
+         if (!log.empty()) orca::orcadvm::detached_ready(log);
        }});
   return controller.run();
 }

@@ -122,20 +122,26 @@ TEST(DvmContactFile, ACopyOthersMayReadALinkOrAnotherUsersIsRefused) {
   }
 }
 
+// A detached DVM's log is its contact file's name with ".log": never
+// taken for a contact file of its own.
+TEST(DvmLogPath, TheContactFilesNameWithLog) { EXPECT_EQ(dvm_log_path("/run/user/1/orca/dvm.42"), "/run/user/1/orca/dvm.42.log"); }
+
 TEST(FindRunningDvm, TheOneWhoseProcessRunsOthersAndStaleFilesPassedOver) {
   test::TempDir dir;
   const std::string d = dir.path().string();
   for (pid_t pid : {100, 200}) ASSERT_TRUE(Succeeded(write_dvm_contact(d, contact(pid))));
   dir.write("dvm.x", "");
   dir.write("dvm.300.77.tmp", "");
+  dir.write(std::filesystem::path(dvm_log_path(d + "/dvm.200")).filename().string(), "");  // a detached DVM's log
+  dir.write(std::filesystem::path(dvm_log_path(d + "/dvm.400")).filename().string(), "");  // one left by a DVM that ended
   dir.write("notes", "");
-  std::set<pid_t> alive{100};
+  std::set<pid_t> alive{100, 400};  // 400: a log's pid, no contact file
   auto is_alive = [&](pid_t p) { return alive.count(p) != 0; };
   auto one = find_running_dvm(d, is_alive);
   ASSERT_TRUE(Succeeded(one));
   EXPECT_EQ(one.value(), d + "/dvm.100");
 
-  alive = {100, 200};
+  alive = {100, 200, 400};
   auto several = find_running_dvm(d, is_alive);
   ASSERT_TRUE(FailedWith(several, "launch", "dvm-several-running"));
   EXPECT_EQ(several.error().arg("files"), "\n  " + d + "/dvm.100\n  " + d + "/dvm.200");

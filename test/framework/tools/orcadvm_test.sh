@@ -65,7 +65,9 @@ signals_end_a_foreground_dvm() {
 }
 
 # --daemonize returns once the DVM is up, with its ready line; the DVM
-# answers, and with no job and no client it stops after its idle limit.
+# answers (status names its log, this user's alone), and with no job and
+# no client it stops after its idle limit, its log going with it (an end
+# as asked: nothing is left).
 detached_dvm_stops_when_idle() {
     dvm_setup
     DVM_PID=
@@ -80,6 +82,8 @@ detached_dvm_stops_when_idle() {
     dvm status
     expect_status 0
     expect_line out "hosts     2 (2 daemon(s) up)"
+    expect_line out "log       $CONTACT.log"
+    [ "$(stat -c '%a %u' "$CONTACT.log")" = "600 $(id -u)" ] || fail "the log is not this user's alone: $(stat -c '%a %u' "$CONTACT.log")"
     local i
     for ((i = 0; i < 300; i++)); do
         process_alive "$pid" || break
@@ -133,6 +137,50 @@ lost_daemons_are_dropped() {
         grep -qE "^orcadvm: the DVM lost its daemon $v on $HOST_RE#$v " "$T/dvm.err" ||
             fail "daemon $v is not named: $(cat "$T/dvm.err")"
     done
+    nothing_of_the_dvm_left
+}
+
+# A detached DVM has no terminal: what it says once up (a daemon lost, its
+# stop) is in its log, which stays when the DVM ended by itself (status 1:
+# no daemon left), so that why can still be read; a foreground DVM keeps
+# no log (it says so on its own stderr).
+detached_dvm_keeps_its_log() {
+    dvm_setup
+    DVM_PID=
+    dvm start --daemonize --mca plm_local_num_nodes 2
+    expect_status 0
+    await_ready "$T/out"
+    local pid log=$CONTACT.log daemon
+    pid=$(contact_value pid)
+    [ -f "$log" ] || fail "no log $log beside the contact file: $(ls -l "$CONTACTS")"
+    [ -s "$log" ] && fail "the log holds lines before anything happened: $(cat "$log")"
+    daemon=$(orcad_pid "$M" 2)
+    [ -n "$daemon" ] || fail "no orcad of daemon 2: $(processes_with_marker "$M")"
+    kill -KILL "$daemon"
+    await_line "$log" "^orcadvm: the DVM lost its daemon 2 on $HOST_RE#2 \(.*killed by signal 9.*\); the jobs with ranks$"
+    grep -qx "there were ended, and the DVM goes on with its 1 other host(s)." "$log" || fail "$(cat "$log")"
+    daemon=$(orcad_pid "$M" 1)
+    [ -n "$daemon" ] || fail "no orcad of daemon 1: $(processes_with_marker "$M")"
+    kill -KILL "$daemon"
+    local i
+    for ((i = 0; i < 300; i++)); do
+        process_alive "$pid" || break
+        sleep 0.1
+    done
+    process_alive "$pid" && fail "the detached DVM $pid still runs 30 s after its last daemon was lost"
+    await_line "$log" "^orcadvm: DVM $pid stops \(no daemon is left\)$"
+    [ ! -e "$CONTACT" ] || fail "the contact file $CONTACT is left"
+    [ "$(ls -A "$CONTACTS")" = "$(basename "$log")" ] || fail "not just the log left: $(ls -A "$CONTACTS")"
+    rm -f "$log"
+    # A foreground DVM keeps none.
+    dvm_start --mca plm_local_num_nodes 1
+    dvm status
+    expect_status 0
+    expect_no_match out "^log "
+    [ ! -e "$CONTACT.log" ] || fail "a foreground DVM made a log"
+    dvm stop
+    expect_status 0
+    dvm_end
     nothing_of_the_dvm_left
 }
 
@@ -286,7 +334,7 @@ mistakes_are_refused() {
     nothing_of_the_dvm_left
 }
 
-CASES=(start_status_stop signals_end_a_foreground_dvm detached_dvm_stops_when_idle foreground_dvm_has_no_idle_limit
+CASES=(start_status_stop signals_end_a_foreground_dvm detached_dvm_stops_when_idle detached_dvm_keeps_its_log foreground_dvm_has_no_idle_limit
        lost_daemons_are_dropped forged_clients_are_refused another_user_is_refused finding_the_dvm
        mistakes_are_refused)
 run_dvm_suite Orcadvm "$@"
