@@ -8,14 +8,32 @@
 #include "net/cpu_probe.h"
 #include "net/host_topology.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <iostream>
 
 namespace orca::orcad {
+namespace {
+
+// Whether a rank could chdir into `dir`; errno says why not. access()
+// alone says "Permission denied" for a file (X_OK), where chdir would say
+// "Not a directory".
+bool can_enter(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return false;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return false;
+  }
+  return ::access(dir.c_str(), X_OK) == 0;
+}
+
+}  // namespace
 
 Status DaemonSession::say_hello() {
   // The report needs the route the connection to the parent took: it is
@@ -128,7 +146,7 @@ void DaemonSession::report_up() {
   if (!machine_->connected_to_parent()) return;  // a reconnect to the parent: reported already
   // --wdir: a host that cannot enter it fails the wire-up, before any rank
   // of the job starts (orcarun holds the command until every daemon is up).
-  if (const std::string& dir = bootstrap_.working_directory; !dir.empty() && ::access(dir.c_str(), X_OK) != 0) {
+  if (const std::string& dir = bootstrap_.working_directory; !dir.empty() && !can_enter(dir)) {
     const std::string why = std::strerror(errno);
     up(launch::kTagStatus, launch::JobFailure{.vpid = bootstrap_.vpid,
                                               .area = "orcarun",

@@ -271,6 +271,14 @@ working_directory_missing_starts_nothing() {
     [ "$(grep -c "cannot be entered" "$T/err")" -eq 1 ] || { show_output; fail "not exactly one message"; }
     ! ls "$T"/ran.* >/dev/null 2>&1 || fail "a rank started: $(ls "$T")"
     expect_no_stdout
+    # A file is not a directory (not "Permission denied", which access()
+    # alone says of a file, even to root).
+    touch "$T/afile"
+    orc --mca plm_local_num_nodes 1 -n 1 --wdir "$T/afile" sh -c 'touch "$0/ran.$ORCA_RANK"' "$T"
+    expect_failure
+    expect_line err "orcarun: the ranks' working directory $T/afile (--wdir) cannot be entered on"
+    expect_match err "^$HOST_RE(#1)?: Not a directory\. No rank was started"
+    ! ls "$T"/ran.* >/dev/null 2>&1 || fail "a rank started: $(ls "$T")"
     done_case
 }
 
