@@ -117,6 +117,7 @@ struct Bootstrap {
 inline constexpr std::uint32_t kBootstrapTreeSpawn = 1;       // start your children yourself
 inline constexpr std::uint32_t kBootstrapReportTopology = 2;  // put the hwloc summary in the report
 inline constexpr std::uint32_t kBootstrapReportCpus = 4;      // put the usable processors in the report
+inline constexpr std::uint32_t kBootstrapDvm = 8;             // a persistent DVM's daemon: many jobs (pmi_base_helper)
                                                               // (DaemonReport::cpus): ranks are placed on them
 
 struct DaemonReport {

@@ -33,6 +33,24 @@ const orca_mca_var_decl kBaseVars[] = {
                     "MB, and one collective's data must fit an oob message anyway (oob_tcp_max_msg_size, 64M): "
                     "raise both together",
      .min_value = "1k"},
+    {.name = "helper",
+     .type = ORCA_MCA_VAR_STRING_LIST,
+     .default_value = "pmix",
+     .level = 4,
+     .description = "The pmi components (a comma list) that a persistent DVM's daemons run in a helper process "
+                    "of their own (orcad-pmi), replaced by a fresh one whenever no job uses it and it grew past "
+                    "pmi_base_helper_growth. libpmix 4.2.2 keeps some 5 kB of every rank it served, Open MPI's "
+                    "included, until its own end, and cannot be restarted inside a process: a DVM that runs "
+                    "thousands of Open MPI jobs would grow by that much. Empty: every module in the daemon "
+                    "itself. A standalone orcarun's daemons run one job and never use a helper. pmi/simple "
+                    "gives its ranks a descriptor and cannot be listed"},
+    {.name = "helper_growth",
+     .type = ORCA_MCA_VAR_SIZE,
+     .default_value = "256k",
+     .level = 4,
+     .description = "How much a DVM daemon's PMI helper process (pmi_base_helper) may grow, measured after its "
+                    "first job, before it is replaced by a fresh one when no job uses it (some 2-5 ms of CPU "
+                    "to start libpmix's server again). 256k is some 50 Open MPI ranks"},
 };
 
 std::string unit_of(orca_pmi_bound which) { return which == ORCA_PMI_BOUND_KEYS ? "keys" : "bytes"; }

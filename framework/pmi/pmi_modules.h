@@ -10,10 +10,13 @@
 
 #include <orca/pmi.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace orca::pmi {
+
+class PmiHelper;
 
 class ORCA_EXPORT PmiModules {
  public:
@@ -22,7 +25,10 @@ class ORCA_EXPORT PmiModules {
     const orca_pmi_module* module = nullptr;
   };
 
-  explicit PmiModules(Process& process) : process_(process) {}
+  /* `dvm`: a persistent DVM's daemon (many jobs): the modules that
+   * pmi_base_helper lists run in a helper process (pmi_helper.h). */
+  PmiModules(Process& process, bool dvm);
+  ~PmiModules();
   PmiModules(const PmiModules&) = delete;
   PmiModules& operator=(const PmiModules&) = delete;
 
@@ -34,15 +40,19 @@ class ORCA_EXPORT PmiModules {
   Status open();
   bool opened() const noexcept { return opened_; }
   const std::vector<Module>& modules() const noexcept { return modules_; }
+  /* The helper of `component`'s module, if it runs in one. */
+  const PmiHelper* helper(const std::string& component) const;
   const DataBound& bound() const noexcept { return bound_; }
 
  private:
   Process& process_;
+  bool dvm_;
   mca::Framework* framework_ = nullptr;
   bool declared_ = false;
   bool opened_ = false;
   DataBound bound_;
   std::vector<Module> modules_;
+  std::vector<std::pair<std::string, std::unique_ptr<PmiHelper>>> helpers_;
 };
 
 }  // namespace orca::pmi

@@ -332,6 +332,13 @@ void PmiService::rank_event(Served& served, std::uint32_t rank, orca_pmi_rank_ev
                                      .message = printable(std::string(text != nullptr ? text : "")) +
                                                 (event == ORCA_PMI_RANK_BROKE ? " (pmi/" + served.component + ")" : "")});
       break;
+    case ORCA_PMI_RANK_SERVER_LOST:
+      // Not the rank's doing: the job ends with why, from this daemon.
+      fail(Message("pmi", "server-lost",
+                   {{"component", served.component},
+                    {"host", host_of(bootstrap_.vpid)},
+                    {"why", printable(std::string(text != nullptr ? text : ""))}}));
+      break;
   }
 }
 

@@ -11,7 +11,8 @@
 #             one after another (and against -n 1 true's)
 #   count     COUNT jobs in a row: the rate of the last 1000 against the
 #             first 1000's (no slowdown as jobs accumulate)
-#   daemons   the daemons' open descriptors and RSS before and after
+#   daemons   the daemons' open descriptors and RSS before and after (with
+#             their PMI helper processes, pmi_base_helper)
 #   mpi       MPI_JOBS jobs in a row of an MPI program (test/mpi/mpi_exchange.c,
 #             2 ranks) of each flavour whose compiler is installed (MPICH's
 #             mpicc.mpich, Open MPI's mpicc.openmpi): the time a job and the
@@ -111,9 +112,11 @@ grep -q 'is up' "$work/dvm.out" || die "the DVM did not come up: $(cat "$work/dv
 start_ms=$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { printf "%.0f", b - a }')
 echo "up in $start_ms ms (to the ready line, polled every 50 ms)"
 orcad_pids() { pgrep -P "$dvm_pid" -x orcad || pgrep -P "$dvm_pid" -f 'orcad' || true; }
-daemon_figures() { # fds and RSS (kB) summed over the daemons
+# A daemon's PMI helper (orcad-pmi, pmi_base_helper) is part of it.
+helper_pids() { local p; for p in $(orcad_pids); do pgrep -P "$p" -x orcad-pmi || true; done; }
+daemon_figures() { # fds and RSS (kB) summed over the daemons and their PMI helpers
     local fds=0 rss=0 p
-    for p in $(orcad_pids); do
+    for p in $(orcad_pids) $(helper_pids); do
         fds=$((fds + $(ls "/proc/$p/fd" 2>/dev/null | wc -l)))
         rss=$((rss + $(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null || echo 0)))
     done

@@ -102,7 +102,9 @@ typedef enum orca_pmi_rank_event {
     ORCA_PMI_RANK_INITIALIZED = 1,  /* it connected and initialized */
     ORCA_PMI_RANK_FINALIZED = 2,    /* it finalized: its exit is expected */
     ORCA_PMI_RANK_ABORTED = 3,      /* it asked to end the job: status and text */
-    ORCA_PMI_RANK_BROKE = 4         /* it broke the protocol: text says how; its connection is closed */
+    ORCA_PMI_RANK_BROKE = 4,        /* it broke the protocol: text says how; its connection is closed */
+    ORCA_PMI_RANK_SERVER_LOST = 5   /* its PMI server is gone (a DVM daemon's PMI helper process: the
+                                       host's own proxy sends it): text says why; the job cannot go on */
 } orca_pmi_rank_event;
 
 typedef struct orca_pmi_host {

@@ -33,7 +33,7 @@ pmi::PmiService* DaemonSession::pmi_of(std::uint32_t job) const {
 
 void DaemonSession::make_pmi() {
   if (pmi_) return;
-  pmi_modules_ = std::make_unique<pmi::PmiModules>(process_);
+  pmi_modules_ = std::make_unique<pmi::PmiModules>(process_, (bootstrap_.flags & launch::kBootstrapDvm) != 0);
   pmi_ = std::make_unique<pmi::PmiService>(process_, bootstrap_, *tree_, *pmi_modules_, 0, pmi_hooks(0));
 }
 

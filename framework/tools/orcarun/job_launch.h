@@ -46,6 +46,7 @@ struct JobPlan {
   std::optional<routed::RoutingTree> tree;  // always set; optional only because a tree has no empty state
   std::string routed_component;
   bool tree_spawn = false;
+  bool dvm = false;  // a persistent DVM's daemons (make_daemon_plan): kBootstrapDvm
   std::vector<std::string> daemon_command;
   std::chrono::milliseconds startup_timeout{60000};
   std::chrono::milliseconds kill_grace{5000};

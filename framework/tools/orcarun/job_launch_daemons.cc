@@ -17,6 +17,7 @@ launch::Bootstrap JobLaunch::bootstrap_for(std::uint32_t vpid) const {
                       .settings = settings_text_,
                       .daemon_command = plan_.daemon_command,
                       .flags = (plan_.tree_spawn ? launch::kBootstrapTreeSpawn : 0u) |
+                               (plan_.dvm ? launch::kBootstrapDvm : 0u) |
                                (options_.report_topology ? launch::kBootstrapReportTopology : 0u) |
                                (places_cpus(options_) ? launch::kBootstrapReportCpus : 0u)};
   b.launched_at_us = launch::monotonic_microseconds();

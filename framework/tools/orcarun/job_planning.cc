@@ -367,6 +367,7 @@ Status make_daemon_plan(Runtime& rt, const Options& options, JobPlan& plan) {
   if (Status st = check_job_fits_here(rt, plan); !st) return st;
   if (Status st = choose_working_directory(options, plan); !st) return st;
   plan.daemon_command = plm::daemon_program(rt.registry());
+  plan.dvm = true;
   const auto launcher = launch::launcher_settings(rt.registry());
   if (Status st = apply_launcher_settings(rt, options, launcher, plan); !st) return st;
   // The jobs are not known yet: every server the settings allow starts,

@@ -425,15 +425,27 @@ none"
 # orcad_fds PID: how many descriptors PID has open.
 orcad_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 
-# orcad_figures PIDS...: "fds rss" of each daemon once they hold still: two
-# reads 0.3 s apart that agree on every descriptor count (a daemon may
-# still be closing the last job's pipes when its orcarun returns), 5 s
-# at most.
+# helper_of PID: the PMI helper process (orcad-pmi) of daemon PID, if any.
+helper_of() { pgrep -P "$1" -x orcad-pmi || true; }
+
+# orcad_figures PIDS...: "fds rss" of each daemon, with its PMI helper
+# process (pmi_base_helper: part of the daemon, replaced now and then),
+# once they hold still: two reads 0.3 s apart that agree on every
+# descriptor count (a daemon may still be closing the last job's pipes
+# when its orcarun returns), 5 s at most.
 orcad_figures() {
-    local i pid now before=
+    local i pid now before= h fds rss
     for ((i = 0; i < 17; i++)); do
         now=
-        for pid in "$@"; do now+="$(orcad_fds "$pid") $(awk '$1 == "VmRSS:" { print $2 }' "/proc/$pid/status")"$'\n'; done
+        for pid in "$@"; do
+            fds=$(orcad_fds "$pid")
+            rss=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$pid/status")
+            for h in $(helper_of "$pid"); do
+                fds=$((fds + $(orcad_fds "$h")))
+                rss=$((rss + $(awk '$1 == "VmRSS:" { print $2 }' "/proc/$h/status" 2>/dev/null || echo 0)))
+            done
+            now+="$fds $rss"$'\n'
+        done
         [ -n "$before" ] && [ "$(cut -d' ' -f1 <<<"$now")" = "$(cut -d' ' -f1 <<<"$before")" ] && break
         before=$now
         sleep 0.3
@@ -587,12 +599,7 @@ pmi_servers_per_job() {
 # at once, the job could end before the other rank reached MPI_Finalize,
 # with no fence open (a loaded, sanitized run once did).
 open_fence_answered_at_job_end() {
-    build_mpi_programs
-    [ -n "${MPI_PROGRAM[openmpi]:-}" ] || skip "mpicc.openmpi (Debian openmpi-bin) is not installed"
-    dvm_setup
-    dvm_start --mca plm_local_num_nodes 2 --mca pmi_base_verbose 1
-    job_start unfinished -n 2 --map-by node "${MPI_PROGRAM[openmpi]}" unfinished 1 "$T/exit-now"
-    await_one_fence_more "vm#1" "vm#2"
+    open_mpi_job_in_its_last_fence unfinished exit-now
     touch "$T/exit-now"
     job_wait unfinished
     [ "$status" = 1 ] || fail "the job exited with $status, not 1: $(cat "$T/unfinished.err")"
@@ -603,6 +610,19 @@ open_fence_answered_at_job_end() {
     expect_status 0
     expect_mpi_stdout "$T/out" 2
     stop_the_dvm
+}
+
+# open_mpi_job_in_its_last_fence NAME FILE: on a DVM of 2 simulated nodes
+# (pmi_base_verbose 1), job NAME (job_start) of an Open MPI program whose
+# rank 1 waits for $T/FILE and then exits without MPI_Finalize, once rank
+# 0 is in MPI_Finalize's fence; skips where mpicc.openmpi is not installed.
+open_mpi_job_in_its_last_fence() {
+    build_mpi_programs
+    [ -n "${MPI_PROGRAM[openmpi]:-}" ] || skip "mpicc.openmpi (Debian openmpi-bin) is not installed"
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2 --mca pmi_base_verbose 1
+    job_start "$1" -n 2 --map-by node "${MPI_PROGRAM[openmpi]}" unfinished 1 "$T/$2"
+    await_one_fence_more "vm#1" "vm#2"
 }
 
 # await_one_fence_more AHEAD BEHIND: waits (30 s at most) until daemon
@@ -826,6 +846,53 @@ flood: rank 1 done"
     stop_the_dvm
 }
 
+# A DVM's daemons serve PMIx from a helper process each (orcad-pmi, a fork
+# of the daemon: pmi_base_helper), which is replaced by a fresh one once no
+# job uses it and it grew past pmi_base_helper_growth: libpmix 4.2.2 keeps
+# some kB of every rank it served until its own end. With a bound of 1
+# byte, every PMIx job's end replaces it; the jobs are served all the same.
+pmix_helper_is_replaced_when_grown() {
+    local flood="$ORCA_TEST_BUILDDIR/test/integration/pmix_flood" i daemon first now
+    [ -x "$flood" ] || fail "$flood is not built"
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 1 --mca pmi_base_helper_growth 1 --mca pmi_base_verbose 1
+    daemon=$(pids_named "$M" '^orcad$')
+    first=$(helper_of "$daemon")
+    [ -n "$first" ] || fail "daemon $daemon has no PMI helper process: $(processes_with_marker "$M")"
+    for ((i = 1; i <= 4; i++)); do
+        job --timeout 20 -x FLOOD_ROUNDS=1 -x FLOOD_PUTS=4 -x FLOOD_VALUE_BYTES=64 \
+            -x ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" -n 1 "$flood"
+        [ "$status" = 0 ] || { show_output; fail "PMIx job $i exited with $status"; }
+        expect_sorted_stdout "flood: rank 0 done"
+    done
+    await_line "$T/dvm.err" "pmi/pmix's helper process [0-9]+ grew by [0-9]+ kB \\(pmi_base_helper_growth\\): replaced by a new one"
+    now=$(helper_of "$daemon")
+    [ -n "$now" ] && [ "$now" != "$first" ] || fail "the helper is still $first (now '$now'): $(cat "$T/dvm.err")"
+    stop_the_dvm
+    process_alive "$now" && fail "helper $now outlived the DVM"
+    return 0
+}
+
+# A daemon's PMI helper process lost under a job (SIGKILL) ends that job,
+# naming the helper; the daemon goes on, and its next job gets a new one.
+pmix_helper_lost_ends_its_job() {
+    open_mpi_job_in_its_last_fence held never
+    local daemon helper
+    daemon=$(orcad_pid "$M" 1)
+    helper=$(helper_of "$daemon")
+    [ -n "$helper" ] || fail "daemon $daemon has no PMI helper process: $(processes_with_marker "$M")"
+    kill -KILL "$helper"
+    job_wait held
+    [ "$status" != 0 ] || fail "the job whose PMI helper was killed exited 0"
+    tr '\n' ' ' <"$T/held.err" | grep -qE "orcarun: the PMI server of the job's ranks on vm#1 \(pmi/pmix\) is gone: its helper process $helper \(orcad-pmi, pmi_base_helper\) ended: it was killed by signal 9" ||
+        fail "the job's end does not name its PMI helper: $(cat "$T/held.err")"
+    job -n 2 --map-by node "${MPI_PROGRAM[openmpi]}"
+    expect_status 0
+    expect_mpi_stdout "$T/out" 2
+    [ -n "$(helper_of "$daemon")" ] && [ "$(helper_of "$daemon")" != "$helper" ] || fail "no new helper for daemon $daemon"
+    stop_the_dvm
+}
+
 # libpmix's data store is hash (pmi_pmix_gds): its shared-memory store
 # (ds21, ds12), libpmix 4.2.2's choice, never frees some 13 kB of each
 # rank it served, which a DVM's daemons would keep job after job; it makes
@@ -849,5 +916,6 @@ pmix_data_store_is_hash() {
 
 CASES=(jobs_in_a_row jobs_at_once sigint_ends_that_job_only jobs_share_the_free_slots lost_daemon_ends_its_jobs
        killed_client_ends_its_ranks refused_options daemons_back_to_baseline mpi_jobs_back_to_back
-       mpi_jobs_leave_nothing pmix_connection_left_to_a_child pmix_jobs_in_a_row pmix_data_store_is_hash open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
+       mpi_jobs_leave_nothing pmix_connection_left_to_a_child pmix_jobs_in_a_row pmix_helper_is_replaced_when_grown
+       pmix_helper_lost_ends_its_job pmix_data_store_is_hash open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
 run_dvm_suite OrcadvmJobs "$@"
