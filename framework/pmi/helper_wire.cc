@@ -24,13 +24,18 @@ enum Kind : std::uint8_t {
   kEndedSeen,
 };
 
+// Both directions of the codec through one list of fields a message
+// (fields() below), as launch_wire.cc does: the Writer reads each field,
+// the Reader fills it.
 class Writer {
  public:
-  void u8(std::uint8_t v) { out_.push_back(v); }
-  void u32(std::uint32_t v) {
+  void u8(const std::uint8_t& v) { out_.push_back(v); }
+  void flag(const bool& v) { out_.push_back(v ? 1 : 0); }
+  void u32(const std::uint32_t& v) {
     for (int s = 24; s >= 0; s -= 8) out_.push_back(static_cast<std::uint8_t>(v >> s));
   }
-  void u64(std::uint64_t v) {
+  void i32(const std::int32_t& v) { u32(static_cast<std::uint32_t>(v)); }
+  void u64(const std::uint64_t& v) {
     u32(static_cast<std::uint32_t>(v >> 32));
     u32(static_cast<std::uint32_t>(v));
   }
@@ -38,36 +43,10 @@ class Writer {
     u32(static_cast<std::uint32_t>(v.size()));
     out_.insert(out_.end(), v.begin(), v.end());
   }
-  void numbers(const std::vector<std::uint32_t>& v) {
+  template <typename T, typename F>
+  void list(const std::vector<T>& v, std::size_t /*least*/, F&& each) {
     u32(static_cast<std::uint32_t>(v.size()));
-    for (std::uint32_t n : v) u32(n);
-  }
-  void texts(const std::vector<std::string>& v) {
-    u32(static_cast<std::uint32_t>(v.size()));
-    for (const auto& t : v) text(t);
-  }
-  void pairs(const std::vector<std::pair<std::string, std::string>>& v) {
-    u32(static_cast<std::uint32_t>(v.size()));
-    for (const auto& [a, b] : v) {
-      text(a);
-      text(b);
-    }
-  }
-  void job(const HelperJob& j) {
-    u32(j.job);
-    text(j.name);
-    u32(j.size);
-    u32(j.node);
-    u32(j.node_count);
-    numbers(j.rank_node);
-    numbers(j.local_rank);
-    texts(j.node_host);
-    u64(j.max_keys);
-    u64(j.max_bytes);
-    numbers(j.rank_app);
-    u32(j.app_count);
-    text(j.directory);
-    text(j.directory_error);
+    for (const T& item : v) each(*this, item);
   }
   std::vector<std::uint8_t> frame() {
     const auto n = static_cast<std::uint32_t>(out_.size() - 4);
@@ -84,69 +63,45 @@ class Reader {
   explicit Reader(std::span<const std::uint8_t> in) : in_(in) {}
   bool ok() const noexcept { return ok_; }
   bool done() const noexcept { return ok_ && at_ == in_.size(); }
-  std::uint8_t u8() {
-    if (!need(1)) return 0;
-    return in_[at_++];
+  void u8(std::uint8_t& v) { v = need(1) ? in_[at_++] : 0; }
+  void flag(bool& v) {
+    std::uint8_t b = 0;
+    u8(b);
+    v = b != 0;
   }
-  std::uint32_t u32() {
-    if (!need(4)) return 0;
-    std::uint32_t v = 0;
+  void u32(std::uint32_t& v) {
+    v = 0;
+    if (!need(4)) return;
     for (int i = 0; i < 4; ++i) v = (v << 8) | in_[at_++];
-    return v;
   }
-  std::uint64_t u64() {
-    const std::uint64_t high = u32();
-    return (high << 32) | u32();
+  void i32(std::int32_t& v) {
+    std::uint32_t u = 0;
+    u32(u);
+    v = static_cast<std::int32_t>(u);
   }
-  std::string text() {
-    const std::uint32_t n = u32();
-    if (!need(n)) return {};
-    std::string v(reinterpret_cast<const char*>(in_.data() + at_), n);
+  void u64(std::uint64_t& v) {
+    std::uint32_t high = 0, low = 0;
+    u32(high);
+    u32(low);
+    v = (std::uint64_t{high} << 32) | low;
+  }
+  void text(std::string& v) {
+    std::uint32_t n = 0;
+    u32(n);
+    v.clear();
+    if (!need(n)) return;
+    v.assign(reinterpret_cast<const char*>(in_.data() + at_), n);
     at_ += n;
-    return v;
   }
-  // A count of items of at least `least` bytes each: never more than the
-  // rest could hold, so that a lying count allocates nothing.
-  std::uint32_t count(std::size_t least) {
-    const std::uint32_t n = u32();
+  // A count of items of at least `least` bytes each is never more than
+  // the rest could hold, so that a lying count allocates nothing.
+  template <typename T, typename F>
+  void list(std::vector<T>& v, std::size_t least, F&& each) {
+    std::uint32_t n = 0;
+    u32(n);
     if (ok_ && n > (in_.size() - at_) / least) ok_ = false;
-    return ok_ ? n : 0;
-  }
-  std::vector<std::uint32_t> numbers() {
-    std::vector<std::uint32_t> v(count(4));
-    for (auto& n : v) n = u32();
-    return v;
-  }
-  std::vector<std::string> texts() {
-    std::vector<std::string> v(count(4));
-    for (auto& t : v) t = text();
-    return v;
-  }
-  std::vector<std::pair<std::string, std::string>> pairs() {
-    std::vector<std::pair<std::string, std::string>> v(count(8));
-    for (auto& [a, b] : v) {
-      a = text();
-      b = text();
-    }
-    return v;
-  }
-  HelperJob job() {
-    HelperJob j;
-    j.job = u32();
-    j.name = text();
-    j.size = u32();
-    j.node = u32();
-    j.node_count = u32();
-    j.rank_node = numbers();
-    j.local_rank = numbers();
-    j.node_host = texts();
-    j.max_keys = u64();
-    j.max_bytes = u64();
-    j.rank_app = numbers();
-    j.app_count = u32();
-    j.directory = text();
-    j.directory_error = text();
-    return j;
+    v.assign(ok_ ? n : 0, T{});
+    for (T& item : v) each(*this, item);
   }
 
  private:
@@ -158,6 +113,133 @@ class Reader {
   std::size_t at_ = 0;
   bool ok_ = true;
 };
+
+// V, J: const for the Writer, not for the Reader.
+template <typename IO, typename V>
+void numbers(IO& io, V& v) {
+  io.list(v, 4, [](IO& i, auto& n) { i.u32(n); });
+}
+template <typename IO, typename V>
+void texts(IO& io, V& v) {
+  io.list(v, 4, [](IO& i, auto& t) { i.text(t); });
+}
+template <typename IO, typename V>
+void pairs(IO& io, V& v) {
+  io.list(v, 8, [](IO& i, auto& p) {
+    i.text(p.first);
+    i.text(p.second);
+  });
+}
+template <typename IO, typename J>
+void job(IO& io, J& j) {
+  io.u32(j.job);
+  io.text(j.name);
+  io.u32(j.size);
+  io.u32(j.node);
+  io.u32(j.node_count);
+  numbers(io, j.rank_node);
+  numbers(io, j.local_rank);
+  texts(io, j.node_host);
+  io.u64(j.max_keys);
+  io.u64(j.max_bytes);
+  numbers(io, j.rank_app);
+  io.u32(j.app_count);
+  io.text(j.directory);
+  io.text(j.directory_error);
+}
+
+// Each message's kind and fields, in order.
+template <typename IO, typename M>
+std::uint8_t fields(IO& io, M& m) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, HelperWarmUp>) {
+    job(io, m.job);
+    return kWarmUp;
+  } else if constexpr (std::is_same_v<T, HelperJobStart>) {
+    io.u32(m.id);
+    job(io, m.job);
+    return kJobStart;
+  } else if constexpr (std::is_same_v<T, HelperRankState>) {
+    io.u32(m.id);
+    io.u32(m.rank);
+    io.u8(m.kind);
+    return kRankState;
+  } else if constexpr (std::is_same_v<T, HelperRelease> || std::is_same_v<T, HelperContribute>) {
+    io.u32(m.id);
+    io.u64(m.epoch);
+    pairs(io, m.data.entries);
+    return std::is_same_v<T, HelperRelease> ? kRelease : kContribute;
+  } else if constexpr (std::is_same_v<T, HelperDeliver> || std::is_same_v<T, HelperSend>) {
+    io.u32(m.id);
+    io.u32(m.node);
+    io.text(m.bytes);
+    return std::is_same_v<T, HelperDeliver> ? kDeliver : kSend;
+  } else if constexpr (std::is_same_v<T, HelperJobEnd>) {
+    io.u32(m.id);
+    return kJobEnd;
+  } else if constexpr (std::is_same_v<T, HelperWarmedUp>) {
+    io.flag(m.ok);
+    io.text(m.why);
+    return kWarmedUp;
+  } else if constexpr (std::is_same_v<T, HelperJobStarted>) {
+    io.u32(m.id);
+    io.flag(m.ok);
+    io.text(m.why);
+    io.list(m.ranks, 13, [](IO& i, auto& p) {  // a rank, a flag and two counts at least
+      i.u32(p.rank);
+      i.flag(p.ok);
+      i.text(p.why);
+      pairs(i, p.environment);
+    });
+    return kJobStarted;
+  } else if constexpr (std::is_same_v<T, HelperEndedSeen>) {
+    io.u32(m.id);
+    io.u32(m.rank);
+    return kEndedSeen;
+  } else if constexpr (std::is_same_v<T, HelperRankEvent>) {
+    io.u32(m.id);
+    io.u32(m.rank);
+    io.u32(m.event);
+    io.i32(m.status);
+    io.text(m.text);
+    return kRankEvent;
+  } else if constexpr (std::is_same_v<T, HelperLog>) {
+    io.u32(m.id);
+    io.i32(m.level);
+    io.text(m.text);
+    return kLog;
+  } else {
+    static_assert(std::is_same_v<T, HelperOverBound>);
+    io.u32(m.id);
+    io.u32(m.rank);
+    io.u32(m.which);
+    io.u64(m.total);
+    return kOverBound;
+  }
+}
+
+// The kind of each alternative, without writing anything.
+template <typename T>
+std::uint8_t kind_of() {
+  Writer scratch;
+  T m{};
+  return fields(scratch, m);
+}
+
+// The alternative of HelperMessage with kind `kind`, default-made; false
+// for no kind of ours.
+template <std::size_t I = 0>
+bool make_of_kind(std::uint8_t kind, HelperMessage& m) {
+  if constexpr (I < std::variant_size_v<HelperMessage>) {
+    if (kind_of<std::variant_alternative_t<I, HelperMessage>>() == kind) {
+      m.emplace<I>();
+      return true;
+    }
+    return make_of_kind<I + 1>(kind, m);
+  } else {
+    return false;
+  }
+}
 
 Message malformed(const std::string& why) { return Message("pmi", "helper-malformed", {{"why", why}}); }
 
@@ -236,178 +318,6 @@ std::vector<orca_pmi_entry> entries_view(const HelperEntries& data) {
 
 namespace {
 
-// Each message's fields, in order, once for writing and once for reading.
-std::uint8_t kind_of(const HelperWarmUp&) { return kWarmUp; }
-void put(Writer& w, const HelperWarmUp& m) { w.job(m.job); }
-void take(Reader& r, HelperWarmUp& m) { m.job = r.job(); }
-
-std::uint8_t kind_of(const HelperJobStart&) { return kJobStart; }
-void put(Writer& w, const HelperJobStart& m) {
-  w.u32(m.id);
-  w.job(m.job);
-}
-void take(Reader& r, HelperJobStart& m) {
-  m.id = r.u32();
-  m.job = r.job();
-}
-
-std::uint8_t kind_of(const HelperRankState&) { return kRankState; }
-void put(Writer& w, const HelperRankState& m) {
-  w.u32(m.id);
-  w.u32(m.rank);
-  w.u8(m.kind);
-}
-void take(Reader& r, HelperRankState& m) {
-  m.id = r.u32();
-  m.rank = r.u32();
-  m.kind = r.u8();
-}
-
-// A collective's data one way (Release) and the other (Contribute); bytes
-// from another node (Deliver) and for one (Send): the same fields.
-template <typename T>
-concept EpochData = std::is_same_v<T, HelperRelease> || std::is_same_v<T, HelperContribute>;
-template <typename T>
-concept NodeBytes = std::is_same_v<T, HelperDeliver> || std::is_same_v<T, HelperSend>;
-
-std::uint8_t kind_of(const HelperRelease&) { return kRelease; }
-std::uint8_t kind_of(const HelperContribute&) { return kContribute; }
-template <EpochData T>
-void put(Writer& w, const T& m) {
-  w.u32(m.id);
-  w.u64(m.epoch);
-  w.pairs(m.data.entries);
-}
-template <EpochData T>
-void take(Reader& r, T& m) {
-  m.id = r.u32();
-  m.epoch = r.u64();
-  m.data.entries = r.pairs();
-}
-
-std::uint8_t kind_of(const HelperDeliver&) { return kDeliver; }
-std::uint8_t kind_of(const HelperSend&) { return kSend; }
-template <NodeBytes T>
-void put(Writer& w, const T& m) {
-  w.u32(m.id);
-  w.u32(m.node);
-  w.text(m.bytes);
-}
-template <NodeBytes T>
-void take(Reader& r, T& m) {
-  m.id = r.u32();
-  m.node = r.u32();
-  m.bytes = r.text();
-}
-
-std::uint8_t kind_of(const HelperJobEnd&) { return kJobEnd; }
-void put(Writer& w, const HelperJobEnd& m) { w.u32(m.id); }
-void take(Reader& r, HelperJobEnd& m) { m.id = r.u32(); }
-
-std::uint8_t kind_of(const HelperWarmedUp&) { return kWarmedUp; }
-void put(Writer& w, const HelperWarmedUp& m) {
-  w.u8(m.ok ? 1 : 0);
-  w.text(m.why);
-}
-void take(Reader& r, HelperWarmedUp& m) {
-  m.ok = r.u8() != 0;
-  m.why = r.text();
-}
-
-std::uint8_t kind_of(const HelperJobStarted&) { return kJobStarted; }
-void put(Writer& w, const HelperJobStarted& m) {
-  w.u32(m.id);
-  w.u8(m.ok ? 1 : 0);
-  w.text(m.why);
-  w.u32(static_cast<std::uint32_t>(m.ranks.size()));
-  for (const auto& p : m.ranks) {
-    w.u32(p.rank);
-    w.u8(p.ok ? 1 : 0);
-    w.text(p.why);
-    w.pairs(p.environment);
-  }
-}
-void take(Reader& r, HelperJobStarted& m) {
-  m.id = r.u32();
-  m.ok = r.u8() != 0;
-  m.why = r.text();
-  m.ranks.resize(r.count(13));  // a rank, a flag and two counts at least
-  for (auto& p : m.ranks) {
-    p.rank = r.u32();
-    p.ok = r.u8() != 0;
-    p.why = r.text();
-    p.environment = r.pairs();
-  }
-}
-
-std::uint8_t kind_of(const HelperEndedSeen&) { return kEndedSeen; }
-void put(Writer& w, const HelperEndedSeen& m) {
-  w.u32(m.id);
-  w.u32(m.rank);
-}
-void take(Reader& r, HelperEndedSeen& m) {
-  m.id = r.u32();
-  m.rank = r.u32();
-}
-
-std::uint8_t kind_of(const HelperRankEvent&) { return kRankEvent; }
-void put(Writer& w, const HelperRankEvent& m) {
-  w.u32(m.id);
-  w.u32(m.rank);
-  w.u32(m.event);
-  w.u32(static_cast<std::uint32_t>(m.status));
-  w.text(m.text);
-}
-void take(Reader& r, HelperRankEvent& m) {
-  m.id = r.u32();
-  m.rank = r.u32();
-  m.event = r.u32();
-  m.status = static_cast<std::int32_t>(r.u32());
-  m.text = r.text();
-}
-
-std::uint8_t kind_of(const HelperLog&) { return kLog; }
-void put(Writer& w, const HelperLog& m) {
-  w.u32(m.id);
-  w.u32(static_cast<std::uint32_t>(m.level));
-  w.text(m.text);
-}
-void take(Reader& r, HelperLog& m) {
-  m.id = r.u32();
-  m.level = static_cast<std::int32_t>(r.u32());
-  m.text = r.text();
-}
-
-std::uint8_t kind_of(const HelperOverBound&) { return kOverBound; }
-void put(Writer& w, const HelperOverBound& m) {
-  w.u32(m.id);
-  w.u32(m.rank);
-  w.u32(m.which);
-  w.u64(m.total);
-}
-void take(Reader& r, HelperOverBound& m) {
-  m.id = r.u32();
-  m.rank = r.u32();
-  m.which = r.u32();
-  m.total = r.u64();
-}
-
-// The alternative of HelperMessage with kind `kind`, default-made; false
-// for no kind of ours.
-template <std::size_t I = 0>
-bool make_of_kind(std::uint8_t kind, HelperMessage& m) {
-  if constexpr (I < std::variant_size_v<HelperMessage>) {
-    using T = std::variant_alternative_t<I, HelperMessage>;
-    if (kind_of(T{}) == kind) {
-      m.emplace<I>();
-      return true;
-    }
-    return make_of_kind<I + 1>(kind, m);
-  } else {
-    return false;
-  }
-}
-
 // What decode checks beyond the fields' shapes.
 std::optional<std::string> invalid(const HelperMessage& m) {
   if (const auto* s = std::get_if<HelperRankState>(&m);
@@ -427,8 +337,8 @@ std::vector<std::uint8_t> encode_helper(const HelperMessage& message) {
   Writer w;
   std::visit(
       [&w](const auto& m) {
-        w.u8(kind_of(m));
-        put(w, m);
+        w.u8(kind_of<std::decay_t<decltype(m)>>());
+        (void)fields(w, m);
       },
       message);
   return w.frame();
@@ -437,10 +347,11 @@ std::vector<std::uint8_t> encode_helper(const HelperMessage& message) {
 Result<HelperMessage> decode_helper(std::span<const std::uint8_t> payload) {
   Reader r(payload);
   HelperMessage m;
-  const std::uint8_t kind = r.u8();
+  std::uint8_t kind = 0;
+  r.u8(kind);
   if (!r.ok()) return malformed("an empty frame");
   if (!make_of_kind(kind, m)) return malformed("an unknown kind");
-  std::visit([&r](auto& fields) { take(r, fields); }, m);
+  std::visit([&r](auto& message) { (void)fields(r, message); }, m);
   if (!r.ok()) return malformed("a field cut short");
   if (!r.done()) return malformed("bytes after the last field");
   if (auto why = invalid(m)) return malformed(*why);
