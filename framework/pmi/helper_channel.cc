@@ -23,7 +23,6 @@ HelperChannel::HelperChannel(EventLoop& loop, UniqueFd fd, Hooks hooks)
 }
 
 HelperChannel::~HelperChannel() {
-  *alive_ = false;
   read_watch_.reset();
   write_watch_.reset();
 }

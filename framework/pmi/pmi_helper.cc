@@ -73,11 +73,13 @@ PmiHelper::PmiHelper(EventLoop& loop, const orca_pmi_module& real, Settings sett
 }
 
 PmiHelper::~PmiHelper() {
-  *alive_ = false;
   stop();
   // Each helper told to end finalizes its module and exits; one that does
   // not within kEndLimit is killed. Reaped here: the loop may not run again.
+  // (One its watch reaped already is not waited for: its pid may be
+  // another process's by now.)
   for (auto& [pid, watch] : watches_) {
+    if (!watch->watching()) continue;
     if (!plm::exits_within(pid, kEndLimit)) ::kill(pid, SIGKILL);
     while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
