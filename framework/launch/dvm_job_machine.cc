@@ -53,6 +53,9 @@ void DvmJobMachine::rank_aborted(const RankAbort& abort) {
 
 void DvmJobMachine::job_failed(const JobFailure& failure) {
   if (phase_ == DvmJobPhase::Done || failed_ || failure.vpid < 1 || failure.vpid > facts_.hosts.size()) return;
+  // Some ranks may never report: those of a daemon that could not start
+  // them. Once killed, the drain bounds the wait, as after a loss.
+  draining_ = true;
   if (fail(job_failure_message(failure), 1)) stop_ranks(SIGTERM);
 }
 

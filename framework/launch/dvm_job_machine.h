@@ -16,6 +16,8 @@
  *   - A rank that ended badly, an abort, or a failure a daemon found
  *     fails the job: the first sets the exit status and the one message
  *     shown; the other ranks get SIGTERM, and SIGKILL after kill_grace.
+ *     After a daemon's failure (some of its ranks may never have started)
+ *     the killed ranks get kDrainLimit to report.
  *   - --timeout: job-timeout, status 1, the ranks ended as above.
  *   - The client's first SIGINT/SIGTERM goes to the ranks (with the
  *     grace); their ends decide the status. A second kills them at once.

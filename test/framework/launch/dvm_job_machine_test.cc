@@ -257,6 +257,22 @@ TEST(DvmJobMachine, ADaemonsFailureIsShownAsItNamedIt) {
   EXPECT_TRUE(j.log.empty());
 }
 
+// A daemon that could not start its ranks (a rank's PMI setup refused)
+// says so; those ranks never report: once the others are killed, the
+// drain ends the job (it waited for ever, its client too, SIGTERM or not).
+TEST(DvmJobMachine, ADaemonsFailureIsDrainedOnceTheRanksAreKilled) {
+  FakeDvmJob j({.daemons = 2, .ranks_per_daemon = 2});
+  j.started();
+  j.m().job_failed({.vpid = 1, .area = "orcarun", .topic = "dvm-node-cannot-start"});
+  EXPECT_EQ(j.take(), (Log{"show dvm-node-cannot-start", "ranks 15", "arm grace 5000"}));
+  j.ranks_end(killed(SIGTERM), 2, 4);  // daemon 2's, on SIGTERM
+  j.advance(milliseconds(5000));
+  EXPECT_EQ(j.take(), (Log{"ranks 9", "arm drain 3000"}));
+  j.advance(milliseconds(3000));
+  EXPECT_EQ(j.take(), (Log{"done 1"}));
+  EXPECT_EQ(j.m().ranks_left(), 2u);  // daemon 1's: never started; the controller frees them
+}
+
 // --- lost daemons ----------------------------------------------------------------------------
 
 TEST(DvmJobMachine, ALostDaemonsRanksAreGoneTheJobFailsAndTheOthersDrainAfterTheGrace) {

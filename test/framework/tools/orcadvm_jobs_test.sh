@@ -898,6 +898,25 @@ pmix_helper_lost_ends_its_job() {
     stop_the_dvm
 }
 
+# A daemon that cannot start a job's ranks (here pmi/simple listed for the
+# helper process, which cannot give its ranks PMI_FD) ends that job with
+# why, naming the variable; the job's other ranks are killed, and those
+# that never started do not keep the job (and its client) waiting: the
+# drain ends it. The DVM goes on.
+a_daemon_that_cannot_start_ends_the_job() {
+    build_mpi_programs
+    [ -n "${MPI_PROGRAM[mpich]:-}" ] || skip "mpicc.mpich (Debian mpich) is not installed"
+    dvm_setup
+    dvm_start --mca plm_local_num_nodes 2 --mca pmi_base_helper pmix,simple --mca orcarun_kill_grace 1
+    job -n 2 --map-by node "${MPI_PROGRAM[mpich]}"
+    [ "$status" = 1 ] || { show_output; fail "the job exited with $status, not 1"; }
+    tr '\n' ' ' <"$T/err" | grep -qE "cannot start this job's ranks: .*pmi/simple gives its ranks a descriptor, which its helper process cannot: leave it out of pmi_base_helper" ||
+        { show_output; fail "the job's end does not say why its ranks could not start"; }
+    job -n 2 --map-by node hostname
+    expect_status 0
+    stop_the_dvm
+}
+
 # libpmix's data store is hash (pmi_pmix_gds): its shared-memory store
 # (ds21, ds12), libpmix 4.2.2's choice, never frees some 13 kB of each
 # rank it served, which a DVM's daemons would keep job after job; it makes
@@ -922,5 +941,5 @@ pmix_data_store_is_hash() {
 CASES=(jobs_in_a_row jobs_at_once sigint_ends_that_job_only jobs_share_the_free_slots lost_daemon_ends_its_jobs
        killed_client_ends_its_ranks refused_options daemons_back_to_baseline mpi_jobs_back_to_back
        mpi_jobs_leave_nothing pmix_connection_left_to_a_child pmix_jobs_in_a_row pmix_helper_is_replaced_when_grown
-       pmix_helper_lost_ends_its_job pmix_data_store_is_hash open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
+       pmix_helper_lost_ends_its_job a_daemon_that_cannot_start_ends_the_job pmix_data_store_is_hash open_fence_answered_at_job_end pmi_servers_per_job torch_master_per_job wrong_secret_cannot_submit another_user_cannot_submit)
 run_dvm_suite OrcadvmJobs "$@"
