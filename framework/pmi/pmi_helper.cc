@@ -22,6 +22,8 @@ namespace {
 constexpr std::chrono::milliseconds kStartLimit{30000};
 // How long the helper may take to hand on what it had of a rank that ended.
 constexpr std::chrono::milliseconds kEndedLimit{5000};
+// How long a helper whose channel closed may take to exit by itself.
+constexpr std::chrono::milliseconds kExitWait{2000};
 // How long an ending helper may take to finalize before it is killed.
 constexpr std::chrono::milliseconds kEndLimit{2000};
 
@@ -89,6 +91,7 @@ PmiHelper::~PmiHelper() {
 
 bool PmiHelper::running(std::string& why) {
   if (pid_ > 0 && channel_ && channel_->open()) return true;
+  if (pid_ > 0) lost("its channel closed (" + closed_why_.value_or("") + ")");  // not reaped yet: its jobs hear now
   int ends[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
     why = "no socketpair for the PMI helper process: " + std::string(std::strerror(errno));
@@ -122,6 +125,9 @@ bool PmiHelper::running(std::string& why) {
 void PmiHelper::stop() {
   if (pid_ == 0) return;
   pid_ = 0;
+  closed_why_.reset();
+  killed_ = false;
+  if (exit_wait_) exit_wait_->cancel();
   // Its end of the channel closes: it ends its module and exits. (The
   // channel object goes from the loop: its own callback may be on the stack.)
   if (channel_) {
@@ -130,8 +136,25 @@ void PmiHelper::stop() {
   }
 }
 
+// Its end of the channel closes as it dies, usually before the daemon
+// hears of its exit, which says more (a signal, a status): it is given
+// kExitWait to exit by itself, then killed, and its jobs are told once it
+// is reaped. (A job that comes meanwhile is told at once: lost().)
+void PmiHelper::on_closed(const std::string& why) {
+  if (pid_ == 0 || closed_why_) return;  // one that was told to end, or told already
+  closed_why_ = why;
+  exit_wait_ = std::make_unique<Timer>(loop_, [this] {
+    if (pid_ > 0) ::kill(pid_, SIGKILL);  // a helper whose channel broke serves no one any more
+    killed_ = true;
+  });
+  exit_wait_->start(kExitWait);
+}
+
 void PmiHelper::reaped(pid_t pid, int status) {
-  if (pid == pid_) on_closed("it " + plm::describe_wait_status(status));
+  if (pid == pid_) {
+    lost("it " + plm::describe_wait_status(status) +
+         (killed_ && closed_why_ ? " once its channel had closed (" + *closed_why_ + ")" : std::string()));
+  }
   // Its watch is on the stack: dropped from the loop.
   const std::weak_ptr<bool> alive = alive_;
   loop_.defer([this, alive, pid] {
@@ -139,24 +162,12 @@ void PmiHelper::reaped(pid_t pid, int status) {
   });
 }
 
-void PmiHelper::on_closed(const std::string& why) {
-  if (pid_ == 0) return;  // one that was told to end
+void PmiHelper::lost(const std::string& what) {
   const pid_t pid = pid_;
-  // Its end of the channel closes as it dies, usually before the daemon
-  // hears of its exit: how it ended, when it did, says more than the
-  // channel (read without reaping: its watch reaps it).
-  std::string what = why;
-  if (plm::exits_within(pid, std::chrono::milliseconds(100))) {
-    siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
-      const int status = info.si_code == CLD_EXITED ? (info.si_status & 0xff) << 8 : (info.si_status & 0x7f);
-      what = "it " + plm::describe_wait_status(status);
-    }
-  }
-  ::kill(pid, SIGKILL);  // a channel broken under a live helper: it serves no one any more
+  if (pid == 0) return;
+  ::kill(pid, SIGKILL);  // if it still runs: its jobs are ended now
   stop();
-  const std::string text =
-      "its helper process " + std::to_string(pid) + " (orcad-pmi, pmi_base_helper) ended: " + what;
+  const std::string text = "its helper process " + std::to_string(pid) + " (orcad-pmi, pmi_base_helper) ended: " + what;
   if (settings_.log) settings_.log(1, text);
   const std::weak_ptr<bool> alive = alive_;
   for (auto& [id, job] : jobs_) {

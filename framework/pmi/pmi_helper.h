@@ -81,6 +81,8 @@ class ORCA_EXPORT PmiHelper {
   void on_message(HelperMessage message);
   void on_closed(const std::string& why);
   void reaped(pid_t pid, int status);
+  /* The running helper is gone (`what`: how): its jobs are ended. */
+  void lost(const std::string& what);
   /* No job left: a helper grown past the bound is replaced. */
   void replace_if_grown();
   void send(const HelperMessage& message);
@@ -97,6 +99,9 @@ class ORCA_EXPORT PmiHelper {
   std::uint32_t next_id_ = 1;
   std::optional<HelperJob> warm_job_;  // what warm_up was given: a new helper is warmed up with it
   std::optional<std::uint64_t> base_rss_;  // the helper's RSS after its first job
+  std::optional<std::string> closed_why_;  // its channel closed (why), its exit not yet seen
+  std::unique_ptr<Timer> exit_wait_;       // then kills it after kExitWait
+  bool killed_ = false;                    // so it was
   std::uint32_t starts_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

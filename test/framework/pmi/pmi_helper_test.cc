@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -49,6 +50,12 @@ class TestServer {
     host_.contribute(host_.host, epoch + 1, view.data(), view.size());
   }
   void deliver(std::uint32_t node, std::span<const std::uint8_t> bytes) {
+    if (std::string(bytes.begin(), bytes.end()) == "hang up") {
+      // The helper's channel (its descriptor 3) closed under it, the
+      // helper itself stuck: as a wedged library would leave it.
+      ::shutdown(3, SHUT_RDWR);
+      ::sleep(30);
+    }
     host_.send(host_.host, node + 1, bytes.data(), bytes.size());
     const std::string line = "delivered " + std::string(bytes.begin(), bytes.end());
     host_.log(host_.host, 1, line.c_str());
@@ -230,6 +237,26 @@ TEST(PmiHelper, AHelperLostEndsItsJobsAndTheNextJobGetsANewOne) {
   EXPECT_NE(helper.pid(), first);
   EXPECT_EQ(helper.starts(), 2u);
   m.job_end(next.served);
+}
+
+// A helper whose channel closed but which does not exit is killed after
+// a while, and its jobs told so.
+TEST(PmiHelper, AHelperThatHangsUpButStaysIsKilled) {
+  EventLoop loop;
+  TestModule module;
+  PmiHelper helper(loop, module.table, {.component = "test", .growth_bytes = 64u << 20, .log = {}});
+  const orca_pmi_module& m = *helper.module();
+  JobUnderTest j(loop, "job-d");
+  orca_mca_reason why{};
+  ASSERT_EQ(j.start(m, &why), ORCA_MCA_OK) << why.text;
+  const pid_t pid = helper.pid();
+  m.deliver(j.served, 0, reinterpret_cast<const std::uint8_t*>("hang up"), 7);
+  ASSERT_TRUE(loop.run_until([&] { return has(j.record.events, "helper process"); }, std::chrono::seconds(20)));
+  EXPECT_TRUE(has(j.record.events, "its helper process " + std::to_string(pid) +
+                                       " (orcad-pmi, pmi_base_helper) ended: it was killed by signal 9 (Killed) once "
+                                       "its channel had closed ("))
+      << j.record.events.back();
+  m.job_end(j.served);
 }
 
 TEST(PmiHelper, AGrownHelperIsReplacedOnceNoJobUsesIt) {

@@ -425,8 +425,17 @@ none"
 # orcad_fds PID: how many descriptors PID has open.
 orcad_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 
-# helper_of PID: the PMI helper process (orcad-pmi) of daemon PID, if any.
-helper_of() { pgrep -P "$1" -x orcad-pmi || true; }
+# helper_of PID: the PMI helper process (orcad-pmi) of daemon PID, if any;
+# while one it replaced is still ending, once that one is gone (5 s at most).
+helper_of() {
+    local i found
+    for ((i = 0; i < 50; i++)); do
+        found=$(pgrep -P "$1" -x orcad-pmi || true)
+        [ "$(wc -w <<<"$found")" -le 1 ] && break
+        sleep 0.1
+    done
+    echo "$found"
+}
 
 # orcad_figures PIDS...: "fds rss" of each daemon, with its PMI helper
 # process (pmi_base_helper: part of the daemon, replaced now and then),
