@@ -126,11 +126,27 @@ $(orun_output job)"
     dclean job
 }
 
-# RANK 0 SERVER / RANK 1 CLIENT: a two-rank job whose rank 0 runs SERVER
-# and rank 1 waits a moment, then runs CLIENT (both words, MASTER_ADDR and
-# MASTER_PORT expanded by the rank's shell).
+# pair_job SERVER CLIENT: a two-rank job whose rank 0 runs SERVER and rank
+# 1 runs CLIENT once the server listens on MASTER_PORT (rank 0 sees it in
+# its host's socket table and leaves a file in $RUN_DIR; 30 s at most):
+# neither client (fi_pingpong, ucx_perftest) tries again when refused, and
+# a fixed pause was too short on a loaded machine. Both words expand
+# MASTER_ADDR and MASTER_PORT in the rank's shell.
 pair_job() {
-    djob job 2 --map-by node sh -c 'if [ "$RANK" = 0 ]; then eval "$0"; else sleep 1; eval "$1"; fi' "$1" "$2"
+    local ready="$RUN_DIR/server-listens"
+    rm -f "$ready"
+    djob job 2 --map-by node sh -c '
+        i=0
+        if [ "$RANK" = 0 ]; then
+            eval "$0" &
+            server=$!
+            until ss -Hltn "sport = :$MASTER_PORT" | grep -q . || [ $i -ge 300 ]; do i=$((i + 1)); sleep 0.1; done
+            touch "$2"
+            wait $server
+        else
+            until [ -e "$2" ] || [ $i -ge 300 ]; do i=$((i + 1)); sleep 0.1; done
+            eval "$1"
+        fi' "$1" "$2" "$ready"
 }
 
 ucx_bridges_and_dropped_link() {
