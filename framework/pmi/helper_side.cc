@@ -1,6 +1,7 @@
 // run_pmi_helper: the helper process's side of PmiHelper: the real module,
 // driven by the daemon's messages, its callbacks sent back.
 #include "pmi_helper.h"
+#include "settings_sink.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -121,20 +122,13 @@ class HelperSide {
     }
     // Every rank of this node, now: the daemon's rank_prepare is then
     // answered at once, from what this answer holds.
-    struct Sink {
-      std::vector<std::pair<std::string, std::string>>* out;
-      static void set(void* context, const char* name, const char* value) {
-        static_cast<Sink*>(context)->out->emplace_back(name, value);
-      }
-    };
     for (std::uint32_t r = 0; r < s->job.rank_node.size(); ++r) {
       if (s->job.rank_node[r] != s->job.node) continue;
       HelperPrepared p{.rank = r};
-      Sink sink{&p.environment};
-      const orca_pmi_environment env{.context = &sink, .set = &Sink::set};
+      const SettingsSink sink(p.environment);
       int inherit = -1;
       orca_mca_reason rank_why{};
-      if (real_.rank_prepare(s->handle, r, &env, &inherit, &rank_why) != ORCA_MCA_OK) {
+      if (real_.rank_prepare(s->handle, r, sink.environment(), &inherit, &rank_why) != ORCA_MCA_OK) {
         p.ok = false;
         p.why = rank_why.text;
       } else if (inherit >= 0) {

@@ -1,6 +1,8 @@
 // PmiService: modules, environments and this daemon's part of collectives.
 #include "pmi_service.h"
 
+#include "settings_sink.h"
+
 #include <orca/mca_var.h>
 
 #include <stdlib.h>
@@ -168,26 +170,16 @@ void PmiService::warm_up() {
   }
 }
 
-namespace {
-struct SettingsSink {
-  std::vector<launch::EnvironmentSetting>* settings;
-  static void set(void* context, const char* name, const char* value) {
-    static_cast<SettingsSink*>(context)->settings->emplace_back(name, value);
-  }
-};
-}  // namespace
-
 // What a launcher around this daemon gave it (an outer job's PMI_FD or
 // PMIx server) is not the ranks' server: rank_environment drops it, and
 // only these settings reach them.
 Result<PmiService::RankSetup> PmiService::prepare(std::uint32_t rank) {
   RankSetup setup;
-  SettingsSink sink{&setup.settings};
-  const orca_pmi_environment env{.context = &sink, .set = &SettingsSink::set};
+  const SettingsSink sink(setup.settings);
   for (const auto& s : served_) {
     int inherit = -1;
     orca_mca_reason why{};
-    if (s->module->rank_prepare(s->served_job, rank, &env, &inherit, &why) != ORCA_MCA_OK) {
+    if (s->module->rank_prepare(s->served_job, rank, sink.environment(), &inherit, &why) != ORCA_MCA_OK) {
       return Message("pmi", "rank-prepare-failed",
                      {{"component", s->component}, {"rank", std::to_string(rank)}, {"why", printable(why.text)}});
     }
